@@ -1,0 +1,73 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The targets follow the event path of DESIGN.md, lowest layer first; a layer
+// never imports one above it.
+let package = Package(
+    name: "Tailor",
+    products: [
+        .executable(name: "tailor", targets: ["tailor"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // C libraries and the few Linux calls Glibc does not import cleanly.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(name: "CSystem"),
+
+        // The socket loop: epoll threads that are also the executors of their connections.
+        .target(name: "TailorLoop", dependencies: ["CSystem"]),
+
+        // HTTP/1.1 on the loop: parser, router, responses, static files, gzip.
+        .target(
+            name: "TailorHTTP",
+            dependencies: [
+                "TailorLoop",
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The application: routes and wiring.
+        .target(
+            name: "TailorApp",
+            dependencies: [
+                "TailorHTTP",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The `tailor` command: flags, signals, start and stop.
+        .executableTarget(
+            name: "tailor",
+            dependencies: [
+                "TailorApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP"]),
+        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP"]),
+    ]
+)
+
+// Settings every Swift target shares, set once.
+for target in package.targets where target.type != .system {
+    guard target.name != "CSystem" else { continue }
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .unsafeFlags(["-warnings-as-errors"], .when(configuration: .debug)),
+    ]
+}

@@ -1,0 +1,152 @@
+#define _GNU_SOURCE
+#include "CSystem.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+int csystem_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int csystem_epoll_add(int epfd, int fd, uint64_t key, int options) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLIN;
+    if (options & CSYSTEM_WATCH_EDGE) event.events |= EPOLLET;
+    if (options & CSYSTEM_WATCH_WRITES) event.events |= EPOLLOUT;
+    // The kernel refuses EPOLLRDHUP beside EPOLLEXCLUSIVE; a listener needs neither.
+    if (options & CSYSTEM_WATCH_EXCLUSIVE) event.events |= EPOLLEXCLUSIVE;
+    else event.events |= EPOLLRDHUP;
+    event.data.u64 = key;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
+}
+
+int csystem_epoll_remove(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int csystem_epoll_wait(int epfd, csystem_ready_event *events, int capacity, int timeout_ms) {
+    struct epoll_event raw[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epfd, raw, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        events[i].key = raw[i].data.u64;
+        events[i].flags = raw[i].events;
+    }
+    return count;
+}
+
+int csystem_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int csystem_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return (int)write(fd, &one, sizeof one);
+}
+
+int csystem_eventfd_drain(int fd) {
+    uint64_t value;
+    return (int)read(fd, &value, sizeof value);
+}
+
+int csystem_listen_tcp(const char *host, int port, int backlog, int reuse_port, int *bound_port) {
+    struct addrinfo hints, *found = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    int status = getaddrinfo(host, service, &hints, &found);
+    if (status != 0) {
+        errno = EADDRNOTAVAIL;
+        return -1;
+    }
+    int fd = -1;
+    for (struct addrinfo *address = found; address != NULL; address = address->ai_next) {
+        fd = socket(address->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+        if (bind(fd, address->ai_addr, address->ai_addrlen) == 0 && listen(fd, backlog) == 0) break;
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        fd = -1;
+    }
+    freeaddrinfo(found);
+    if (fd < 0) return -1;
+    struct sockaddr_storage bound;
+    socklen_t length = sizeof bound;
+    if (getsockname(fd, (struct sockaddr *)&bound, &length) == 0) {
+        if (bound.ss_family == AF_INET6) *bound_port = ntohs(((struct sockaddr_in6 *)&bound)->sin6_port);
+        else *bound_port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    }
+    return fd;
+}
+
+int csystem_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+int csystem_set_nodelay(int fd) {
+    int one = 1;
+    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+int csystem_set_receive_buffer(int fd, int bytes) {
+    return setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+}
+
+long csystem_raise_open_files_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    limit.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    return (long)limit.rlim_cur;
+}
+
+int csystem_usable_cpu_count(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    int count = CPU_COUNT(&set);
+    return count > 0 ? count : 1;
+}
+
+void csystem_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
+
+static sigset_t termination_signals(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+}
+
+int csystem_block_termination_signals(void) {
+    sigset_t set = termination_signals();
+    return pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int csystem_wait_termination_signal(void) {
+    sigset_t set = termination_signals();
+    int received = 0;
+    while (sigwait(&set, &received) != 0) {}
+    return received;
+}
+
+uint64_t csystem_monotonic_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+int csystem_errno(void) { return errno; }

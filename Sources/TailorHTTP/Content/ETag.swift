@@ -1,0 +1,28 @@
+/// Strong entity tags (RFC 9110 §8.8.3) derived from content, so the same bytes
+/// get the same tag on every start and every server.
+public enum ETag {
+    /// `"` + 16 hex digits of the FNV-1a 64-bit hash of `bytes` + `suffix` + `"`.
+    public static func strong(for bytes: UnsafeRawBufferPointer, suffix: String = "") -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + suffix + "\""
+    }
+
+    /// Whether an `If-None-Match` value matches `tag`: `*`, or any listed tag
+    /// equal to it under the weak comparison of RFC 9110 §13.1.2.
+    public static func ifNoneMatch(_ header: String, matches tag: String) -> Bool {
+        let wanted = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+        for candidate in header.split(separator: ",") {
+            var candidate = candidate.drop { $0 == " " || $0 == "\t" }
+            while candidate.last == " " || candidate.last == "\t" { candidate = candidate.dropLast() }
+            if candidate == "*" { return true }
+            if candidate.hasPrefix("W/") { candidate = candidate.dropFirst(2) }
+            if candidate == wanted { return true }
+        }
+        return false
+    }
+}

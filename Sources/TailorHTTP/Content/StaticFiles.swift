@@ -1,0 +1,147 @@
+import Glibc
+import Synchronization
+import TailorLoop
+
+/// Serves the files of one folder (`--public`) and nothing outside it.
+///
+/// A path is checked segment by segment (no `..`, no hidden names), then resolved
+/// with `realpath` and served only if the result is still inside the folder, so
+/// neither an encoded `%2e%2e` nor a symlink pointing out escapes. Files are read
+/// once and kept as `CachedRepresentation`s (with ETag and gzip) within a byte
+/// budget; a `stat` per request notices a changed file.
+public final class StaticFiles: Sendable {
+    public let root: String
+    public let budgetBytes: Int
+    /// Files larger than this are read per request and not kept.
+    public let maxCachedFileBytes: Int
+    private let cache = Mutex<Cache>(Cache())
+
+    private struct Cache {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+    }
+
+    private struct Entry {
+        let realPath: String
+        let identity: FileIdentity
+        let representation: CachedRepresentation
+    }
+
+    /// What tells one version of a file from another without reading it.
+    private struct FileIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int
+        let modified: Int
+
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int(info.st_size)
+            modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+        }
+    }
+
+    /// nil when `root` is not a folder.
+    public init?(root: String, budgetBytes: Int = 8 * 1024 * 1024, maxCachedFileBytes: Int = 1024 * 1024) {
+        guard let resolved = Self.realPath(root) else { return nil }
+        var info = stat()
+        guard stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        self.root = resolved
+        self.budgetBytes = budgetBytes
+        self.maxCachedFileBytes = maxCachedFileBytes
+    }
+
+    /// A handler for the router's fallback.
+    public var handler: Router.Handler {
+        { [self] request in try self.respond(to: request) }
+    }
+
+    public func respond(to request: HTTPRequest) throws -> HTTPResponse {
+        guard let relative = Self.safeRelativePath(request.path) else { throw HTTPError.notFound() }
+        let joined = relative.isEmpty ? root : root + "/" + relative
+        guard let representation = representation(for: joined) else { throw HTTPError.notFound() }
+        guard request.method == .get || request.method == .head else {
+            throw HTTPError.methodNotAllowed(allowed: [.get, .head])
+        }
+        return representation.response(to: request)
+    }
+
+    /// The path below the root for a request path, or nil when a segment could
+    /// leave the folder or names a hidden file. A trailing slash means its index.
+    static func safeRelativePath(_ path: String) -> String? {
+        guard path.hasPrefix("/"), !path.utf8.contains(0) else { return nil }
+        var segments: [Substring] = []
+        for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if segment.hasPrefix(".") || segment.contains("\\") { return nil }
+            segments.append(segment)
+        }
+        if path.hasSuffix("/") { segments.append("index.html") }
+        return segments.joined(separator: "/")
+    }
+
+    private func representation(for path: String) -> CachedRepresentation? {
+        let current = FileIdentity(path: path)
+        if let entry = cache.withLock({ $0.entries[path] }), entry.identity == current {
+            return entry.representation
+        }
+        // A folder is served through its index.
+        var target = path
+        var identity = current
+        if identity == nil {
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+            target = path + "/index.html"
+            identity = FileIdentity(path: target)
+        }
+        guard let identity, let real = Self.realPath(target), real.hasPrefix(root + "/") else { return nil }
+        guard let bytes = Self.readFile(real, expectedSize: identity.size) else { return nil }
+        let representation = CachedRepresentation(bytes, contentType: ContentType.forFile(real))
+        if bytes.count <= maxCachedFileBytes {
+            store(Entry(realPath: real, identity: target == path ? identity : FileIdentity(path: path) ?? identity,
+                        representation: representation), for: path)
+        }
+        return representation
+    }
+
+    private func store(_ entry: Entry, for path: String) {
+        cache.withLock { cache in
+            if let old = cache.entries.removeValue(forKey: path) { cache.bytes -= old.representation.byteCount }
+            let size = entry.representation.byteCount
+            // Over budget, start over rather than track recency: the folder is
+            // small in practice, and a full refill costs one read per file.
+            if cache.bytes + size > budgetBytes {
+                cache.entries.removeAll()
+                cache.bytes = 0
+            }
+            guard size <= budgetBytes else { return }
+            cache.entries[path] = entry
+            cache.bytes += size
+        }
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func readFile(_ path: String, expectedSize: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: expectedSize)
+        var filled = 0
+        while filled < expectedSize {
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, expectedSize - filled) }
+            if count < 0 && csystemErrno() == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
+        }
+        return filled == expectedSize ? bytes : Array(bytes[0..<filled])
+    }
+}
+
+private func csystemErrno() -> Int32 { errno }

@@ -1,0 +1,45 @@
+/// A request as a handler sees it: the head, the whole body, and the values the
+/// route's pattern captured.
+public struct HTTPRequest: Sendable {
+    public var head: HTTPRequestHead
+    public var body: [UInt8]
+    /// Values captured by the route pattern, in order: `{id}` in `/api/chats/{id}`.
+    public var parameters: [(name: String, value: String)] = []
+
+    public init(head: HTTPRequestHead, body: [UInt8] = []) {
+        self.head = head
+        self.body = body
+    }
+
+    /// A request made in code, for tests and internal calls.
+    public init(method: HTTPMethod, path: String, query: String = "", headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.init(head: HTTPRequestHead(
+            method: method, path: path, query: query, minorVersion: 1, headers: HTTPHeaders(headers),
+            keepAlive: true, bodyFraming: body.isEmpty ? .none : .length(body.count), expectsContinue: false), body: body)
+    }
+
+    public var method: HTTPMethod { head.method }
+    public var path: String { head.path }
+    public var headers: HTTPHeaders { head.headers }
+
+    /// The value the route captured as `{name}`.
+    public func parameter(_ name: String) -> String? {
+        parameters.first { $0.name == name }?.value
+    }
+
+    /// The query's decoded `name=value` pairs, in order.
+    public var queryItems: [(name: String, value: String)] {
+        guard !head.query.isEmpty else { return [] }
+        return head.query.split(separator: "&").compactMap { item in
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentDecoding.decode(pair[0], plusIsSpace: true), !name.isEmpty else { return nil }
+            let value = pair.count > 1 ? PercentDecoding.decode(pair[1], plusIsSpace: true) ?? "" : ""
+            return (name, value)
+        }
+    }
+
+    /// The first decoded value of the query parameter `name`.
+    public func query(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+}

@@ -1,0 +1,45 @@
+import TailorLoop
+
+/// A header field of a response.
+public struct HTTPField: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A complete response: status, the fields a handler chose, and the body bytes.
+///
+/// `Server`, `Date`, `Content-Length` and `Connection` are written by the
+/// connection; a handler sets the rest. The body is `SharedBytes`, so a cached
+/// representation is sent by every connection without a copy.
+public struct HTTPResponse: Sendable {
+    public var status: HTTPStatus
+    public var headers: [HTTPField]
+    public var body: SharedBytes
+    /// Close the connection after this response (its peer is not to be trusted,
+    /// or it asked to).
+    public var closesConnection = false
+
+    public init(status: HTTPStatus = .ok, headers: [HTTPField] = [], body: SharedBytes = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static let jsonContentType = "application/json; charset=utf-8"
+
+    /// A JSON response from text that is already JSON.
+    public static func json(_ json: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [HTTPField("Content-Type", jsonContentType)], body: SharedBytes(json))
+    }
+
+    /// The value of the field `name`, ignoring case.
+    public func header(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return headers.first { $0.name.lowercased() == lowered }?.value
+    }
+}

@@ -1,0 +1,75 @@
+/// Finds the handler for a method and path.
+///
+/// Literal paths are one dictionary lookup; patterns with parameters are tried in
+/// the order they were added. HEAD is answered by a GET handler when the route has
+/// no HEAD of its own (the connection then drops the body).
+public struct Router: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+    public enum Match: Sendable {
+        case handler(Handler, parameters: [(name: String, value: String)])
+        /// The path exists but not with this method; `allowed` is for the `Allow` field.
+        case methodNotAllowed(allowed: [HTTPMethod])
+        case notFound
+    }
+
+    private struct Route: Sendable {
+        let pattern: RoutePattern
+        var handlers: [HTTPMethod: Handler] = [:]
+        var methodOrder: [HTTPMethod] = []
+    }
+
+    private var literalRoutes: [String: Route] = [:]
+    private var patternRoutes: [Route] = []
+
+    public init() {}
+
+    public mutating func add(_ method: HTTPMethod, _ path: String, _ handler: @escaping Handler) {
+        let pattern = RoutePattern(path)
+        func insert(into route: inout Route) {
+            if route.handlers.updateValue(handler, forKey: method) == nil { route.methodOrder.append(method) }
+        }
+        if pattern.hasParameters {
+            if let index = patternRoutes.firstIndex(where: { $0.pattern == pattern }) {
+                insert(into: &patternRoutes[index])
+            } else {
+                var route = Route(pattern: pattern)
+                insert(into: &route)
+                patternRoutes.append(route)
+            }
+        } else {
+            insert(into: &literalRoutes[path, default: Route(pattern: pattern)])
+        }
+    }
+
+    public mutating func get(_ path: String, _ handler: @escaping Handler) { add(.get, path, handler) }
+    public mutating func post(_ path: String, _ handler: @escaping Handler) { add(.post, path, handler) }
+    public mutating func patch(_ path: String, _ handler: @escaping Handler) { add(.patch, path, handler) }
+    public mutating func delete(_ path: String, _ handler: @escaping Handler) { add(.delete, path, handler) }
+
+    public func match(_ method: HTTPMethod, path: String) -> Match {
+        if let route = literalRoutes[path] {
+            return select(method, in: route, parameters: [])
+        }
+        guard !patternRoutes.isEmpty else { return .notFound }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let segments = Array(parts.last == "" ? parts.dropLast() : parts)
+        for route in patternRoutes {
+            if let parameters = route.pattern.match(segments) {
+                return select(method, in: route, parameters: parameters)
+            }
+        }
+        return .notFound
+    }
+
+    private func select(_ method: HTTPMethod, in route: Route, parameters: [(name: String, value: String)]) -> Match {
+        if let handler = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
+            return .handler(handler, parameters: parameters)
+        }
+        var allowed = route.methodOrder
+        if allowed.contains(.get) && !allowed.contains(.head) {
+            allowed.insert(.head, at: allowed.firstIndex(of: .get)! + 1)
+        }
+        return .methodNotAllowed(allowed: allowed)
+    }
+}

@@ -1,0 +1,242 @@
+import Logging
+import TailorLoop
+
+/// Serves one connection's requests, in order, on the loop that accepted it.
+///
+/// The code reads as the protocol goes: wait for a head, read the body its
+/// framing announces, ask the responder, queue the answer. Answers are written
+/// when no further request is already buffered, so pipelined requests are
+/// answered with one write. Any error in framing closes the connection after its
+/// answer, since the rest of the stream can no longer be trusted (RFC 9112 §9.6).
+final class HTTPConnection {
+    private let socket: SocketConnection
+    private let server: HTTPServer
+    private let date: HTTPDate
+    private var parser: HTTPRequestParser
+    private var inbound = InboundBuffer(capacity: 4096)
+    private var outbound = OutboundQueue()
+
+    /// Reads happen in pieces at least this large.
+    private static let readSize = 4096
+    /// Queued answers past this size are written without waiting for more.
+    private static let flushThreshold = 64 * 1024
+
+    init(socket: SocketConnection, server: HTTPServer, date: HTTPDate) {
+        self.socket = socket
+        self.server = server
+        self.date = date
+        parser = HTTPRequestParser(limits: server.configuration.parserLimits)
+    }
+
+    deinit {
+        inbound.deallocate()
+        outbound.deallocate()
+    }
+
+    func run() async {
+        do {
+            try await serveRequests()
+        } catch let error as ConnectionError {
+            server.logger.trace("connection \(socket.fd) ended: \(error)")
+        } catch {
+            server.logger.debug("connection \(socket.fd) failed: \(error)")
+        }
+        socket.close()
+    }
+
+    private var configuration: HTTPServerConfiguration { server.configuration }
+
+    private func serveRequests() async throws {
+        while let head = try await nextHead() {
+            let body: [UInt8]
+            switch try await readBody(for: head) {
+            case .complete(let bytes): body = bytes
+            case .rejected(let error):
+                try await answerAndClose(HTTPError(error).response, minorVersion: head.minorVersion)
+                return
+            case .timedOut:
+                try await answerAndClose(HTTPError.timedOut.response, minorVersion: head.minorVersion)
+                return
+            case .peerGone:
+                return
+            }
+            socket.deadline = 0
+            let response = await server.responder.respond(to: HTTPRequest(head: head, body: body))
+            let keepAlive = head.keepAlive && !response.closesConnection && !server.isDraining
+            queue(response, minorVersion: head.minorVersion, omitBody: head.method == .head, keepAlive: keepAlive)
+            if !keepAlive {
+                try await flush()
+                await lingerAndClose()
+                return
+            }
+            if outbound.pendingBytes >= Self.flushThreshold { try await flush() }
+            inbound.shrinkIfEmpty()
+        }
+        try await flush()
+    }
+
+    // MARK: - Reading a request
+
+    /// The next request's head, or nil when the connection should end quietly.
+    private func nextHead() async throws -> HTTPRequestHead? {
+        socket.deadline = MonotonicClock.after(seconds: inbound.isEmpty ? configuration.idleTimeout : configuration.headerTimeout)
+        while true {
+            switch parser.parse(inbound.readable) {
+            case .head(let head, let length):
+                inbound.consume(length)
+                parser.reset()
+                return head
+            case .failure(let error):
+                try await answerAndClose(HTTPError(error).response, minorVersion: 1)
+                return nil
+            case .needMoreData:
+                break
+            }
+            // Everything answered so far goes out before we wait for more.
+            if !outbound.isEmpty { try await flush() }
+            let idle = inbound.isEmpty
+            if idle && server.isDraining { return nil }
+            socket.isIdle = idle
+            let count: Int
+            do {
+                count = try await socket.read(into: inbound.space(minimum: Self.readSize))
+                socket.isIdle = false
+            } catch ConnectionError.timedOut where !idle {
+                try await answerAndClose(HTTPError.timedOut.response, minorVersion: 1)
+                return nil
+            } catch ConnectionError.timedOut, ConnectionError.shuttingDown {
+                return nil
+            }
+            guard count > 0 else { return nil }
+            inbound.commit(count)
+            // The head timer starts with a request's first byte.
+            if idle { socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout) }
+        }
+    }
+
+    private enum BodyOutcome {
+        case complete([UInt8])
+        case rejected(HTTPParseError)
+        case timedOut
+        case peerGone
+    }
+
+    private func readBody(for head: HTTPRequestHead) async throws -> BodyOutcome {
+        switch head.bodyFraming {
+        case .none:
+            return .complete([])
+        case .length(let length):
+            // Refused before a byte of it is read (RFC 9110 §15.5.14).
+            guard length <= configuration.maxBodyBytes else { return .rejected(.bodyTooLarge) }
+            if head.expectsContinue && inbound.count < length { try await sendContinue() }
+            var body: [UInt8] = []
+            body.reserveCapacity(length)
+            while true {
+                let take = min(inbound.count, length - body.count)
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: inbound.readable[0..<take]))
+                inbound.consume(take)
+                if body.count == length { return .complete(body) }
+                if let stop = try await readMore() { return stop }
+            }
+        case .chunked:
+            if head.expectsContinue && inbound.isEmpty { try await sendContinue() }
+            var decoder = ChunkedBodyDecoder(maxBodyBytes: configuration.maxBodyBytes,
+                                             maxTrailerBytes: configuration.parserLimits.maxHeadBytes)
+            while true {
+                let (progress, consumed) = decoder.decode(inbound.readable)
+                inbound.consume(consumed)
+                switch progress {
+                case .finished: return .complete(decoder.body)
+                case .failure(let error): return .rejected(error)
+                case .needMoreData: if let stop = try await readMore() { return stop }
+                }
+            }
+        }
+    }
+
+    /// Reads the next piece of a body; each must arrive within the head timeout.
+    private func readMore() async throws -> BodyOutcome? {
+        socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout)
+        do {
+            let count = try await socket.read(into: inbound.space(minimum: 16 * 1024))
+            guard count > 0 else { return .peerGone }
+            inbound.commit(count)
+            return nil
+        } catch ConnectionError.timedOut {
+            return .timedOut
+        }
+    }
+
+    private func sendContinue() async throws {
+        try await flush()
+        socket.deadline = MonotonicClock.after(seconds: configuration.idleTimeout)
+        try await socket.write(Self.continueLine)
+    }
+
+    private static let continueLine = SharedBytes("HTTP/1.1 100 Continue\r\n\r\n")
+
+    // MARK: - Writing responses
+
+    private func queue(_ response: HTTPResponse, minorVersion: Int, omitBody: Bool, keepAlive: Bool) {
+        let status = response.status.code
+        // RFC 9110 §8.6: no Content-Length on 1xx or 204; a 304 has no body to count.
+        let hasLength = status >= 200 && status != 204 && status != 304
+        outbound.append(body: omitBody || !hasLength ? nil : response.body) { head in
+            head.append(minorVersion == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
+            head.appendDecimal(status)
+            head.append(" ")
+            head.append(response.status.reason)
+            head.append("\r\nServer: Tailor\r\nDate: ")
+            head.append(date.current())
+            if hasLength {
+                head.append("\r\nContent-Length: ")
+                head.appendDecimal(response.body.count)
+            }
+            if !keepAlive {
+                head.append("\r\nConnection: close")
+            } else if minorVersion == 0 {
+                head.append("\r\nConnection: keep-alive")
+            }
+            for field in response.headers {
+                head.append("\r\n")
+                head.append(field.name)
+                head.append(": ")
+                head.append(field.value)
+            }
+            head.append("\r\n\r\n")
+        }
+    }
+
+    private func flush() async throws {
+        guard !outbound.isEmpty else { return }
+        let readDeadline = socket.deadline
+        // A client that stops reading its answers is as stuck as an idle one.
+        socket.deadline = MonotonicClock.after(seconds: configuration.idleTimeout)
+        try await outbound.flush(to: socket)
+        socket.deadline = readDeadline
+    }
+
+    /// Sends a final answer after a framing error, then closes.
+    private func answerAndClose(_ response: HTTPResponse, minorVersion: Int) async throws {
+        var response = response
+        response.closesConnection = true
+        queue(response, minorVersion: minorVersion, omitBody: false, keepAlive: false)
+        try await flush()
+        await lingerAndClose()
+    }
+
+    /// Closing with unread input makes the kernel send a reset, which can destroy
+    /// an answer the client has not read yet. So: send FIN, then read and discard
+    /// for a short, bounded while (RFC 9112 §9.6), then close.
+    private func lingerAndClose() async {
+        socket.shutdownWrites()
+        socket.deadline = MonotonicClock.after(seconds: 2)
+        var discarded = 0
+        while discarded < 1024 * 1024 {
+            inbound.consume(inbound.count)
+            guard let count = try? await socket.read(into: inbound.space(minimum: 16 * 1024)), count > 0 else { break }
+            inbound.commit(count)
+            discarded += count
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Glibc
+import Logging
+import Synchronization
+import TailorLoop
+
+/// An HTTP/1.1 server on its own event loops.
+///
+/// Each accepted connection becomes a task bound to the loop that accepted it;
+/// that task serves the connection's requests one after another until it closes.
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    public let responder: HTTPResponder
+    public let logger: Logger
+    private let group: EventLoopGroup
+    private let listener: SocketListener
+    /// One per loop, indexed by the loop's index; each used on its own loop only.
+    private let dates: LoopLocal<HTTPDate>
+    private let activeConnections = Atomic<Int>(0)
+    private let draining = Atomic<Bool>(false)
+
+    /// Binds the listening socket at once, so a port in use fails here.
+    public init(configuration: HTTPServerConfiguration, responder: HTTPResponder, logger: Logger = Logger(label: "tailor.http")) throws {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+        listener = try SocketListener(host: configuration.host, port: configuration.port)
+        group = try EventLoopGroup(loopCount: configuration.loopCount)
+        dates = LoopLocal(count: group.loops.count) { HTTPDate() }
+    }
+
+    /// The port listened on (the chosen one when configured with 0).
+    public var port: Int { listener.port }
+
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Connections open now.
+    public var connectionCount: Int { activeConnections.load(ordering: .relaxed) }
+
+    public func start() throws {
+        try listener.start(on: group) { [self] fd, loop in accept(fd, on: loop) }
+    }
+
+    /// Stops accepting, closes idle connections, lets requests in flight finish
+    /// within the grace period, then stops the loops.
+    public func shutdown() {
+        guard !draining.exchange(true, ordering: .relaxed) else { return }
+        listener.stop(on: group)
+        group.executeOnEachAndWait { $0.closeIdleConnections() }
+        let giveUp = MonotonicClock.after(seconds: configuration.shutdownGracePeriod)
+        while connectionCount > 0 && MonotonicClock.now < giveUp {
+            usleep(5_000)
+            // A connection that finished a request since the last sweep is idle now.
+            group.executeOnEachAndWait { $0.closeIdleConnections() }
+        }
+        group.shutdown()
+    }
+
+    private func accept(_ fd: Int32, on loop: EventLoop) {
+        let count = activeConnections.wrappingAdd(1, ordering: .relaxed).newValue
+        guard count <= configuration.maxConnections, !isDraining else {
+            activeConnections.subtract(1, ordering: .relaxed)
+            refuse(fd)
+            return
+        }
+        let socket: SocketConnection
+        do {
+            socket = try loop.adopt(fd: fd)
+        } catch {
+            logger.warning("could not take a connection: \(error)")
+            close(fd)
+            activeConnections.subtract(1, ordering: .relaxed)
+            return
+        }
+        let date = dates[loop.index]
+        Task(executorPreference: loop) {
+            await HTTPConnection(socket: socket, server: self, date: date).run()
+            self.activeConnections.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Over the connection limit: a 503 written straight to the new socket, which
+    /// is then closed. It costs no task and no buffer.
+    private func refuse(_ fd: Int32) {
+        let bytes = Self.overloadedResponse.bytes
+        _ = write(fd, bytes.baseAddress, bytes.count)
+        close(fd)
+    }
+
+    private static let overloadedResponse: SharedBytes = {
+        let body = HTTPError.overloaded.response.body
+        return SharedBytes("HTTP/1.1 503 Service Unavailable\r\nServer: Tailor\r\n"
+            + "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+            + "Connection: close\r\nRetry-After: 1\r\n\r\n" + String(decoding: body.bytes, as: UTF8.self))
+    }()
+}
+
+/// A value per event loop, each touched only on its own loop's thread.
+final class LoopLocal<Value>: @unchecked Sendable {
+    private let values: [Value]
+
+    init(count: Int, make: () -> Value) {
+        values = (0..<count).map { _ in make() }
+    }
+
+    subscript(index: Int) -> Value { values[index] }
+}

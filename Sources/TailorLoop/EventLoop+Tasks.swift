@@ -1,0 +1,25 @@
+import Dispatch
+
+extension EventLoop {
+    /// Runs `body` on this loop's thread, soon.
+    public func execute(_ body: @escaping @Sendable () -> Void) {
+        Task(executorPreference: self) { body() }
+    }
+
+    /// Runs `body` on this loop's thread and waits for it; for start and stop
+    /// from another thread, never from a loop thread.
+    public func executeAndWait(_ body: @escaping @Sendable () -> Void) {
+        precondition(!inLoopThread, "executeAndWait would wait for itself")
+        let done = DispatchSemaphore(value: 0)
+        execute {
+            body()
+            done.signal()
+        }
+        done.wait()
+    }
+
+    /// Takes an accepted socket into this loop. Call on the loop's thread.
+    public func adopt(fd: Int32) throws -> SocketConnection {
+        try SocketConnection(fd: fd, loop: self)
+    }
+}

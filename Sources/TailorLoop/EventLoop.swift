@@ -1,0 +1,235 @@
+import CSystem
+import Glibc
+import Synchronization
+
+/// One thread that waits on epoll and runs the jobs of the tasks bound to it.
+///
+/// The loop is the `TaskExecutor` (and `SerialExecutor`) of its connections: a
+/// connection's task starts on it and, whenever it resumes after waiting for a
+/// socket, resumes here again. So a request whose answer is ready is read, parsed,
+/// answered and written on one thread, without a hop.
+///
+/// Registrations live in a table indexed by fd; each carries a generation number,
+/// packed with the fd into the epoll key, so an event for a closed fd is never
+/// delivered to a newer connection that reused the same number.
+public final class EventLoop: @unchecked Sendable {
+    public let index: Int
+    let epoll: Int32
+    private let wakeFD: Int32
+    private let stopped = Atomic<Bool>(false)
+    /// The loop thread's `pthread_self()`, readable from any thread.
+    private let threadID = Atomic<UInt>(0)
+    /// Touched only by the thread that starts and stops the loop.
+    private var joinHandle: pthread_t?
+
+    // Touched only on the loop thread.
+    private var slots: [Slot] = []
+    private var timedCount = 0
+    private var nextDeadlineScan: UInt64 = 0
+    private var runnable: [UnownedJob] = []
+
+    // Shared with every thread that enqueues a job.
+    private let queue = Mutex(JobQueue())
+
+    private struct Slot {
+        var generation: UInt32 = 0
+        var item: (any Selectable)?
+        var timed = false
+    }
+
+    struct JobQueue {
+        var jobs: [UnownedJob] = []
+        /// The loop is (about to be) blocked in epoll_wait and needs the eventfd to wake.
+        var sleeping = false
+    }
+
+    /// How often deadlines are checked while some registration has one.
+    static let deadlineScanInterval: UInt64 = 250_000_000
+
+    init(index: Int) throws {
+        self.index = index
+        epoll = csystem_epoll_create()
+        guard epoll >= 0 else { throw SystemError("epoll_create1") }
+        wakeFD = csystem_eventfd()
+        guard wakeFD >= 0 else { throw SystemError("eventfd") }
+        guard csystem_epoll_add(epoll, wakeFD, UInt64.max, 0) == 0 else { throw SystemError("epoll_ctl") }
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epoll)
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    public var inLoopThread: Bool {
+        threadID.load(ordering: .relaxed) == pthread_self()
+    }
+
+    // MARK: - Registration (loop thread only)
+
+    /// Watches `item.fd`; `timed` items are checked against their deadline.
+    func register(_ item: any Selectable, options: Int32, timed: Bool) throws {
+        let fd = Int(item.fd)
+        if fd >= slots.count {
+            slots.append(contentsOf: repeatElement(Slot(), count: max(fd + 1 - slots.count, slots.count)))
+        }
+        slots[fd].generation &+= 1
+        slots[fd].item = item
+        slots[fd].timed = timed
+        if timed { timedCount += 1 }
+        let key = UInt64(slots[fd].generation) << 32 | UInt64(UInt32(fd))
+        guard csystem_epoll_add(epoll, item.fd, key, options) == 0 else {
+            let error = SystemError("epoll_ctl")
+            forget(fd: item.fd)
+            throw error
+        }
+    }
+
+    /// Stops watching `fd`. Closing an fd removes it from epoll by itself, so
+    /// this only clears the table; call it before `close`.
+    func forget(fd: Int32) {
+        let fd = Int(fd)
+        guard fd < slots.count, slots[fd].item != nil else { return }
+        if slots[fd].timed { timedCount -= 1 }
+        slots[fd].item = nil
+        slots[fd].timed = false
+    }
+
+    /// Every connection registered here, for a shutdown sweep.
+    func forEachRegistration(_ body: (any Selectable) -> Void) {
+        for slot in slots { if let item = slot.item { body(item) } }
+    }
+
+    // MARK: - Running
+
+    func start() {
+        let box = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { argument in
+            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, box.toOpaque())
+        precondition(status == 0, "pthread_create failed: \(status)")
+        joinHandle = thread
+    }
+
+    /// Asks the loop to end after its current iteration, and waits for its thread.
+    func stopAndJoin() {
+        stopped.store(true, ordering: .releasing)
+        _ = csystem_eventfd_signal(wakeFD)
+        if let joinHandle, !inLoopThread { pthread_join(joinHandle, nil) }
+        joinHandle = nil
+    }
+
+    private func run() {
+        threadID.store(pthread_self(), ordering: .relaxed)
+        let capacity = 256
+        let events = UnsafeMutablePointer<csystem_ready_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while !stopped.load(ordering: .acquiring) {
+            let timeout = nextTimeout()
+            let count = csystem_epoll_wait(epoll, events, Int32(capacity), timeout)
+            queue.withLock { $0.sleeping = false }
+            if count < 0 {
+                let code = csystem_errno()
+                if code == EINTR { continue }
+                fatalError("\(SystemError("epoll_wait", code: code))")
+            }
+            for index in 0..<Int(count) {
+                dispatch(events[index])
+            }
+            runJobs()
+            if timedCount > 0, MonotonicClock.now >= nextDeadlineScan {
+                scanDeadlines()
+            }
+        }
+        runJobs()
+    }
+
+    /// 0 when jobs wait; until the next deadline scan when something is timed;
+    /// otherwise forever, so that an idle server uses no CPU.
+    private func nextTimeout() -> Int32 {
+        let hasJobs = queue.withLock { queue -> Bool in
+            if queue.jobs.isEmpty {
+                queue.sleeping = true
+                return false
+            }
+            return true
+        }
+        if hasJobs { return 0 }
+        guard timedCount > 0 else { return -1 }
+        let now = MonotonicClock.now
+        if nextDeadlineScan <= now { nextDeadlineScan = now + Self.deadlineScanInterval }
+        return Int32((nextDeadlineScan - now) / 1_000_000) + 1
+    }
+
+    private func dispatch(_ event: csystem_ready_event) {
+        if event.key == UInt64.max {
+            _ = csystem_eventfd_drain(wakeFD)
+            return
+        }
+        let fd = Int(UInt32(truncatingIfNeeded: event.key))
+        let generation = UInt32(truncatingIfNeeded: event.key >> 32)
+        guard fd < slots.count, slots[fd].generation == generation, let item = slots[fd].item else { return }
+        item.ready(flags: event.flags)
+    }
+
+    private func scanDeadlines() {
+        let now = MonotonicClock.now
+        nextDeadlineScan = now + Self.deadlineScanInterval
+        for slot in slots where slot.timed {
+            if let item = slot.item, item.deadline != 0, item.deadline <= now {
+                item.deadlinePassed()
+            }
+        }
+    }
+
+    /// Runs what is queued, and what those jobs queue in turn, a bounded number of
+    /// rounds so that sockets are polled again between long chains of jobs.
+    private func runJobs() {
+        for _ in 0..<16 {
+            queue.withLock { swap(&$0.jobs, &runnable) }
+            if runnable.isEmpty { return }
+            for job in runnable {
+                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            }
+            runnable.removeAll(keepingCapacity: true)
+        }
+    }
+
+    fileprivate func enqueueJob(_ job: UnownedJob) {
+        let mustWake = queue.withLock { queue -> Bool in
+            queue.jobs.append(job)
+            defer { queue.sleeping = false }
+            return queue.sleeping
+        }
+        if mustWake { _ = csystem_eventfd_signal(wakeFD) }
+    }
+}
+
+extension EventLoop: SerialExecutor, TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        enqueueJob(UnownedJob(job))
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func checkIsolated() {
+        precondition(inLoopThread, "expected to run on event loop \(index)")
+    }
+}
+
+extension EventLoop {
+    /// Fails every connection of this loop that waits idle for a request, so its
+    /// task ends; connections busy with a request go on. Call on the loop thread.
+    public func closeIdleConnections() {
+        forEachRegistration { item in
+            if let connection = item as? SocketConnection, connection.isIdle {
+                connection.fail(.shuttingDown)
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import CSystem
+
+/// What a server process sets up once, before it starts its loops.
+public enum ProcessSetup {
+    /// Raises the open-files limit to the hard limit (each connection is a file),
+    /// ignores SIGPIPE (a write to a closed peer is an `EPIPE`, not a crash), and
+    /// blocks SIGINT/SIGTERM so that only `waitForTerminationSignal` receives them.
+    /// Returns the open-files limit now in force.
+    @discardableResult
+    public static func prepareServerProcess() -> Int {
+        csystem_ignore_sigpipe()
+        _ = csystem_block_termination_signals()
+        return csystem_raise_open_files_limit()
+    }
+
+    /// Blocks the calling thread until SIGINT or SIGTERM arrives.
+    public static func waitForTerminationSignal() -> Int32 {
+        csystem_wait_termination_signal()
+    }
+
+    /// The CPUs this process may run on; `taskset` narrows it.
+    public static var usableCPUCount: Int { Int(csystem_usable_cpu_count()) }
+}

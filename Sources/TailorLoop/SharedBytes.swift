@@ -1,0 +1,30 @@
+/// Immutable bytes at a stable address, shared by every response that sends them.
+///
+/// A precomputed body (a cached view model, a static file, its gzip variant) is made
+/// once and then written by many connections on many loops. A stable address lets
+/// the writer hand it to `writev` next to a response head without copying it.
+public final class SharedBytes: Sendable {
+    private nonisolated(unsafe) let storage: UnsafeMutableRawBufferPointer
+
+    public init(_ bytes: some Collection<UInt8>) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        self.storage = UnsafeMutableRawBufferPointer(rebasing: storage[0..<bytes.count])
+    }
+
+    public convenience init(_ text: String) {
+        self.init(Array(text.utf8))
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+
+    public var count: Int { storage.count }
+
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
+
+    public var array: [UInt8] { Array(bytes) }
+
+    public static let empty = SharedBytes([UInt8]())
+}

@@ -1,0 +1,163 @@
+import CSystem
+import Glibc
+
+/// An accepted TCP connection, read and written with `async` calls that suspend
+/// only when the socket would block.
+///
+/// The socket is registered once, edge-triggered, for reads and writes. The loop
+/// keeps two flags from the last readiness report; a read or write is attempted
+/// while its flag is up and awaits the next edge only after the kernel said
+/// `EAGAIN` (or a short read showed the receive queue empty).
+///
+/// Confined to its loop: every method must be called on the loop's thread, which
+/// is where the connection's task runs. That confinement is why it may be
+/// `@unchecked Sendable`: it is handed to the task once and never shared.
+public final class SocketConnection: Selectable, @unchecked Sendable {
+    public let fd: Int32
+    public let loop: EventLoop
+
+    /// Monotonic nanoseconds after which waiting reads and writes fail with
+    /// `.timedOut`; 0 for none.
+    public var deadline: UInt64 = 0
+    /// Set while the owner waits for a new request, so shutdown may close it.
+    public var isIdle = false
+
+    private var readable = true
+    private var writable = true
+    private var failure: ConnectionError?
+    private var readWaiter: UnsafeContinuation<Void, any Error>?
+    private var writeWaiter: UnsafeContinuation<Void, any Error>?
+    private var isClosed = false
+
+    init(fd: Int32, loop: EventLoop) throws {
+        self.fd = fd
+        self.loop = loop
+        _ = csystem_set_nodelay(fd)
+        try loop.register(self, options: Int32(CSYSTEM_WATCH_EDGE | CSYSTEM_WATCH_WRITES), timed: true)
+    }
+
+    /// Reads what has arrived into `buffer`: the count, or 0 at the end of the stream.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+        while true {
+            if let failure { throw failure }
+            if readable {
+                let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+                if count > 0 {
+                    // A short read emptied the receive queue: the next byte brings an edge.
+                    if count < buffer.count { readable = false }
+                    return count
+                }
+                if count == 0 { return 0 }
+                let code = csystem_errno()
+                switch code {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: readable = false
+                case ECONNRESET, ETIMEDOUT: return 0
+                default: throw SystemError("read", code: code)
+                }
+            } else {
+                try await withUnsafeThrowingContinuation { readWaiter = $0 }
+            }
+        }
+    }
+
+    /// Writes every byte the vectors point at, suspending while the socket is full.
+    /// The vectors are advanced in place as bytes go out.
+    public func write(_ vectors: UnsafeMutableBufferPointer<iovec>) async throws {
+        var first = 0
+        while first < vectors.count {
+            if let failure { throw failure }
+            if !writable {
+                try await withUnsafeThrowingContinuation { writeWaiter = $0 }
+                continue
+            }
+            let count = writev(fd, vectors.baseAddress! + first, Int32(min(vectors.count - first, 1024)))
+            if count < 0 {
+                let code = csystem_errno()
+                switch code {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: writable = false; continue
+                case EPIPE, ECONNRESET, ETIMEDOUT: throw ConnectionError.peerClosed
+                default: throw SystemError("writev", code: code)
+                }
+            }
+            var written = count
+            while written > 0, first < vectors.count {
+                let length = vectors[first].iov_len
+                if written >= length {
+                    written -= length
+                    first += 1
+                } else {
+                    vectors[first].iov_base += written
+                    vectors[first].iov_len -= written
+                    written = 0
+                }
+            }
+            while first < vectors.count, vectors[first].iov_len == 0 { first += 1 }
+        }
+    }
+
+    /// Writes `bytes` whole; for the rare small writes outside the response path.
+    public func write(_ bytes: SharedBytes) async throws {
+        let vector = UnsafeMutableBufferPointer<iovec>.allocate(capacity: 1)
+        defer { vector.deallocate() }
+        vector[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.bytes.baseAddress), iov_len: bytes.count)
+        defer { withExtendedLifetime(bytes) {} }
+        try await write(vector)
+    }
+
+    /// Ends the connection: a waiting read or write fails with `reason`. The owner
+    /// still calls `close()`.
+    public func fail(_ reason: ConnectionError) {
+        if failure == nil { failure = reason }
+        resumeWaiters(throwing: reason)
+    }
+
+    /// Sends a FIN but keeps reading: lets a client read an error response whole
+    /// before the connection closes (RFC 9112 §9.6).
+    public func shutdownWrites() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop.forget(fd: fd)
+        Glibc.close(fd)
+    }
+
+    func ready(flags: UInt32) {
+        let readFlags = UInt32(CSYSTEM_READABLE | CSYSTEM_HANGUP | CSYSTEM_ERROR | CSYSTEM_PEER_CLOSED)
+        let writeFlags = UInt32(CSYSTEM_WRITABLE | CSYSTEM_HANGUP | CSYSTEM_ERROR)
+        if flags & readFlags != 0 {
+            readable = true
+            if let waiter = readWaiter {
+                readWaiter = nil
+                waiter.resume()
+            }
+        }
+        if flags & writeFlags != 0 {
+            writable = true
+            if let waiter = writeWaiter {
+                writeWaiter = nil
+                waiter.resume()
+            }
+        }
+    }
+
+    func deadlinePassed() {
+        deadline = 0
+        fail(.timedOut)
+    }
+
+    private func resumeWaiters(throwing error: ConnectionError) {
+        if let waiter = readWaiter {
+            readWaiter = nil
+            waiter.resume(throwing: error)
+        }
+        if let waiter = writeWaiter {
+            writeWaiter = nil
+            waiter.resume(throwing: error)
+        }
+    }
+}

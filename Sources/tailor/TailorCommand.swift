@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `tailor`: the server of tailor-made view models. `serve` is the default.
+@main
+struct TailorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tailor",
+        abstract: "Serves tailor-made JSON view models and pushes their changes over Server-Sent Events.",
+        subcommands: [ServeCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}
