@@ -228,7 +228,7 @@ extension EventLoop {
     public func closeIdleConnections() {
         forEachRegistration { item in
             if let connection = item as? SocketConnection, connection.isIdle {
-                connection.fail(.shuttingDown)
+                connection.interrupt(.shuttingDown)
             }
         }
     }

@@ -24,7 +24,6 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
 
     private var readable = true
     private var writable = true
-    private var failure: ConnectionError?
     private var readWaiter: UnsafeContinuation<Void, any Error>?
     private var writeWaiter: UnsafeContinuation<Void, any Error>?
     private var isClosed = false
@@ -39,7 +38,6 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// Reads what has arrived into `buffer`: the count, or 0 at the end of the stream.
     public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
         while true {
-            if let failure { throw failure }
             if readable {
                 let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 {
@@ -65,20 +63,24 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// The vectors are advanced in place as bytes go out.
     public func write(_ vectors: UnsafeMutableBufferPointer<iovec>) async throws {
         var first = 0
+        var message = msghdr()
         while first < vectors.count {
-            if let failure { throw failure }
             if !writable {
                 try await withUnsafeThrowingContinuation { writeWaiter = $0 }
                 continue
             }
-            let count = writev(fd, vectors.baseAddress! + first, Int32(min(vectors.count - first, 1024)))
+            // sendmsg is writev with flags: MSG_NOSIGNAL makes a closed peer an
+            // EPIPE here rather than a SIGPIPE for the whole process.
+            message.msg_iov = vectors.baseAddress! + first
+            message.msg_iovlen = min(vectors.count - first, 1024)
+            let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
             if count < 0 {
                 let code = csystem_errno()
                 switch code {
                 case EINTR: continue
                 case EAGAIN, EWOULDBLOCK: writable = false; continue
                 case EPIPE, ECONNRESET, ETIMEDOUT: throw ConnectionError.peerClosed
-                default: throw SystemError("writev", code: code)
+                default: throw SystemError("sendmsg", code: code)
                 }
             }
             var written = count
@@ -106,10 +108,9 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         try await write(vector)
     }
 
-    /// Ends the connection: a waiting read or write fails with `reason`. The owner
-    /// still calls `close()`.
-    public func fail(_ reason: ConnectionError) {
-        if failure == nil { failure = reason }
+    /// Makes a waiting read or write fail with `reason`. Only that wait fails: the
+    /// owner may still write an answer (a 408 after a timeout) and then close.
+    public func interrupt(_ reason: ConnectionError) {
         resumeWaiters(throwing: reason)
     }
 
@@ -147,7 +148,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
 
     func deadlinePassed() {
         deadline = 0
-        fail(.timedOut)
+        interrupt(.timedOut)
     }
 
     private func resumeWaiters(throwing error: ConnectionError) {

@@ -82,7 +82,7 @@ public final class HTTPServer: Sendable {
     /// is then closed. It costs no task and no buffer.
     private func refuse(_ fd: Int32) {
         let bytes = Self.overloadedResponse.bytes
-        _ = write(fd, bytes.baseAddress, bytes.count)
+        _ = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         close(fd)
     }
 

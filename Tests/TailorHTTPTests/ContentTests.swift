@@ -1,0 +1,72 @@
+import Testing
+@testable import TailorHTTP
+
+@Suite struct ContentTests {
+    @Test func gzipRoundTrips() {
+        let text = Array(String(repeating: "tailor-made view models ", count: 100).utf8)
+        let compressed = Gzip.compress(text)
+        #expect(compressed.count < text.count)
+        #expect(compressed.prefix(2) == [0x1f, 0x8b])
+        #expect(Gzip.decompress(compressed) == text)
+        #expect(Gzip.decompress([1, 2, 3]) == nil)
+    }
+
+    @Test func etagsAreStableAndCompareWeakly() {
+        let one = Array("one".utf8).withUnsafeBytes { ETag.strong(for: $0) }
+        #expect(one == Array("one".utf8).withUnsafeBytes { ETag.strong(for: $0) })
+        #expect(one != Array("two".utf8).withUnsafeBytes { ETag.strong(for: $0) })
+        #expect(ETag.ifNoneMatch(one, matches: one))
+        #expect(ETag.ifNoneMatch(#""x", W/\#(one)"#, matches: one))
+        #expect(ETag.ifNoneMatch("*", matches: one))
+        #expect(!ETag.ifNoneMatch(#""x""#, matches: one))
+    }
+
+    @Test func acceptEncodingIsRead() {
+        #expect(AcceptEncoding.allowsGzip("gzip"))
+        #expect(AcceptEncoding.allowsGzip("br, GZIP;q=0.5"))
+        #expect(AcceptEncoding.allowsGzip("*"))
+        #expect(!AcceptEncoding.allowsGzip("gzip;q=0"))
+        #expect(!AcceptEncoding.allowsGzip("br"))
+        #expect(!AcceptEncoding.allowsGzip(nil))
+        #expect(!AcceptEncoding.allowsGzip("*;q=0, br"))
+    }
+
+    @Test func cachedRepresentationNegotiates() {
+        let json = Array(("[" + (0..<200).map { "{\"id\": \"\($0)\"}" }.joined(separator: ",") + "]").utf8)
+        let representation = CachedRepresentation(json, contentType: HTTPResponse.jsonContentType)
+        let plain = representation.response(to: HTTPRequest(method: .get, path: "/"))
+        #expect(plain.status == .ok)
+        #expect(plain.body.array == json)
+        let zipped = representation.response(to: HTTPRequest(method: .get, path: "/", headers: [("Accept-Encoding", "gzip")]))
+        #expect(zipped.header("Content-Encoding") == "gzip")
+        #expect(Gzip.decompress(zipped.body.array) == json)
+        let etag = zipped.header("ETag")!
+        let revalidated = representation.response(to: HTTPRequest(
+            method: .get, path: "/", headers: [("Accept-Encoding", "gzip"), ("If-None-Match", etag)]))
+        #expect(revalidated.status == .notModified)
+        #expect(revalidated.body.count == 0)
+        // The gzip tag does not validate the identity variant.
+        let mismatched = representation.response(to: HTTPRequest(method: .get, path: "/", headers: [("If-None-Match", etag)]))
+        #expect(mismatched.status == .ok)
+    }
+
+    @Test func safeRelativePathsStayInside() {
+        #expect(StaticFiles.safeRelativePath("/") == "index.html")
+        #expect(StaticFiles.safeRelativePath("/a/b.css") == "a/b.css")
+        #expect(StaticFiles.safeRelativePath("/docs/") == "docs/index.html")
+        #expect(StaticFiles.safeRelativePath("//a//b") == "a/b")
+        #expect(StaticFiles.safeRelativePath("/../x") == nil)
+        #expect(StaticFiles.safeRelativePath("/a/../../x") == nil)
+        #expect(StaticFiles.safeRelativePath("/.git/config") == nil)
+        #expect(StaticFiles.safeRelativePath("/a\\..\\b") == nil)
+        #expect(StaticFiles.safeRelativePath("relative") == nil)
+    }
+
+    @Test func jsonTextEscapes() {
+        #expect(JSONText.quoted("a\"b\\c\n\u{01}é") == #""a\"b\\c\n\u0001é""#)
+    }
+
+    @Test func httpDateIsIMFFixdate() {
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import TailorHTTP
+
+/// Keep-alive, pipelining, HTTP/1.0, HEAD and many clients, over real sockets.
+@Suite struct ConnectionTests {
+    @Test func healthzAnswersWithServerAndDateFields() throws {
+        let server = try TestServer()
+        let response = try server.get("/healthz")
+        #expect(response.status == 200)
+        #expect(response.text == #"{"status":"ok"}"#)
+        #expect(response.header("server") == "Tailor")
+        #expect(response.header("date")?.hasSuffix(" GMT") == true)
+        #expect(response.header("content-type") == "application/json; charset=utf-8")
+    }
+
+    @Test func keepAliveServesAHundredRequestsOnOneConnection() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        for _ in 0..<100 {
+            try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.header("connection") == nil)
+        }
+        #expect(server.server.connectionCount == 1)
+    }
+
+    @Test func tenPipelinedRequestsInOneWriteAreAnsweredInOrder() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        var requests = ""
+        for index in 0..<10 {
+            let body = "request \(index)"
+            requests += "POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        try client.send(requests)
+        for index in 0..<10 {
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "request \(index)")
+        }
+    }
+
+    @Test func connectionCloseIsHonoured() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.header("connection") == "close")
+        #expect(client.isClosedByServer())
+    }
+
+    @Test func http10ClosesUnlessAskedToKeepAlive() throws {
+        let server = try TestServer()
+        let closing = try server.client()
+        try closing.send("GET /healthz HTTP/1.0\r\n\r\n")
+        let first = try closing.readResponse()
+        #expect(first.status == 200)
+        #expect(first.header("connection") == "close")
+        #expect(closing.isClosedByServer())
+
+        let keeping = try server.client()
+        for _ in 0..<3 {
+            try keeping.send("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let response = try keeping.readResponse()
+            #expect(response.status == 200)
+            #expect(response.header("connection") == "keep-alive")
+        }
+    }
+
+    @Test func headHasTheLengthOfGetButNoBody() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        try client.send("HEAD /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        let head = try client.readResponse(bodyless: true)
+        #expect(head.status == 200)
+        #expect(head.header("content-length") == "15")
+        // The next response on the connection starts right after the head.
+        try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try client.readResponse().text == #"{"status":"ok"}"#)
+    }
+
+    @Test func twoHundredConcurrentClientsAreAllAnswered() throws {
+        let server = try TestServer()
+        let clients = try (0..<200).map { _ in try server.client() }
+        #expect(server.waitForConnectionCount(200))
+        for client in clients {
+            try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        }
+        for client in clients {
+            #expect(try client.readResponse().status == 200)
+        }
+    }
+
+    @Test func stalledHalfRequestsDoNotDelayOthers() throws {
+        let server = try TestServer()
+        let stalled = try (0..<50).map { _ in try server.client() }
+        for client in stalled {
+            try client.send("GET /healthz HTTP/1.1\r\nHost: te")
+        }
+        #expect(server.waitForConnectionCount(50))
+        // Each answer must come within the client's 2-second read timeout.
+        for _ in 0..<10 {
+            let client = try server.client(timeout: 2)
+            try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+        }
+        // And the stalled ones still complete when their bytes arrive.
+        try stalled[0].send("st\r\n\r\n")
+        #expect(try stalled[0].readResponse().status == 200)
+    }
+
+    @Test func abruptDisconnectsLeaveTheServerHealthy() throws {
+        let server = try TestServer()
+        for index in 0..<50 {
+            let client = try server.client()
+            switch index % 3 {
+            case 0: try client.send("GET /healthz HTTP/1.1\r\nHost: te")
+            case 1: try client.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nhalf")
+            default: try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            }
+            client.reset()
+        }
+        #expect(server.waitForConnectionCount(0))
+        #expect(try server.get("/healthz").status == 200)
+    }
+
+    @Test func connectionsPastTheLimitGet503() throws {
+        let server = try TestServer { $0.maxConnections = 3 }
+        let held = try (0..<3).map { _ in try server.client() }
+        #expect(server.waitForConnectionCount(3))
+        let refused = try server.client()
+        let response = try refused.readResponse()
+        #expect(response.status == 503)
+        #expect(response.errorCode == "overloaded")
+        #expect(refused.isClosedByServer())
+        // The held ones still work, and a place freed is usable again.
+        try held[0].send("GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        #expect(try held[0].readResponse().status == 200)
+        #expect(server.waitForConnectionCount(2))
+        #expect(try server.get("/healthz").status == 200)
+    }
+
+    @Test func idleConnectionsAreClosedAfterTheIdleTimeout() throws {
+        let server = try TestServer { $0.idleTimeout = 0.5 }
+        let client = try server.client()
+        try client.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try client.readResponse().status == 200)
+        #expect(client.isClosedByServer())
+        #expect(server.waitForConnectionCount(0))
+    }
+
+    @Test func aHeadThatDoesNotArriveInTimeGets408() throws {
+        let server = try TestServer { $0.headerTimeout = 0.5 }
+        let client = try server.client()
+        try client.send("GET /healthz HTTP/1.1\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 408)
+        #expect(client.isClosedByServer())
+    }
+
+    @Test func asyncHandlersMaySuspend() throws {
+        let server = try TestServer { _ in } routes: { router in
+            router.get("/slow") { _ in
+                try await Task.sleep(for: .milliseconds(50))
+                return .json(#"{"slow":true}"#)
+            }
+        }
+        let client = try server.client()
+        try client.send("GET /slow HTTP/1.1\r\nHost: test\r\n\r\nGET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try client.readResponse().text == #"{"slow":true}"#)
+        #expect(try client.readResponse().text == #"{"status":"ok"}"#)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// The real `tailor` executable: it prints its port, serves, and on SIGTERM or
+/// SIGINT finishes what is in flight and exits 0.
+@Suite struct ShutdownTests {
+    /// The `tailor` binary built beside the test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tailor")
+    }
+
+    final class RunningServer {
+        let process = Process()
+        let output = Pipe()
+        var port = 0
+
+        init(arguments: [String] = []) throws {
+            process.executableURL = ShutdownTests.executable
+            process.arguments = ["serve", "--port", "0", "--public", FileManager.default.temporaryDirectory.path] + arguments
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Wait for the printed line, not for a fixed time.
+            var line = ""
+            while !line.hasSuffix("\n") {
+                let byte = output.fileHandleForReading.readData(ofLength: 1)
+                guard !byte.isEmpty else { break }
+                line += String(decoding: byte, as: UTF8.self)
+            }
+            guard line.hasPrefix("listening on http://127.0.0.1:"), let port = Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw RawClient.Failure(description: "unexpected first line: \(line)")
+            }
+            self.port = port
+        }
+
+        func waitForExit(timeout: Double) -> Int32? {
+            let giveUp = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < giveUp { usleep(10_000) }
+            if process.isRunning {
+                process.terminate()
+                return nil
+            }
+            return process.terminationStatus
+        }
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalStopsTheServerGracefullyWithExitZero(signal: Int32) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            Issue.record("build the tailor executable first (scripts/test does)")
+            return
+        }
+        let server = try RunningServer()
+        let idle = try RawClient(port: server.port)
+        let busy = try RawClient(port: server.port)
+        try busy.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try busy.readResponse().status == 200)
+        // A request that is only half sent when the signal comes.
+        try busy.send("GET /healthz HTTP/1.1\r\nHost: te")
+        usleep(50_000)
+        kill(server.process.processIdentifier, signal)
+        try busy.send("st\r\n\r\n")
+        let last = try busy.readResponse()
+        #expect(last.status == 200)
+        #expect(last.header("connection") == "close")
+        #expect(idle.isClosedByServer())
+        #expect(server.waitForExit(timeout: 5) == 0)
+    }
+
+    @Test func aPortInUseFailsToStartWithAnError() throws {
+        let first = try RunningServer()
+        let second = Process()
+        second.executableURL = Self.executable
+        second.arguments = ["serve", "--port", "\(first.port)", "--public", FileManager.default.temporaryDirectory.path]
+        second.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        second.standardError = errors
+        try second.run()
+        second.waitUntilExit()
+        #expect(second.terminationStatus != 0)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("Address already in use"))
+        kill(first.process.processIdentifier, SIGTERM)
+        #expect(first.waitForExit(timeout: 5) == 0)
+    }
+}
