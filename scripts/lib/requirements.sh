@@ -1,0 +1,59 @@
+# Sourced by the scripts in scripts/: checks what Tailor needs and installs what
+# is missing through apt when run as root on Debian, or says what to install.
+
+say() { printf '%s\n' "$*" >&2; }
+
+require_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        say "Tailor needs Swift 6.0 or later on PATH (https://www.swift.org/install/linux/)."
+        exit 1
+    fi
+}
+
+apt_updated=""
+
+# require_packages PACKAGE... : Debian packages that must be installed.
+require_packages() {
+    local missing=()
+    local package
+    for package in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+            missing+=("$package")
+        fi
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing ${missing[*]} through apt"
+        if [ -z "$apt_updated" ]; then
+            apt-get update -qq >/dev/null
+            apt_updated=1
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        say "Tailor needs these packages: ${missing[*]}"
+        say "install them with: sudo apt-get install ${missing[*]}"
+        exit 1
+    fi
+}
+
+# The C libraries Tailor links: SQLite for the store, zlib for gzip.
+require_libraries() {
+    if command -v dpkg-query >/dev/null 2>&1; then
+        require_packages libsqlite3-dev zlib1g-dev
+    elif [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/zlib.h ]; then
+        say "Tailor needs the development files of SQLite 3 and zlib (sqlite3.h, zlib.h);"
+        say "on Debian or Ubuntu: sudo apt-get install libsqlite3-dev zlib1g-dev"
+        exit 1
+    fi
+}
+
+# require_command COMMAND PACKAGE : a tool, from the Debian package that has it.
+require_command() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    if command -v dpkg-query >/dev/null 2>&1; then
+        require_packages "$2"
+    else
+        say "this script needs $1 (Debian package $2)"
+        exit 1
+    fi
+}
