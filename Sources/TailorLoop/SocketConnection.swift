@@ -7,7 +7,9 @@ import Glibc
 /// The socket is registered once, edge-triggered, for reads and writes. The loop
 /// keeps two flags from the last readiness report; a read or write is attempted
 /// while its flag is up and awaits the next edge only after the kernel said
-/// `EAGAIN` (or a short read showed the receive queue empty).
+/// `EAGAIN`. (A short read is not proof of an empty queue: a read that meets
+/// packets still in the socket's backlog returns early, and waiting then for an
+/// edge can wait forever with bytes queued. Seen under CPU contention.)
 ///
 /// Confined to its loop: every method must be called on the loop's thread, which
 /// is where the connection's task runs. That confinement is why it may be
@@ -37,14 +39,11 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
 
     /// Reads what has arrived into `buffer`: the count, or 0 at the end of the stream.
     public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
+        assert(loop.inLoopThread, "a connection is read off its loop")
         while true {
             if readable {
                 let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-                if count > 0 {
-                    // A short read emptied the receive queue: the next byte brings an edge.
-                    if count < buffer.count { readable = false }
-                    return count
-                }
+                if count > 0 { return count }
                 if count == 0 { return 0 }
                 let code = csystem_errno()
                 switch code {
@@ -62,6 +61,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// Writes every byte the vectors point at, suspending while the socket is full.
     /// The vectors are advanced in place as bytes go out.
     public func write(_ vectors: UnsafeMutableBufferPointer<iovec>) async throws {
+        assert(loop.inLoopThread, "a connection is written off its loop")
         var first = 0
         var message = msghdr()
         while first < vectors.count {
