@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // C libraries and the few Linux calls Glibc does not import cleanly.
@@ -39,12 +40,17 @@ let package = Package(
             ]
         ),
 
-        // The application: routes and wiring.
+        // The model on SQLite: connections, statements, schema, and the queries.
+        .target(name: "TailorStore", dependencies: ["CSQLite"]),
+
+        // The application: events, router, handler, builders, view models, cache, routes.
         .target(
             name: "TailorApp",
             dependencies: [
                 "TailorHTTP",
+                "TailorStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
@@ -53,12 +59,15 @@ let package = Package(
             name: "tailor",
             dependencies: [
                 "TailorApp",
+                "TailorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
         .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP"]),
+        .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore"]),
+        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorStore"]),
         .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP"]),
     ]
 )

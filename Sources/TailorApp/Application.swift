@@ -1,16 +1,47 @@
+import Dispatch
+import Synchronization
+import Foundation
 import Logging
 import TailorHTTP
+import TailorStore
 
-/// Tailor assembled: the routes, the static files, and the HTTP server that
-/// serves them.
+/// Tailor assembled: the database, the event path (router → store → handler →
+/// cache), the routes, the static files, and the HTTP server that serves them.
 public final class Application: Sendable {
     public let configuration: TailorConfiguration
     private let server: HTTPServer
+    private let database: Database
+    private let events: EventRouter
+    private let cache: ViewCache
+    private let dates: DateText
+    private let midnight: Task<Void, Never>
+    private let logger: Logger
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration
+        self.logger = logger
+        guard let timeZone = TimeZone(identifier: configuration.timeZone) else {
+            throw ConfigurationError("unknown time zone \(configuration.timeZone); use an IANA name such as Europe/Berlin")
+        }
+        dates = DateText(timeZone: timeZone)
+        let now: @Sendable () -> Int = { Int(Date().timeIntervalSince1970 * 1000) }
+
+        let (database, writer) = try Database.open(path: configuration.databasePath, synchronous: configuration.synchronous)
+        self.database = database
+        guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
+        let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay)
+        cache = ViewCache(budgetBytes: configuration.viewCacheBytes)
+        let handler = EventHandler(cache: cache, onMessage: { message, chat in chatbot.heard(message, in: chat) })
+        events = EventRouter(writer: writer, handler: handler, now: now)
+        chatbot.attach(to: events)
+        let views = ViewModels(database: database, cache: cache, dates: dates, now: now)
+        let context = AppContext(events: events, views: views, auth: Authenticator(database: database))
+
         var router = Router()
         HealthRoutes.register(on: &router)
+        AccountRoutes(context: context).register(on: &router)
+        ChatRoutes(context: context).register(on: &router)
+        OrderRoutes(context: context).register(on: &router)
         var fallback: Router.Handler?
         if let folder = configuration.publicFolder {
             guard let files = StaticFiles(root: folder) else {
@@ -22,19 +53,51 @@ public final class Application: Sendable {
             configuration: configuration.server,
             responder: HTTPResponder(router: router, fallback: fallback),
             logger: logger)
+
+        // Date texts ("Today" becomes "Yesterday") change at midnight, not on writes.
+        let cache = cache
+        let dates = dates
+        midnight = Task.detached {
+            while !Task.isCancelled {
+                let wait = dates.millisecondsUntilMidnight(now: now())
+                try? await Task.sleep(for: .milliseconds(wait + 10))
+                if Task.isCancelled { return }
+                cache.removeAll()
+            }
+        }
     }
 
     /// The port listened on, the chosen one when configured with 0.
     public var port: Int { server.port }
     public var host: String { configuration.server.host }
 
+    /// Adds the demo data when asked and the database has none; returns the
+    /// demo users' tokens when it did.
+    public func seedDemoIfAsked() throws -> (alice: String, bob: String)? {
+        guard configuration.demo else { return nil }
+        let result = Mutex<Result<DemoData.Tokens?, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let events = events
+        let database = database
+        Task {
+            let outcome = await Result(catching: { try await DemoData.seed(events: events, database: database) })
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get().map { ($0.alice, $0.bob) }
+    }
+
     public func start() throws {
         try server.start()
     }
 
-    /// Stops gracefully: no new connections, requests in flight finish.
+    /// Stops gracefully: no new connections, requests in flight finish, then the
+    /// database closes.
     public func shutdown() {
+        midnight.cancel()
         server.shutdown()
+        database.close()
     }
 }
 
@@ -44,5 +107,15 @@ public struct ConfigurationError: Error, CustomStringConvertible {
 
     public init(_ description: String) {
         self.description = description
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorStore
 
 /// Everything `tailor serve` is told: the HTTP server's address and limits, and
 /// what the application serves.
@@ -6,6 +7,17 @@ public struct TailorConfiguration: Sendable {
     public var server = HTTPServerConfiguration()
     /// The folder served at `/`; nil serves no files.
     public var publicFolder: String? = "Public"
+    /// The SQLite file (created with its folder); `:memory:` for a throwaway one.
+    public var databasePath = "data/tailor.sqlite"
+    public var synchronous = Database.Synchronous.normal
+    /// IANA name of the time zone of date texts.
+    public var timeZone = "UTC"
+    /// Seconds before the chatbot reads and answers.
+    public var botDelay = 1.0
+    /// Add the demo users, chats and orders on first start.
+    public var demo = false
+    /// Bytes of encoded view models kept in memory.
+    public var viewCacheBytes = 64 * 1024 * 1024
 
     public init() {}
 }

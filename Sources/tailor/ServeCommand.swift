@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import TailorApp
 import TailorLoop
+import TailorStore
 
 /// `tailor serve`: starts the server and runs until SIGINT or SIGTERM.
 struct ServeCommand: ParsableCommand {
@@ -19,6 +20,24 @@ struct ServeCommand: ParsableCommand {
 
     @Option(name: .customLong("public"), help: "Folder served at /.")
     var publicFolder = "Public"
+
+    @Option(help: "SQLite file, created with its folder; :memory: for a throwaway database.")
+    var db = "data/tailor.sqlite"
+
+    @Option(help: "SQLite synchronous mode: normal (WAL, fast) or full (every commit synced).")
+    var sync = "normal"
+
+    @Option(help: "Time zone of the date texts in view models (IANA name).")
+    var timeZone = "UTC"
+
+    @Option(help: "Seconds before the chatbot reads and answers a message.")
+    var botDelay = 1.0
+
+    @Flag(help: "On first start, add users alice and bob (tokens printed), chats and 100 orders.")
+    var demo = false
+
+    @Option(help: "Bytes of encoded view models kept in memory.")
+    var viewCacheBytes = 64 * 1024 * 1024
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
@@ -57,6 +76,9 @@ struct ServeCommand: ParsableCommand {
         }
         guard headerTimeout > 0, idleTimeout > 0 else { throw ValidationError("timeouts must be positive.") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1.") }
+        guard Database.Synchronous(rawValue: sync) != nil else { throw ValidationError("--sync must be normal or full.") }
+        guard botDelay >= 0 else { throw ValidationError("--bot-delay must not be negative.") }
+        guard viewCacheBytes > 0 else { throw ValidationError("--view-cache-bytes must be positive.") }
     }
 
     func run() throws {
@@ -82,10 +104,19 @@ struct ServeCommand: ParsableCommand {
         configuration.server.headerTimeout = headerTimeout
         configuration.server.idleTimeout = idleTimeout
         configuration.publicFolder = publicFolder
+        configuration.databasePath = db
+        configuration.synchronous = Database.Synchronous(rawValue: sync) ?? .normal
+        configuration.timeZone = timeZone
+        configuration.botDelay = botDelay
+        configuration.demo = demo
+        configuration.viewCacheBytes = viewCacheBytes
 
         let application: Application
         do {
             application = try Application(configuration: configuration, logger: logger)
+            if let tokens = try application.seedDemoIfAsked() {
+                print("demo users added: alice token \(tokens.alice), bob token \(tokens.bob)")
+            }
             try application.start()
         } catch {
             logger.critical("cannot start: \(error)")

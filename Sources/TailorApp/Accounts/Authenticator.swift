@@ -1,0 +1,82 @@
+import Foundation
+import Crypto
+import Synchronization
+import TailorHTTP
+import TailorStore
+
+/// Who a request is: a bearer token or the session cookie, matched by its
+/// SHA-256 hash (tokens are never stored). Known hashes are remembered in memory,
+/// so an authenticated cached GET touches no database.
+final class Authenticator: Sendable {
+    static let cookieName = "tailor_session"
+
+    private let database: Database
+    private let known = Mutex<[[UInt8]: User]>([:])
+    /// Remembered tokens at most; past it the memory starts over.
+    static let maxRemembered = 100_000
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    /// A new token: 256 random bits as 64 hex digits.
+    static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    static func hash(_ token: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(token.utf8)))
+    }
+
+    /// The request's user, or a 401.
+    func user(for request: HTTPRequest) throws -> User {
+        guard let token = Self.token(in: request) else {
+            throw APIError.unauthorized("Sign up, or send a token as Authorization: Bearer TOKEN.")
+        }
+        guard let user = try user(token: token) else { throw APIError.unauthorized("The token is not valid.") }
+        return user
+    }
+
+    func user(token: String) throws -> User? {
+        let hash = Self.hash(token)
+        if let user = known.withLock({ $0[hash] }) { return user }
+        guard let user = try database.read({ try $0.user(tokenHash: hash) }) else { return nil }
+        remember(hash: hash, user: user)
+        return user
+    }
+
+    func remember(hash: [UInt8], user: User) {
+        known.withLock { known in
+            if known.count >= Self.maxRemembered { known.removeAll() }
+            known[hash] = user
+        }
+    }
+
+    /// The bearer token, else the session cookie's value.
+    static func token(in request: HTTPRequest) -> String? {
+        if let authorization = request.headers["authorization"] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                return String(parts[1]).trimmingCharacters(in: .whitespaces)
+            }
+            return nil
+        }
+        for header in request.headers.values("cookie") {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                if trimmed.hasPrefix(cookieName + "=") { return String(trimmed.dropFirst(cookieName.count + 1)) }
+            }
+        }
+        return nil
+    }
+
+    static func sessionCookie(_ token: String) -> HTTPField {
+        HTTPField("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000")
+    }
+
+    static let clearedCookie = HTTPField("Set-Cookie", "\(cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0")
+}

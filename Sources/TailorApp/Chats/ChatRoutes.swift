@@ -1,0 +1,103 @@
+import Foundation
+import TailorHTTP
+import TailorStore
+
+/// The chat list, chats, messages, read receipts and the badge.
+struct ChatRoutes {
+    let context: AppContext
+
+    /// Longest message, in characters after trimming.
+    static let maxMessageLength = 4000
+    /// Longest client id a sender may attach for safe retries.
+    static let maxClientIDLength = 100
+
+    private struct SentMessage: Encodable {
+        let message: MessageViewModel
+    }
+
+    private struct ReadCount: Encodable {
+        let read: Int
+    }
+
+    func register(on router: inout Router) {
+        router.get("/api/chats") { request in
+            let user = try context.auth.user(for: request)
+            return try context.respond(request, user: user, topic: .chats, missing: "chat list")
+        }
+        router.post("/api/chats") { request in try await openChat(request) }
+        router.get("/api/chats/{id}") { request in
+            let user = try context.auth.user(for: request)
+            let id = try AppContext.id(request, missing: "chat")
+            return try context.respond(request, user: user, topic: .chat(id: id, page: try Self.page(request)), missing: "chat")
+        }
+        router.post("/api/chats/{id}/messages") { request in try await send(request) }
+        router.post("/api/chats/{id}/read") { request in
+            let user = try context.auth.user(for: request)
+            let id = try AppContext.id(request, missing: "chat")
+            guard case .messagesRead(_, _, let count) = try await route(.message(.read(chat: id, reader: user.id))) else {
+                throw HTTPError.internalError
+            }
+            return ViewModelEncoding.response(ReadCount(read: count))
+        }
+        router.get("/api/badge") { request in
+            let user = try context.auth.user(for: request)
+            return try context.respond(request, user: user, topic: .badge, missing: "badge")
+        }
+    }
+
+    /// `?limit=` (1–200, default 50) and `?before=MESSAGE_ID`.
+    static func page(_ request: HTTPRequest) throws -> MessagePageRequest {
+        var page = MessagePageRequest.latest
+        if let limit = request.query("limit") {
+            guard let value = Int(limit), (1...200).contains(value) else { throw APIError.invalidQuery("limit must be 1 to 200.") }
+            page.limit = value
+        }
+        if let before = request.query("before") {
+            guard let value = Int(before), value > 0 else { throw APIError.invalidQuery("before must be a message id.") }
+            page.before = value
+        }
+        return page
+    }
+
+    private func openChat(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let user = try context.auth.user(for: request)
+        let contact = try JSONBody(request).string("contact")!.trimmingCharacters(in: .whitespaces)
+        guard contact.lowercased() != user.name.lowercased() else { throw APIError.invalid("You cannot open a chat with yourself.") }
+        let outcome: EventOutcome
+        do {
+            outcome = try await context.events.route(.chat(.open(user: user.id, contact: contact)))
+        } catch StoreError.unknownUser {
+            throw HTTPError(.notFound, code: "unknown_contact", message: "There is no user named \(contact).")
+        }
+        guard case .chatOpened(let chat, _, let created) = outcome else { throw HTTPError.internalError }
+        return try context.respond(request, user: user, topic: .chat(id: chat.id, page: .latest), missing: "chat",
+                                   status: created ? .created : .ok)
+    }
+
+    private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let user = try context.auth.user(for: request)
+        let id = try AppContext.id(request, missing: "chat")
+        let body = try JSONBody(request)
+        let text = try body.string("text")!.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...Self.maxMessageLength).contains(text.count) else {
+            throw APIError.invalid("\"text\" must be 1 to \(Self.maxMessageLength) characters after trimming.")
+        }
+        let clientID = try body.string("clientId", required: false)
+        if let clientID, !(1...Self.maxClientIDLength).contains(clientID.count) {
+            throw APIError.invalid("\"clientId\" must be 1 to \(Self.maxClientIDLength) characters.")
+        }
+        guard case .messageSent(let message, let duplicate) = try await route(.message(.send(chat: id, sender: user.id, text: text, clientID: clientID))) else {
+            throw HTTPError.internalError
+        }
+        let model = ChatViewModelBuilder(dates: context.views.dates).message(for: message, viewer: user, contact: user)
+        return ViewModelEncoding.response(SentMessage(message: model), status: duplicate ? .ok : .created)
+    }
+
+    private func route(_ event: Event) async throws -> EventOutcome {
+        do {
+            return try await context.events.route(event)
+        } catch StoreError.notFound {
+            throw APIError.notFound("chat")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import TailorStore
+
+/// Builds the chat list: newest activity first, with each chat's last message,
+/// its date text and the unread count.
+struct ChatListViewModelBuilder {
+    let dates: DateText
+
+    func build(_ summaries: [ChatSummary], now: Int) -> ChatListViewModel {
+        let items = summaries.map { summary in
+            ChatListItemViewModel(
+                id: String(summary.chatID),
+                contact: summary.contact.name,
+                message: summary.lastMessage?.text ?? "",
+                lastMessageDate: summary.lastMessage.map { dates.text($0.sentAt, now: now) } ?? "",
+                lastMessageAt: summary.lastMessage.map { DateText.iso($0.sentAt) },
+                unreadMessageCount: summary.unreadCount,
+                open: .get("/api/chats/\(summary.chatID)"))
+        }
+        return ChatListViewModel(
+            title: "Chats",
+            unreadTotal: summaries.reduce(0) { $0 + $1.unreadCount },
+            items: items,
+            actions: .init(addChat: .post("/api/chats")))
+    }
+}
+
+/// Builds one chat's screen for one of its two users.
+struct ChatViewModelBuilder {
+    let dates: DateText
+
+    func build(chat: Chat, viewer: User, contact: User, page: MessagePage, request: MessagePageRequest, unread: Int) -> ChatViewModel {
+        let messages = page.messages.map { message(for: $0, viewer: viewer, contact: contact) }
+        let earlier: ActionViewModel? = page.hasEarlier
+            ? .get("/api/chats/\(chat.id)?before=\(page.messages.first!.id)" + (request.limit == MessagePageRequest.latest.limit ? "" : "&limit=\(request.limit)"))
+            : nil
+        return ChatViewModel(
+            id: String(chat.id),
+            title: contact.name,
+            unreadMessageCount: unread,
+            messages: messages,
+            earlier: earlier,
+            actions: .init(send: .post("/api/chats/\(chat.id)/messages"), markRead: .post("/api/chats/\(chat.id)/read")))
+    }
+
+    func message(for message: Message, viewer: User, contact: User) -> MessageViewModel {
+        let mine = message.senderID == viewer.id
+        return MessageViewModel(
+            id: String(message.id),
+            text: message.text,
+            sender: mine ? "me" : "other",
+            senderName: mine ? viewer.name : contact.name,
+            state: message.readAt == nil ? "sent" : "read",
+            time: dates.time(message.sentAt),
+            sentAt: DateText.iso(message.sentAt))
+    }
+}

@@ -1,0 +1,44 @@
+import Synchronization
+import TailorStore
+
+/// The built-in user `bot`: it reads a message sent to it after a delay and
+/// answers, through the same event router as any other source would.
+final class Chatbot: Sendable {
+    let botID: Int
+    let delay: Double
+    private let router = Mutex<EventRouter?>(nil)
+
+    init(botID: Int, delay: Double) {
+        self.botID = botID
+        self.delay = delay
+    }
+
+    /// Connects the bot to the router it answers through (made after the bot).
+    func attach(to router: EventRouter) {
+        self.router.withLock { $0 = router }
+    }
+
+    /// Called for every committed message; answers those sent to the bot.
+    func heard(_ message: Message, in chat: Chat) {
+        guard message.senderID != botID, chat.includes(botID), let router = router.withLock({ $0 }) else { return }
+        let delay = delay
+        let botID = botID
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            _ = try? await router.route(.message(.read(chat: chat.id, reader: botID)))
+            _ = try? await router.route(.message(.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text), clientID: nil)))
+        }
+    }
+
+    /// An answer that shows the bot understood: a greeting back, or the text echoed.
+    static func answer(to text: String) -> String {
+        let lowered = text.lowercased()
+        if ["hi", "hello", "hey", "hallo", "привет"].contains(where: { lowered.hasPrefix($0) }) {
+            return "Hello! I am the Tailor bot. Write me anything and I will answer."
+        }
+        if lowered.hasSuffix("?") {
+            return "Good question: \"\(text)\" — I only echo, but every answer arrives live."
+        }
+        return "You said: \"\(text)\""
+    }
+}

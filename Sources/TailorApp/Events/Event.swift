@@ -1,0 +1,43 @@
+import TailorStore
+
+/// A change someone wants: the one currency of the event path. HTTP handlers,
+/// the chatbot and timers raise events; only the `EventRouter` applies them.
+public enum Event: Sendable {
+    case account(AccountEvent)
+    case chat(ChatEvent)
+    case message(MessageEvent)
+    case order(OrderEvent)
+}
+
+public enum AccountEvent: Sendable {
+    /// A new user, signed in with a token whose hash is kept.
+    case signUp(name: String, tokenHash: [UInt8])
+}
+
+public enum ChatEvent: Sendable {
+    /// `user` opens the chat with the user named `contact` (created if new).
+    case open(user: Int, contact: String)
+}
+
+public enum MessageEvent: Sendable {
+    case send(chat: Int, sender: Int, text: String, clientID: String?)
+    /// `reader` has read everything the other side sent in `chat`.
+    case read(chat: Int, reader: Int)
+}
+
+public enum OrderEvent: Sendable {
+    case place(user: Int, name: String, currency: String, items: [OrderItem])
+    case changeStatus(user: Int, order: Int, to: OrderStatus)
+    case delete(user: Int, order: Int)
+}
+
+/// What applying an event produced, for its source to answer with.
+public enum EventOutcome: Sendable {
+    case signedUp(User)
+    case chatOpened(Chat, contact: User, created: Bool)
+    /// `duplicate` when the client id was seen before and nothing was stored.
+    case messageSent(Message, duplicate: Bool)
+    case messagesRead(chat: Chat, reader: Int, count: Int)
+    case orderChanged(Order)
+    case orderDeleted(user: Int, order: Int)
+}

@@ -1,0 +1,42 @@
+import TailorStore
+
+/// Applies one event to the store, inside the writer's transaction, and says what
+/// it produced. A rule that says no is thrown and undoes only this event.
+struct EventApplier {
+    let store: Store
+
+    func apply(_ event: Event, at now: Int) throws -> EventOutcome {
+        switch event {
+        case .account(.signUp(let name, let tokenHash)):
+            let user = try store.insertUser(name: name, at: now)
+            try store.insertToken(hash: tokenHash, user: user.id, at: now)
+            return .signedUp(user)
+
+        case .chat(.open(let user, let contactName)):
+            guard let contact = try store.user(named: contactName) else { throw StoreError.unknownUser }
+            let (chat, created) = try store.findOrCreateChat(between: user, and: contact.id, at: now)
+            return .chatOpened(chat, contact: contact, created: created)
+
+        case .message(.send(let chatID, let sender, let text, let clientID)):
+            guard let chat = try store.chat(id: chatID), chat.includes(sender) else { throw StoreError.notFound }
+            if let clientID, let earlier = try store.message(chat: chatID, sender: sender, clientID: clientID) {
+                return .messageSent(earlier, duplicate: true)
+            }
+            return .messageSent(try store.insertMessage(chat: chatID, sender: sender, text: text, clientID: clientID, at: now), duplicate: false)
+
+        case .message(.read(let chatID, let reader)):
+            guard let chat = try store.chat(id: chatID), chat.includes(reader) else { throw StoreError.notFound }
+            return .messagesRead(chat: chat, reader: reader, count: try store.markRead(chat: chatID, reader: reader, at: now))
+
+        case .order(.place(let user, let name, let currency, let items)):
+            return .orderChanged(try store.insertOrder(user: user, name: name, currency: currency, items: items, at: now))
+
+        case .order(.changeStatus(let user, let orderID, let status)):
+            return .orderChanged(try store.updateOrderStatus(id: orderID, user: user, to: status))
+
+        case .order(.delete(let user, let orderID)):
+            try store.deleteOrder(id: orderID, user: user)
+            return .orderDeleted(user: user, order: orderID)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Dispatch
+import Synchronization
+import TailorStore
+
+/// The one entry point for changes: applies events in one total order on the
+/// single writer connection, then lets the handler work out what changed.
+///
+/// Events that arrive while a batch is being written wait and are written together
+/// as the next batch, in one transaction (group commit): under load one commit
+/// serves many events. Each event runs in its own savepoint, so one refused event
+/// leaves the rest of its batch alone. A source is answered only after the batch
+/// holding its event is committed.
+public final class EventRouter: Sendable {
+    private struct Pending {
+        let event: Event
+        let continuation: CheckedContinuation<EventOutcome, any Error>
+    }
+
+    private struct Queue {
+        var pending: [Pending] = []
+        var writing = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let writerQueue = DispatchQueue(label: "tailor.writer")
+    private let writer: WriterConnection
+    private let handler: EventHandler
+    private let now: @Sendable () -> Int
+
+    /// The largest batch written in one transaction.
+    static let maxBatch = 512
+
+    init(writer: SQLiteConnection, handler: EventHandler, now: @escaping @Sendable () -> Int) {
+        self.writer = WriterConnection(writer)
+        self.handler = handler
+        self.now = now
+    }
+
+    /// Applies `event` and returns its outcome once it is committed.
+    @discardableResult
+    public func route(_ event: Event) async throws -> EventOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let startWriter = queue.withLock { queue -> Bool in
+                queue.pending.append(Pending(event: event, continuation: continuation))
+                guard !queue.writing else { return false }
+                queue.writing = true
+                return true
+            }
+            if startWriter { writerQueue.async { self.writeBatches() } }
+        }
+    }
+
+    /// Writes batches until no event waits.
+    private func writeBatches() {
+        while true {
+            let batch = queue.withLock { queue -> [Pending] in
+                let taken = Array(queue.pending.prefix(Self.maxBatch))
+                queue.pending.removeFirst(taken.count)
+                if taken.isEmpty { queue.writing = false }
+                return taken
+            }
+            if batch.isEmpty { return }
+            write(batch)
+        }
+    }
+
+    private func write(_ batch: [Pending]) {
+        let connection = writer.connection
+        let store = Store(connection)
+        let applier = EventApplier(store: store)
+        var results: [Result<EventOutcome, any Error>] = []
+        results.reserveCapacity(batch.count)
+        do {
+            try connection.transaction {
+                let time = now()
+                for pending in batch {
+                    results.append(Result { try connection.savepoint { try applier.apply(pending.event, at: time) } })
+                }
+            }
+        } catch {
+            // The commit itself failed: nothing of the batch is stored.
+            for pending in batch { pending.continuation.resume(throwing: error) }
+            return
+        }
+        let outcomes = results.compactMap { try? $0.get() }
+        handler.committed(outcomes, store: store)
+        for (pending, result) in zip(batch, results) {
+            pending.continuation.resume(with: result)
+        }
+    }
+}
+
+/// The writer connection, used only on the router's serial queue; that is why
+/// it may cross into the queue's closures.
+private final class WriterConnection: @unchecked Sendable {
+    let connection: SQLiteConnection
+
+    init(_ connection: SQLiteConnection) {
+        self.connection = connection
+    }
+}

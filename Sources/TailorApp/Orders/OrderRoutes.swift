@@ -1,0 +1,102 @@
+import Foundation
+import TailorHTTP
+import TailorStore
+
+/// Orders: create, list with sort, layout, search and status, details, status
+/// changes, delete.
+struct OrderRoutes {
+    let context: AppContext
+
+    func register(on router: inout Router) {
+        router.post("/api/orders") { request in try await place(request) }
+        router.get("/api/orders") { request in
+            let user = try context.auth.user(for: request)
+            return try context.respond(request, user: user, topic: .orders(try Self.query(request)), missing: "orders list")
+        }
+        router.get("/api/orders/{id}") { request in
+            let user = try context.auth.user(for: request)
+            return try context.respond(request, user: user, topic: .order(id: try AppContext.id(request, missing: "order")), missing: "order")
+        }
+        router.patch("/api/orders/{id}") { request in try await changeStatus(request) }
+        router.delete("/api/orders/{id}") { request in
+            let user = try context.auth.user(for: request)
+            let id = try AppContext.id(request, missing: "order")
+            _ = try await route(.order(.delete(user: user.id, order: id)))
+            return HTTPResponse(status: .noContent)
+        }
+    }
+
+    /// `sort`, `layout`, `q` and `status`; an unknown value is 422.
+    static func query(_ request: HTTPRequest) throws -> OrdersQuery {
+        var query = OrdersQuery.standard
+        if let sort = request.query("sort") {
+            guard let value = OrderSort(rawValue: sort) else { throw APIError.invalidQuery("sort must be newest, oldest or total.") }
+            query.sort = value
+        }
+        if let layout = request.query("layout") {
+            guard let value = OrdersQuery.Layout(rawValue: layout) else { throw APIError.invalidQuery("layout must be list or compact.") }
+            query.layout = value
+        }
+        if let status = request.query("status"), !status.isEmpty {
+            guard let value = OrderStatus(rawValue: status) else {
+                throw APIError.invalidQuery("status must be one of \(OrderStatus.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            query.status = value
+        }
+        if let text = request.query("q") {
+            guard text.count <= 100 else { throw APIError.invalidQuery("q must be at most 100 characters.") }
+            query.text = text.trimmingCharacters(in: .whitespaces)
+        }
+        return query
+    }
+
+    private func place(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let user = try context.auth.user(for: request)
+        let body = try JSONBody(request)
+        let name = try body.string("name")!.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(name.count) else { throw APIError.invalid("\"name\" must be 1 to 100 characters after trimming.") }
+        let currencyCode = try body.string("currency", required: false) ?? Currency.usd.rawValue
+        guard let currency = Currency(rawValue: currencyCode) else {
+            throw APIError.invalid("\"currency\" must be one of \(Currency.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        let itemValues = try body.array("items")
+        guard (1...100).contains(itemValues.count) else { throw APIError.invalid("\"items\" must hold 1 to 100 items.") }
+        let items = try itemValues.enumerated().map { index, value -> OrderItem in
+            guard case .object(let fields) = value else { throw APIError.invalid("items[\(index)] must be an object.") }
+            let item = JSONBody(fields: fields)
+            let title = try item.string("title")!.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (1...200).contains(title.count) else { throw APIError.invalid("items[\(index)].title must be 1 to 200 characters.") }
+            return OrderItem(title: title, quantity: try item.integer("quantity", in: 1...1000),
+                             priceCents: try item.integer("priceCents", in: 0...10_000_000))
+        }
+        guard case .orderChanged(let order) = try await route(.order(.place(user: user.id, name: name, currency: currency.rawValue, items: items))) else {
+            throw HTTPError.internalError
+        }
+        let model = OrderViewModelBuilder(dates: context.views.dates).build(order, now: context.views.now(), withLines: true)
+        return ViewModelEncoding.response(model, status: .created)
+    }
+
+    private func changeStatus(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let user = try context.auth.user(for: request)
+        let id = try AppContext.id(request, missing: "order")
+        let statusText = try JSONBody(request).string("status")!
+        guard let status = OrderStatus(rawValue: statusText) else {
+            throw APIError.invalid("\"status\" must be one of \(OrderStatus.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        guard case .orderChanged(let order) = try await route(.order(.changeStatus(user: user.id, order: id, to: status))) else {
+            throw HTTPError.internalError
+        }
+        let model = OrderViewModelBuilder(dates: context.views.dates).build(order, now: context.views.now(), withLines: true)
+        return ViewModelEncoding.response(model)
+    }
+
+    private func route(_ event: Event) async throws -> EventOutcome {
+        do {
+            return try await context.events.route(event)
+        } catch StoreError.notFound {
+            throw APIError.notFound("order")
+        } catch StoreError.invalidTransition(let from, let to) {
+            throw APIError.conflict("invalid_transition", "An order that is \(from.rawValue) cannot become \(to.rawValue).")
+        }
+    }
+}

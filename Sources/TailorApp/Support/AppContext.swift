@@ -1,0 +1,24 @@
+import TailorHTTP
+import TailorStore
+
+/// What route handlers share: the event path, the view models, and who is asking.
+struct AppContext: Sendable {
+    let events: EventRouter
+    let views: ViewModels
+    let auth: Authenticator
+
+    /// The cached view model of `topic` for `user`, answered as `request` asks
+    /// (gzip, 304), or 404 when it is not theirs.
+    func respond(_ request: HTTPRequest, user: User, topic: Topic, missing: String, status: HTTPStatus = .ok) throws -> HTTPResponse {
+        guard let representation = try views.representation(for: ViewKey(user: user.id, topic: topic)) else {
+            throw APIError.notFound(missing)
+        }
+        return representation.response(to: request, status: status)
+    }
+
+    /// A path parameter that must be an id: anything else names nothing (404).
+    static func id(_ request: HTTPRequest, _ name: String = "id", missing: String) throws -> Int {
+        guard let text = request.parameter(name), let id = Int(text), id > 0 else { throw APIError.notFound(missing) }
+        return id
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import TailorHTTP
+
+/// Any JSON value, decoded without a schema so each field can be checked with a
+/// message that says what is wrong.
+indirect enum JSONValue: Decodable, Sendable {
+    case object([String: JSONValue])
+    case array([JSONValue])
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+}
+
+/// A request's JSON object body, checked field by field: not JSON is 400, not
+/// declared as JSON is 415, not an object or a wrong field is 422.
+struct JSONBody {
+    let fields: [String: JSONValue]
+
+    init(_ request: HTTPRequest) throws {
+        guard let type = request.headers["content-type"]?.lowercased(),
+              type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
+            throw APIError.notJSON
+        }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)) else { throw APIError.malformedJSON }
+        guard case .object(let fields) = value else { throw APIError.invalid("The body must be a JSON object.") }
+        self.fields = fields
+    }
+
+    init(fields: [String: JSONValue]) {
+        self.fields = fields
+    }
+
+    /// A string field; nil when absent and not `required`.
+    func string(_ name: String, required: Bool = true) throws -> String? {
+        switch fields[name] {
+        case .string(let value): return value
+        case nil, .null?: if required { throw APIError.invalid("\"\(name)\" is required.") } else { return nil }
+        default: throw APIError.invalid("\"\(name)\" must be a string.")
+        }
+    }
+
+    /// A whole-number field within `range`.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int {
+        guard case .number(let value)? = fields[name] else { throw APIError.invalid("\"\(name)\" must be a whole number.") }
+        guard value == value.rounded(), let whole = Int(exactly: value), range.contains(whole) else {
+            throw APIError.invalid("\"\(name)\" must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+        }
+        return whole
+    }
+
+    func array(_ name: String) throws -> [JSONValue] {
+        guard case .array(let values)? = fields[name] else { throw APIError.invalid("\"\(name)\" must be an array.") }
+        return values
+    }
+}

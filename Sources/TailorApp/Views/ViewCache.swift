@@ -1,0 +1,99 @@
+import Synchronization
+import TailorHTTP
+
+/// Every view model built, encoded once into a `CachedRepresentation` (bytes,
+/// gzip, ETags), until a change touches it; bounded by a byte budget, least
+/// recently used first out.
+///
+/// A read that missed builds from a reader connection and then offers its result.
+/// A write that committed meanwhile may have made that result stale, so every
+/// change bumps a sequence number and an offer is taken only if the sequence is
+/// still the one seen before the read began.
+final class ViewCache: Sendable {
+    private struct Entry {
+        let representation: CachedRepresentation
+        var lastUsed: UInt64
+    }
+
+    private struct State {
+        var entries: [Int: [Topic: Entry]] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+        var sequence: UInt64 = 0
+    }
+
+    let budgetBytes: Int
+    private let state = Mutex(State())
+
+    init(budgetBytes: Int) {
+        self.budgetBytes = budgetBytes
+    }
+
+    /// The sequence to pass to `offer` for a build that starts now.
+    var sequence: UInt64 { state.withLock { $0.sequence } }
+
+    func lookup(_ key: ViewKey) -> CachedRepresentation? {
+        state.withLock { state in
+            guard var entry = state.entries[key.user]?[key.topic] else { return nil }
+            state.clock += 1
+            entry.lastUsed = state.clock
+            state.entries[key.user]![key.topic] = entry
+            return entry.representation
+        }
+    }
+
+    /// Keeps `representation` unless a change happened since `sequence`.
+    func offer(_ representation: CachedRepresentation, for key: ViewKey, builtAfter sequence: UInt64) {
+        let size = representation.byteCount
+        guard size <= budgetBytes / 4 else { return }
+        state.withLock { state in
+            guard state.sequence == sequence else { return }
+            state.clock += 1
+            if let old = state.entries[key.user]?.updateValue(Entry(representation: representation, lastUsed: state.clock), forKey: key.topic) {
+                state.bytes -= old.representation.byteCount
+            } else {
+                state.entries[key.user, default: [:]][key.topic] = Entry(representation: representation, lastUsed: state.clock)
+            }
+            state.bytes += size
+            if state.bytes > budgetBytes { evict(&state) }
+        }
+    }
+
+    /// Drops what `changes` touched.
+    func apply(_ changes: Set<TopicChange>) {
+        state.withLock { state in
+            state.sequence += 1
+            for change in changes {
+                guard let topics = state.entries[change.user] else { continue }
+                for (topic, entry) in topics where change.touches(topic) {
+                    state.entries[change.user]![topic] = nil
+                    state.bytes -= entry.representation.byteCount
+                }
+            }
+        }
+    }
+
+    /// Drops everything, e.g. when date texts roll over at midnight.
+    func removeAll() {
+        state.withLock { state in
+            state.sequence += 1
+            state.entries.removeAll()
+            state.bytes = 0
+        }
+    }
+
+    var byteCount: Int { state.withLock { $0.bytes } }
+
+    /// Removes the least recently used entries until a quarter of the budget is free.
+    private func evict(_ state: inout State) {
+        var all: [(user: Int, topic: Topic, lastUsed: UInt64, bytes: Int)] = []
+        for (user, topics) in state.entries {
+            for (topic, entry) in topics { all.append((user, topic, entry.lastUsed, entry.representation.byteCount)) }
+        }
+        all.sort { $0.lastUsed < $1.lastUsed }
+        for victim in all where state.bytes > budgetBytes * 3 / 4 {
+            state.entries[victim.user]![victim.topic] = nil
+            state.bytes -= victim.bytes
+        }
+    }
+}

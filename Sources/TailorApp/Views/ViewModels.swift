@@ -1,0 +1,53 @@
+import TailorHTTP
+import TailorStore
+
+/// The view models of every user, answered from the cache or built from the
+/// model on a reader connection, encoded once, and offered to the cache.
+final class ViewModels: Sendable {
+    let database: Database
+    let cache: ViewCache
+    let dates: DateText
+    let now: @Sendable () -> Int
+
+    init(database: Database, cache: ViewCache, dates: DateText, now: @escaping @Sendable () -> Int) {
+        self.database = database
+        self.cache = cache
+        self.dates = dates
+        self.now = now
+    }
+
+    /// The encoded view model, or nil when the topic is not this user's to see
+    /// (an unknown id, or another user's chat or order).
+    func representation(for key: ViewKey) throws -> CachedRepresentation? {
+        if let cached = cache.lookup(key) { return cached }
+        let sequence = cache.sequence
+        guard let built = try database.read({ try build(key, from: $0) }) else { return nil }
+        cache.offer(built, for: key, builtAfter: sequence)
+        return built
+    }
+
+    func build(_ key: ViewKey, from store: Store) throws -> CachedRepresentation? {
+        let now = now()
+        switch key.topic {
+        case .chats:
+            let summaries = try store.chatSummaries(of: key.user)
+            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, now: now))
+        case .badge:
+            return ViewModelEncoding.representation(BadgeViewModel(unread: try store.unreadTotal(of: key.user)))
+        case .chat(let id, let page):
+            guard let chat = try store.chat(id: id), chat.includes(key.user),
+                  let viewer = try store.user(id: key.user), let contact = try store.user(id: chat.contact(of: key.user))
+            else { return nil }
+            let messages = try store.messages(chat: id, before: page.before, limit: page.limit)
+            let unread = try store.unreadCount(chat: id, reader: key.user)
+            let model = ChatViewModelBuilder(dates: dates).build(chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread)
+            return ViewModelEncoding.representation(model)
+        case .orders(let query):
+            let orders = try store.orders(of: key.user, status: query.status, matching: query.text, sort: query.sort)
+            return ViewModelEncoding.representation(OrderViewModelBuilder(dates: dates).buildList(orders, query: query, now: now))
+        case .order(let id):
+            guard let order = try store.order(id: id, user: key.user) else { return nil }
+            return ViewModelEncoding.representation(OrderViewModelBuilder(dates: dates).build(order, now: now, withLines: true))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+extension Store {
+    /// Creates a user; the name is unique ignoring case.
+    public func insertUser(name: String, at now: Int) throws -> User {
+        do {
+            try connection.run("INSERT INTO users (name, name_key, created_at) VALUES (?, ?, ?)", name, name.lowercased(), now)
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw StoreError.nameTaken
+        }
+        return User(id: connection.lastInsertRowID, name: name)
+    }
+
+    public func insertToken(hash: [UInt8], user: Int, at now: Int) throws {
+        try connection.run("INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)", hash, user, now)
+    }
+
+    public func deleteToken(hash: [UInt8]) throws {
+        try connection.run("DELETE FROM tokens WHERE hash = ?", hash)
+    }
+
+    public func user(tokenHash: [UInt8]) throws -> User? {
+        try connection.first("SELECT u.id, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?", tokenHash) {
+            User(id: $0.int(0), name: $0.text(1))
+        }
+    }
+
+    public func user(id: Int) throws -> User? {
+        try connection.first("SELECT id, name FROM users WHERE id = ?", id) { User(id: $0.int(0), name: $0.text(1)) }
+    }
+
+    /// The user with this name, ignoring case.
+    public func user(named name: String) throws -> User? {
+        try connection.first("SELECT id, name FROM users WHERE name_key = ?", name.lowercased()) { User(id: $0.int(0), name: $0.text(1)) }
+    }
+}

@@ -1,0 +1,103 @@
+extension Store {
+    // MARK: Writes
+
+    /// The chat of the pair, created if there is none; `created` says which.
+    public func findOrCreateChat(between first: Int, and second: Int, at now: Int) throws -> (chat: Chat, created: Bool) {
+        let (a, b) = (min(first, second), max(first, second))
+        if let chat = try chat(between: a, and: b) { return (chat, false) }
+        try connection.run("INSERT INTO chats (user_a, user_b, created_at, last_activity_at) VALUES (?, ?, ?, ?)", a, b, now, now)
+        return (Chat(id: connection.lastInsertRowID, userA: a, userB: b, createdAt: now), true)
+    }
+
+    public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, at now: Int) throws -> Message {
+        try connection.run("INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)",
+                           chat, sender, text, clientID, now)
+        let message = Message(id: connection.lastInsertRowID, chatID: chat, senderID: sender, text: text,
+                              clientID: clientID, sentAt: now, readAt: nil)
+        try connection.run("UPDATE chats SET last_activity_at = ? WHERE id = ?", now, chat)
+        return message
+    }
+
+    /// Marks every unread message the other side sent as read; returns how many.
+    public func markRead(chat: Int, reader: Int, at now: Int) throws -> Int {
+        try connection.run("UPDATE messages SET read_at = ? WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL", now, chat, reader)
+    }
+
+    // MARK: Reads
+
+    public func chat(id: Int) throws -> Chat? {
+        try connection.first("SELECT id, user_a, user_b, created_at FROM chats WHERE id = ?", id, row: Self.chat)
+    }
+
+    public func chat(between first: Int, and second: Int) throws -> Chat? {
+        try connection.first("SELECT id, user_a, user_b, created_at FROM chats WHERE user_a = ? AND user_b = ?",
+                             min(first, second), max(first, second), row: Self.chat)
+    }
+
+    /// The message `sender` sent earlier in `chat` with this client id, if any.
+    public func message(chat: Int, sender: Int, clientID: String) throws -> Message? {
+        try connection.first("""
+            SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages
+            WHERE chat_id = ? AND sender_id = ? AND client_id = ?
+            """, chat, sender, clientID, row: Self.message)
+    }
+
+    /// A user's chats, most recent activity first, each with its last message and
+    /// the user's unread count.
+    public func chatSummaries(of user: Int) throws -> [ChatSummary] {
+        try connection.query("""
+            SELECT c.id, c.created_at, u.id, u.name,
+                   m.id, m.sender_id, m.text, m.client_id, m.sent_at, m.read_at,
+                   (SELECT count(*) FROM messages r WHERE r.chat_id = c.id AND r.sender_id <> ?1 AND r.read_at IS NULL)
+            FROM chats c
+            JOIN users u ON u.id = CASE WHEN c.user_a = ?1 THEN c.user_b ELSE c.user_a END
+            LEFT JOIN messages m ON m.id = (SELECT max(id) FROM messages WHERE chat_id = c.id)
+            WHERE c.user_a = ?1 OR c.user_b = ?1
+            ORDER BY c.last_activity_at DESC, c.id DESC
+            """, user) { row in
+            let chatID = row.int(0)
+            let last = row.optionalInt(4).map {
+                Message(id: $0, chatID: chatID, senderID: row.int(5), text: row.text(6), clientID: row.optionalText(7),
+                        sentAt: row.int(8), readAt: row.optionalInt(9))
+            }
+            return ChatSummary(chatID: chatID, contact: User(id: row.int(2), name: row.text(3)), createdAt: row.int(1),
+                               lastMessage: last, unreadCount: row.int(10))
+        }
+    }
+
+    /// Up to `limit` messages before `beforeID` (or the latest), oldest first.
+    public func messages(chat: Int, before beforeID: Int?, limit: Int) throws -> MessagePage {
+        var newestFirst = try connection.query("""
+            SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages
+            WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?
+            """, chat, beforeID ?? Int.max, limit + 1, row: Self.message)
+        let hasEarlier = newestFirst.count > limit
+        if hasEarlier { newestFirst.removeLast() }
+        return MessagePage(messages: newestFirst.reversed(), hasEarlier: hasEarlier)
+    }
+
+    public func message(id: Int) throws -> Message? {
+        try connection.first("SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages WHERE id = ?", id, row: Self.message)
+    }
+
+    public func unreadCount(chat: Int, reader: Int) throws -> Int {
+        try connection.first("SELECT count(*) FROM messages WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL", chat, reader) { $0.int(0) } ?? 0
+    }
+
+    /// Unread messages over all of a user's chats.
+    public func unreadTotal(of user: Int) throws -> Int {
+        try connection.first("""
+            SELECT count(*) FROM messages m JOIN chats c ON c.id = m.chat_id
+            WHERE (c.user_a = ?1 OR c.user_b = ?1) AND m.sender_id <> ?1 AND m.read_at IS NULL
+            """, user) { $0.int(0) } ?? 0
+    }
+
+    static func chat(_ row: SQLiteRow) -> Chat {
+        Chat(id: row.int(0), userA: row.int(1), userB: row.int(2), createdAt: row.int(3))
+    }
+
+    static func message(_ row: SQLiteRow) -> Message {
+        Message(id: row.int(0), chatID: row.int(1), senderID: row.int(2), text: row.text(3), clientID: row.optionalText(4),
+                sentAt: row.int(5), readAt: row.optionalInt(6))
+    }
+}

@@ -1,0 +1,73 @@
+extension Store {
+    // MARK: Writes
+
+    public func insertOrder(user: Int, name: String, currency: String, items: [OrderItem], at now: Int) throws -> Order {
+        let total = items.reduce(0) { $0 + $1.quantity * $1.priceCents }
+        let pieces = items.reduce(0) { $0 + $1.quantity }
+        try connection.run("""
+            INSERT INTO orders (user_id, name, currency, status, total_cents, item_count, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, user, name, currency, OrderStatus.placed.rawValue, total, pieces, now)
+        let id = connection.lastInsertRowID
+        for (position, item) in items.enumerated() {
+            try connection.run("INSERT INTO order_items (order_id, position, title, quantity, price_cents) VALUES (?, ?, ?, ?, ?)",
+                               id, position, item.title, item.quantity, item.priceCents)
+        }
+        return Order(id: id, userID: user, name: name, currency: currency, status: .placed, totalCents: total,
+                     itemCount: pieces, createdAt: now, items: items)
+    }
+
+    /// Moves an order of `user` to `status` if its rules allow it.
+    public func updateOrderStatus(id: Int, user: Int, to status: OrderStatus) throws -> Order {
+        guard let order = try order(id: id, user: user) else { throw StoreError.notFound }
+        guard order.status.canMove(to: status) else { throw StoreError.invalidTransition(from: order.status, to: status) }
+        try connection.run("UPDATE orders SET status = ? WHERE id = ?", status.rawValue, id)
+        return Order(id: order.id, userID: order.userID, name: order.name, currency: order.currency, status: status,
+                     totalCents: order.totalCents, itemCount: order.itemCount, createdAt: order.createdAt, items: order.items)
+    }
+
+    public func deleteOrder(id: Int, user: Int) throws {
+        guard try connection.run("DELETE FROM orders WHERE id = ? AND user_id = ?", id, user) == 1 else { throw StoreError.notFound }
+    }
+
+    // MARK: Reads
+
+    /// An order of `user` with its lines; another user's order is nil.
+    public func order(id: Int, user: Int) throws -> Order? {
+        guard let order = try connection.first("""
+            SELECT id, user_id, name, currency, status, total_cents, item_count, created_at FROM orders WHERE id = ? AND user_id = ?
+            """, id, user, row: { Self.order($0, items: []) }) else { return nil }
+        let items = try connection.query("SELECT title, quantity, price_cents FROM order_items WHERE order_id = ? ORDER BY position", id) {
+            OrderItem(title: $0.text(0), quantity: $0.int(1), priceCents: $0.int(2))
+        }
+        return Self.withItems(order, items)
+    }
+
+    /// A user's orders without lines, filtered by status and by `text` in the
+    /// name or an item title (ignoring case), in `sort` order.
+    public func orders(of user: Int, status: OrderStatus?, matching text: String, sort: OrderSort) throws -> [Order] {
+        let order = switch sort {
+        case .newest: "id DESC"
+        case .oldest: "id ASC"
+        case .total: "total_cents DESC, id DESC"
+        }
+        return try connection.query("""
+            SELECT id, user_id, name, currency, status, total_cents, item_count, created_at FROM orders
+            WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)
+              AND (?3 = '' OR instr(lower(name), lower(?3)) > 0
+                   OR EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = orders.id AND instr(lower(i.title), lower(?3)) > 0))
+            ORDER BY \(order)
+            """, user, status?.rawValue, text) { Self.order($0, items: []) }
+    }
+
+    static func order(_ row: SQLiteRow, items: [OrderItem]) -> Order {
+        Order(id: row.int(0), userID: row.int(1), name: row.text(2), currency: row.text(3),
+              status: OrderStatus(rawValue: row.text(4)) ?? .placed, totalCents: row.int(5), itemCount: row.int(6),
+              createdAt: row.int(7), items: items)
+    }
+
+    static func withItems(_ order: Order, _ items: [OrderItem]) -> Order {
+        Order(id: order.id, userID: order.userID, name: order.name, currency: order.currency, status: order.status,
+              totalCents: order.totalCents, itemCount: order.itemCount, createdAt: order.createdAt, items: items)
+    }
+}

@@ -1,0 +1,124 @@
+import CSQLite
+
+/// One SQLite connection, used by one thread at a time (opened `NOMUTEX`).
+///
+/// Statements are prepared once per SQL text and reused; SQLite's errors become
+/// `SQLiteError`s that carry its message and the SQL.
+public final class SQLiteConnection {
+    let handle: OpaquePointer
+    public let path: String
+    private var statements: [String: SQLiteStatement] = [:]
+
+    public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws {
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: status, connection: handle)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows (schema, pragmas).
+    public func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if let message { sqlite3_free(message) }
+        guard status == SQLITE_OK else { throw error(status, sql: sql) }
+    }
+
+    /// Runs one statement with parameters; returns how many rows it changed.
+    @discardableResult
+    public func run(_ sql: String, _ values: any SQLiteBindable...) throws -> Int {
+        let statement = try prepared(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs one query and maps each row.
+    public func query<Row>(_ sql: String, _ values: any SQLiteBindable..., row: (SQLiteRow) throws -> Row) throws -> [Row] {
+        try query(sql, values, row: row)
+    }
+
+    public func query<Row>(_ sql: String, _ values: [any SQLiteBindable], row: (SQLiteRow) throws -> Row) throws -> [Row] {
+        let statement = try prepared(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        var rows: [Row] = []
+        while try statement.step() {
+            rows.append(try row(SQLiteRow(statement: statement.handle)))
+        }
+        return rows
+    }
+
+    /// The first row of a query, or nil.
+    public func first<Row>(_ sql: String, _ values: any SQLiteBindable..., row: (SQLiteRow) throws -> Row) throws -> Row? {
+        let statement = try prepared(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? try row(SQLiteRow(statement: statement.handle)) : nil
+    }
+
+    public var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
+
+    /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint of the open transaction: if it throws, only
+    /// its own changes are undone.
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try execute("SAVEPOINT event")
+        do {
+            let result = try body()
+            try execute("RELEASE event")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO event")
+            try? execute("RELEASE event")
+            throw error
+        }
+    }
+
+    /// An integer pragma's value.
+    public func pragma(_ name: String) throws -> Int {
+        try first("PRAGMA \(name)") { $0.int(0) } ?? 0
+    }
+
+    func prepared(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        var handle: OpaquePointer?
+        let status = sqlite3_prepare_v3(self.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard status == SQLITE_OK, let handle else { throw error(status, sql: sql) }
+        let statement = SQLiteStatement(handle: handle, sql: sql, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    func error(_ status: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: status, connection: handle, sql: sql)
+    }
+}

@@ -1,0 +1,22 @@
+import CSQLite
+
+/// A failed SQLite call: the extended result code, SQLite's own message, and the
+/// statement it came from.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+    public let sql: String?
+
+    init(code: Int32, connection: OpaquePointer?, sql: String? = nil) {
+        self.code = code
+        message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        self.sql = sql
+    }
+
+    public var description: String {
+        "SQLite error \(code): \(message)" + (sql.map { " in: \($0)" } ?? "")
+    }
+
+    /// A UNIQUE, CHECK, NOT NULL or foreign-key rule said no.
+    public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
+}
