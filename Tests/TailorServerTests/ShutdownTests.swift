@@ -16,7 +16,8 @@ import Testing
 
         init(arguments: [String] = []) throws {
             process.executableURL = ShutdownTests.executable
-            process.arguments = ["serve", "--port", "0", "--public", FileManager.default.temporaryDirectory.path] + arguments
+            process.arguments = ["serve", "--port", "0", "--public", FileManager.default.temporaryDirectory.path,
+                                 "--db", ":memory:"] + arguments
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -57,8 +58,10 @@ import Testing
         #expect(try busy.readResponse().status == 200)
         // A request that is only half sent when the signal comes.
         try busy.send("GET /healthz HTTP/1.1\r\nHost: te")
-        usleep(50_000)
         kill(server.process.processIdentifier, signal)
+        // Draining has begun once the listener is closed: new connections are refused.
+        let giveUp = Date().addingTimeInterval(3)
+        while Date() < giveUp, (try? RawClient(port: server.port)) != nil { usleep(10_000) }
         try busy.send("st\r\n\r\n")
         let last = try busy.readResponse()
         #expect(last.status == 200)
@@ -71,7 +74,7 @@ import Testing
         let first = try RunningServer()
         let second = Process()
         second.executableURL = Self.executable
-        second.arguments = ["serve", "--port", "\(first.port)", "--public", FileManager.default.temporaryDirectory.path]
+        second.arguments = ["serve", "--port", "\(first.port)", "--public", FileManager.default.temporaryDirectory.path, "--db", ":memory:"]
         second.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         second.standardError = errors

@@ -25,6 +25,14 @@ public struct ChatSummary: Sendable, Equatable {
     public let createdAt: Int
     public let lastMessage: Message?
     public let unreadCount: Int
+
+    public init(chatID: Int, contact: User, createdAt: Int, lastMessage: Message?, unreadCount: Int) {
+        self.chatID = chatID
+        self.contact = contact
+        self.createdAt = createdAt
+        self.lastMessage = lastMessage
+        self.unreadCount = unreadCount
+    }
 }
 
 /// A chat's messages as one page, oldest first.
@@ -32,4 +40,9 @@ public struct MessagePage: Sendable, Equatable {
     public let messages: [Message]
     /// Whether older messages exist before the first one.
     public let hasEarlier: Bool
+
+    public init(messages: [Message], hasEarlier: Bool) {
+        self.messages = messages
+        self.hasEarlier = hasEarlier
+    }
 }

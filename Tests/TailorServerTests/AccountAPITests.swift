@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Sign-up, tokens, the session cookie, and the order of checks: route, then credentials.
+@Suite struct AccountAPITests {
+    @Test func signUpGivesATokenACookieAndMe() throws {
+        let app = try TestApp()
+        let client = try app.client()
+        let response = try client.send("POST", "/api/users", json: #"{"name":"Alice_1"}"#)
+        #expect(response.status == 201)
+        let user = try #require(response.json["user"] as? [String: Any])
+        #expect(user["name"] as? String == "Alice_1")
+        #expect(user["id"] is String)
+        let token = try #require(response.json["token"] as? String)
+        #expect(token.count >= 32)
+        let cookie = try #require(response.header("set-cookie"))
+        #expect(cookie.hasPrefix("tailor_session=\(token);"))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+
+        // The cookie alone authenticates, as it does for a browser's EventSource.
+        let browser = try app.client()
+        let me = try browser.get("/api/me", headers: ["Cookie: other=1; tailor_session=\(token)"])
+        #expect(me.status == 200)
+        #expect((me.json["user"] as? [String: Any])?["name"] as? String == "Alice_1")
+    }
+
+    @Test(arguments: [
+        (#"{"name":""}"#, 422), (#"{"name":"has space"}"#, 422), (#"{"name":"ünïcode"}"#, 422),
+        (#"{"name":"\#(String(repeating: "a", count: 33))"}"#, 422), (#"{"name":5}"#, 422), (#"{}"#, 422),
+        (#"["alice"]"#, 422), (#"{"name":"#, 400), (#"{"name":"bot"}"#, 409), (#"{"name":"BOT"}"#, 409),
+    ])
+    func badNamesAreRefused(body: String, status: Int) throws {
+        let app = try TestApp()
+        let response = try app.client().send("POST", "/api/users", json: body)
+        #expect(response.status == status, "\(body)")
+        #expect(response.errorCode != nil)
+    }
+
+    @Test func namesAreUniqueIgnoringCase() throws {
+        let app = try TestApp()
+        _ = try app.user("carol")
+        let again = try app.client().send("POST", "/api/users", json: #"{"name":"CAROL"}"#)
+        #expect(again.status == 409)
+        #expect(again.errorCode == "name_taken")
+    }
+
+    @Test func aBodyWithoutJSONContentTypeIs415() throws {
+        let app = try TestApp()
+        let response = try app.client().send("POST", "/api/users", json: #"{"name":"dave"}"#, contentType: "text/plain")
+        #expect(response.status == 415)
+    }
+
+    @Test func credentialsAreCheckedAfterRouting() throws {
+        let app = try TestApp()
+        let anonymous = try app.client()
+        #expect(try anonymous.get("/api/nothing-here").status == 404)
+        #expect(try anonymous.send("PUT", "/api/chats").status == 405)
+        let missing = try anonymous.get("/api/me")
+        #expect(missing.status == 401)
+        #expect(missing.errorCode == "unauthorized")
+        anonymous.token = "0000"
+        #expect(try anonymous.get("/api/chats").status == 401)
+        #expect(try app.client().get("/healthz").status == 200)
+    }
+
+    @Test func signInWithATokenAndSignOut() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let newBrowser = try app.client()
+        let signedIn = try newBrowser.send("POST", "/api/session", json: #"{"token":"\#(alice.token!)"}"#)
+        #expect(signedIn.status == 200)
+        #expect(signedIn.header("set-cookie")?.hasPrefix("tailor_session=\(alice.token!)") == true)
+        #expect(try newBrowser.send("POST", "/api/session", json: #"{"token":"nope"}"#).status == 401)
+        let signedOut = try alice.send("DELETE", "/api/session")
+        #expect(signedOut.status == 204)
+        #expect(signedOut.header("set-cookie")?.contains("Max-Age=0") == true)
+    }
+}

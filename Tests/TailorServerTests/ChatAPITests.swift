@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+
+/// Chats, messages, read receipts, the badge, the chatbot, and isolation.
+@Suite struct ChatAPITests {
+    @Test func openingAChatIsOncePerPair() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let bob = try app.user("bob")
+        let created = try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#)
+        #expect(created.status == 201)
+        #expect(created.json["title"] as? String == "bob")
+        let id = try #require(created.json["id"] as? String)
+        let again = try bob.send("POST", "/api/chats", json: #"{"contact":"ALICE"}"#)
+        #expect(again.status == 200)
+        #expect(again.json["id"] as? String == id)
+        #expect(again.json["title"] as? String == "alice")
+
+        let unknown = try alice.send("POST", "/api/chats", json: #"{"contact":"nobody"}"#)
+        #expect(unknown.status == 404)
+        #expect(unknown.errorCode == "unknown_contact")
+        #expect(try alice.send("POST", "/api/chats", json: #"{"contact":"alice"}"#).status == 422)
+        #expect(try alice.send("POST", "/api/chats", json: #"{"contact":7}"#).status == 422)
+    }
+
+    @Test func aMessageReachesTheOtherSideWithCountsAndBadge() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let bob = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        #expect(try bob.get("/api/badge").json["unread"] as? Int == 0)
+        let sent = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"  Hi Bob!  ","clientId":"c-1"}"#)
+        #expect(sent.status == 201)
+        let message = try #require(sent.json["message"] as? [String: Any])
+        #expect(message["text"] as? String == "Hi Bob!")
+        #expect(message["sender"] as? String == "me")
+        #expect(message["state"] as? String == "sent")
+
+        let list = try bob.get("/api/chats").json
+        #expect(list["unreadTotal"] as? Int == 1)
+        let item = try #require((list["items"] as? [[String: Any]])?.first)
+        #expect(item["contact"] as? String == "alice")
+        #expect(item["message"] as? String == "Hi Bob!")
+        #expect(item["unreadMessageCount"] as? Int == 1)
+        #expect(try bob.get("/api/badge").json["unread"] as? Int == 1)
+        let bobsView = try bob.get("/api/chats/\(chatID)").json
+        #expect(((bobsView["messages"] as? [[String: Any]])?.first?["sender"]) as? String == "other")
+
+        // Bob reads: his counts drop, Alice sees the read state.
+        let read = try bob.send("POST", "/api/chats/\(chatID)/read")
+        #expect(read.json["read"] as? Int == 1)
+        #expect(try bob.send("POST", "/api/chats/\(chatID)/read").json["read"] as? Int == 0)
+        #expect(try bob.get("/api/badge").json["unread"] as? Int == 0)
+        let alicesView = try alice.get("/api/chats/\(chatID)").json
+        #expect(((alicesView["messages"] as? [[String: Any]])?.first?["state"]) as? String == "read")
+    }
+
+    @Test func theSameClientIdIsStoredOnce() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let first = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"retry-1"}"#)
+        let retry = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"retry-1"}"#)
+        #expect(first.status == 201)
+        #expect(retry.status == 200)
+        #expect((retry.json["message"] as? [String: Any])?["id"] as? String == (first.json["message"] as? [String: Any])?["id"] as? String)
+        #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.count == 1)
+    }
+
+    @Test(arguments: [
+        (#"{"text":"   "}"#, 422), (#"{"text":""}"#, 422), (#"{}"#, 422), (#"{"text":1}"#, 422),
+        (#"{"text":"ok","clientId":5}"#, 422), (#"not json"#, 400), (#""just a string""#, 422),
+    ])
+    func badMessagesAreRefusedAndStoreNothing(body: String, status: Int) throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: body).status == status)
+        #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func textLengthCountsCharacters() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let longest = String(repeating: "é", count: 4000)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(longest)"}"#).status == 201)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(longest)x"}"#).status == 422)
+    }
+
+    @Test func pagesGoBackWithEarlier() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        for index in 1...7 {
+            try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#)
+        }
+        let latest = try alice.get("/api/chats/\(chatID)?limit=3").json
+        #expect((latest["messages"] as? [[String: Any]])?.map { $0["text"] as! String } == ["m5", "m6", "m7"])
+        let earlier = try #require((latest["earlier"] as? [String: Any])?["href"] as? String)
+        let before = try alice.get(earlier).json
+        #expect((before["messages"] as? [[String: Any]])?.map { $0["text"] as! String } == ["m2", "m3", "m4"])
+        let first = try alice.get(try #require((before["earlier"] as? [String: Any])?["href"] as? String)).json
+        #expect((first["messages"] as? [[String: Any]])?.map { $0["text"] as! String } == ["m1"])
+        #expect(first["earlier"] is NSNull)
+        #expect(try alice.get("/api/chats/\(chatID)?limit=201").status == 422)
+        #expect(try alice.get("/api/chats/\(chatID)?limit=x").status == 422)
+    }
+
+    @Test func theChatListPutsTheNewestActivityFirst() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        _ = try app.user("carol")
+        let withBob = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        _ = try alice.send("POST", "/api/chats", json: #"{"contact":"carol"}"#)
+        #expect((try alice.get("/api/chats").json["items"] as? [[String: Any]])?.map { $0["contact"] as! String } == ["carol", "bob"])
+        try alice.send("POST", "/api/chats/\(withBob)/messages", json: #"{"text":"later"}"#)
+        let list = try alice.get("/api/chats").json
+        let items = try #require(list["items"] as? [[String: Any]])
+        #expect(items.map { $0["contact"] as! String } == ["bob", "carol"])
+        #expect(items[1]["lastMessageAt"] is NSNull)
+        #expect(items[1]["message"] as? String == "")
+    }
+
+    @Test func anotherUsersChatIsNotFoundOnEveryRoute() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let mallory = try app.user("mallory")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        #expect(try mallory.get("/api/chats/\(chatID)").status == 404)
+        #expect(try mallory.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"sneaky"}"#).status == 404)
+        #expect(try mallory.send("POST", "/api/chats/\(chatID)/read").status == 404)
+        #expect(try mallory.get("/api/chats/abc").status == 404)
+        #expect(try mallory.get("/api/chats/99999").status == 404)
+        #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func theBotReadsAndAnswers() throws {
+        let app = try TestApp(botDelay: 0.05)
+        let alice = try app.user("alice")
+        let chat = try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#)
+        let chatID = try #require(chat.json["id"] as? String)
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"tailor-made"}"#)
+        let view = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 }
+        let messages = try #require(view["messages"] as? [[String: Any]])
+        #expect(messages.count == 2)
+        #expect(messages.first?["state"] as? String == "read")
+        #expect(messages.last?["sender"] as? String == "other")
+        #expect(messages.last?["senderName"] as? String == "bot")
+        #expect((messages.last?["text"] as? String)?.contains("tailor-made") == true)
+        #expect(try alice.get("/api/badge").json["unread"] as? Int == 1)
+    }
+
+    @Test func viewModelsCarryETagsAndAnswer304() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let first = try alice.get("/api/chats")
+        let etag = try #require(first.header("etag"))
+        #expect(first.header("vary") == "Accept-Encoding")
+        let again = try alice.get("/api/chats", headers: ["If-None-Match: \(etag)"])
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        _ = try app.user("bob")
+        try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#)
+        let changed = try alice.get("/api/chats", headers: ["If-None-Match: \(etag)"])
+        #expect(changed.status == 200)
+        #expect(changed.header("etag") != etag)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import TailorHTTP
+import Testing
+
+/// Orders: validation, lists, details, transitions, deletion, isolation.
+@Suite struct OrderAPITests {
+    static let groceries = #"{"name":" Groceries ","currency":"USD","items":[{"title":"Milk","quantity":2,"priceCents":129}]}"#
+
+    @Test func placingAnOrderAnswersItsViewModel() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let response = try alice.send("POST", "/api/orders", json: Self.groceries)
+        #expect(response.status == 201)
+        let order = response.json
+        let id = try #require(order["id"] as? String)
+        #expect(order["name"] as? String == "Groceries #\(id)")
+        #expect(order["status"] as? String == "placed")
+        #expect(order["total"] as? String == "$2.58")
+        #expect(order["totalCents"] as? Int == 258)
+        #expect(order["itemCount"] as? Int == 2)
+        #expect((order["actions"] as? [[String: Any]])?.map { $0["name"] as! String } == ["pay", "cancel"])
+        let lines = try #require(order["lines"] as? [[String: Any]])
+        #expect(lines.first?["unitPrice"] as? String == "$1.29")
+        #expect(lines.first?["lineTotal"] as? String == "$2.58")
+        #expect(try alice.get("/api/orders/\(id)").json["name"] as? String == "Groceries #\(id)")
+    }
+
+    @Test(arguments: [
+        #"{"name":"","items":[{"title":"a","quantity":1,"priceCents":1}]}"#,
+        #"{"name":"x","items":[]}"#,
+        #"{"name":"x","currency":"BTC","items":[{"title":"a","quantity":1,"priceCents":1}]}"#,
+        #"{"name":"x","items":[{"title":"a","quantity":0,"priceCents":1}]}"#,
+        #"{"name":"x","items":[{"title":"a","quantity":1001,"priceCents":1}]}"#,
+        #"{"name":"x","items":[{"title":"a","quantity":1.5,"priceCents":1}]}"#,
+        #"{"name":"x","items":[{"title":"a","quantity":true,"priceCents":1}]}"#,
+        #"{"name":"x","items":[{"title":"a","quantity":1,"priceCents":10000001}]}"#,
+        #"{"name":"x","items":[{"title":"","quantity":1,"priceCents":1}]}"#,
+        #"{"name":"x","items":"none"}"#,
+        #"{"items":[{"title":"a","quantity":1,"priceCents":1}]}"#,
+    ])
+    func invalidOrdersAre422AndStoreNothing(body: String) throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let response = try alice.send("POST", "/api/orders", json: body)
+        #expect(response.status == 422, "\(body)")
+        #expect(response.errorCode == "invalid_fields")
+        #expect(try alice.get("/api/orders").json["count"] as? Int == 0)
+    }
+
+    @Test func listsSortFilterSearchAndLayout() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        func place(_ name: String, _ title: String, _ cents: Int, _ currency: String = "USD") throws -> String {
+            try #require(try alice.send("POST", "/api/orders", json: #"{"name":"\#(name)","currency":"\#(currency)","items":[{"title":"\#(title)","quantity":1,"priceCents":\#(cents)}]}"#).json["id"] as? String)
+        }
+        let tea = try place("Groceries", "Green Tea", 350)
+        let spade = try place("Garden", "Spade", 123_450)
+        let novel = try place("Books", "Novel", 1999, "JPY")
+        func ids(_ query: String) throws -> [String] {
+            (try alice.get("/api/orders\(query)").json["items"] as? [[String: Any]])?.map { $0["id"] as! String } ?? []
+        }
+        #expect(try ids("") == [novel, spade, tea])
+        #expect(try ids("?sort=oldest") == [tea, spade, novel])
+        #expect(try ids("?sort=total") == [spade, novel, tea])
+        #expect(try ids("?q=TEA") == [tea])
+        #expect(try ids("?q=garden") == [spade])
+        #expect(try alice.get("/api/orders?q=green+tea").json["count"] as? Int == 1)
+        let compact = try alice.get("/api/orders?layout=compact").json
+        #expect((compact["items"] as? [[String: Any]])?.first.map { Set($0.keys) } == ["id", "name", "statusLabel", "total", "open"])
+        #expect(((compact["items"] as? [[String: Any]])?.dropFirst().first?["total"]) as? String == "$1,234.50")
+        try alice.send("PATCH", "/api/orders/\(spade)", json: #"{"status":"paid"}"#)
+        #expect(try ids("?status=paid") == [spade])
+        for bad in ["?sort=bogus", "?layout=grid", "?status=lost"] {
+            let response = try alice.get("/api/orders\(bad)")
+            #expect(response.status == 422, "\(bad)")
+        }
+    }
+
+    @Test func statusesMoveOnlyAlongTheRules() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let id = try #require(try alice.send("POST", "/api/orders", json: Self.groceries).json["id"] as? String)
+        let early = try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"shipped"}"#)
+        #expect(early.status == 409)
+        #expect(early.errorCode == "invalid_transition")
+        let paid = try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"paid"}"#)
+        #expect(paid.status == 200)
+        #expect((paid.json["actions"] as? [[String: Any]])?.map { $0["name"] as! String } == ["ship", "cancel"])
+        #expect(try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"shipped"}"#).status == 200)
+        #expect(try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"cancelled"}"#).status == 409)
+        let delivered = try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"delivered"}"#)
+        #expect((delivered.json["actions"] as? [Any])?.isEmpty == true)
+        #expect(try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"sold"}"#).status == 422)
+    }
+
+    @Test func deletingAnOrderRemovesIt() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let id = try #require(try alice.send("POST", "/api/orders", json: Self.groceries).json["id"] as? String)
+        #expect(try alice.get("/api/orders").json["count"] as? Int == 1)
+        #expect(try alice.send("DELETE", "/api/orders/\(id)").status == 204)
+        #expect(try alice.get("/api/orders/\(id)").status == 404)
+        #expect(try alice.get("/api/orders").json["count"] as? Int == 0)
+        #expect(try alice.send("DELETE", "/api/orders/\(id)").status == 404)
+    }
+
+    @Test func anotherUsersOrderIsNotFoundOnEveryRoute() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let mallory = try app.user("mallory")
+        let id = try #require(try alice.send("POST", "/api/orders", json: Self.groceries).json["id"] as? String)
+        #expect(try mallory.get("/api/orders/\(id)").status == 404)
+        #expect(try mallory.send("PATCH", "/api/orders/\(id)", json: #"{"status":"paid"}"#).status == 404)
+        #expect(try mallory.send("DELETE", "/api/orders/\(id)").status == 404)
+        #expect(try mallory.get("/api/orders").json["count"] as? Int == 0)
+        #expect(try alice.get("/api/orders/\(id)").json["status"] as? String == "placed")
+    }
+
+    @Test func largeListsAreGzippedWhenAccepted() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        for _ in 0..<10 { try alice.send("POST", "/api/orders", json: Self.groceries) }
+        let plain = try alice.get("/api/orders")
+        let zipped = try alice.get("/api/orders", headers: ["Accept-Encoding: gzip"])
+        #expect(zipped.header("content-encoding") == "gzip")
+        #expect(Gzip.decompress(zipped.body) == plain.body)
+        #expect(zipped.header("etag") != plain.header("etag"))
+        #expect(try alice.get("/api/orders", headers: ["Accept-Encoding: gzip", "If-None-Match: \(zipped.header("etag")!)"]).status == 304)
+        let head = try alice.send("HEAD", "/api/orders")
+        #expect(head.status == 200)
+        #expect(head.header("content-length") == String(plain.body.count))
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import TailorApp
+
+/// The whole application on 127.0.0.1 with a kernel-chosen port and a real
+/// SQLite file in a temporary folder.
+final class TestApp {
+    let application: Application
+    let folder: URL
+    var port: Int { application.port }
+
+    init(botDelay: Double = 0.05) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-app-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var configuration = TailorConfiguration()
+        configuration.server.port = 0
+        configuration.server.loopCount = 2
+        configuration.publicFolder = nil
+        configuration.databasePath = folder.appendingPathComponent("tailor.sqlite").path
+        configuration.botDelay = botDelay
+        application = try Application(configuration: configuration)
+        try application.start()
+    }
+
+    deinit {
+        application.shutdown()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func client() throws -> APIClient {
+        try APIClient(port: port)
+    }
+
+    /// Signs up `name` and returns a client that sends its token.
+    func user(_ name: String) throws -> APIClient {
+        let client = try client()
+        let response = try client.send("POST", "/api/users", json: #"{"name":"\#(name)"}"#)
+        guard response.status == 201, let token = response.json["token"] as? String else {
+            throw RawClient.Failure(description: "sign-up of \(name) failed: \(response.status) \(response.text)")
+        }
+        client.token = token
+        client.userID = (response.json["user"] as? [String: Any])?["id"] as? String
+        return client
+    }
+}
+
+/// A keep-alive HTTP client for the JSON API.
+final class APIClient {
+    let connection: RawClient
+    var token: String?
+    var userID: String?
+
+    init(port: Int) throws {
+        connection = try RawClient(port: port)
+    }
+
+    @discardableResult
+    func send(_ method: String, _ path: String, json: String? = nil, headers: [String] = [], contentType: String? = "application/json") throws -> TestResponse {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        for header in headers { head += header + "\r\n" }
+        let body = Array((json ?? "").utf8)
+        if json != nil {
+            if let contentType { head += "Content-Type: \(contentType)\r\n" }
+            head += "Content-Length: \(body.count)\r\n"
+        }
+        try connection.send(Array((head + "\r\n").utf8) + body)
+        return try connection.readResponse(bodyless: method == "HEAD")
+    }
+
+    func get(_ path: String, headers: [String] = []) throws -> TestResponse {
+        try send("GET", path, headers: headers)
+    }
+
+    /// Polls `path` until `condition` holds for its JSON, or `timeout` seconds pass.
+    func waitFor(_ path: String, timeout: Double = 5, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+        let giveUp = Date().addingTimeInterval(timeout)
+        var last: [String: Any] = [:]
+        while Date() < giveUp {
+            last = try get(path).json
+            if condition(last) { return last }
+            usleep(20_000)
+        }
+        return last
+    }
+}
+
+extension TestResponse {
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import TailorStore
+
+/// The store on a real SQLite file in a temporary folder.
+@Suite struct StoreTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-store-\(UUID().uuidString)")
+    var path: String { folder.appendingPathComponent("nested/tailor.sqlite").path }
+
+    @Test func migratesAnEmptyDatabaseAndCreatesItsFolder() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        #expect(try writer.pragma("user_version") == Schema.currentVersion)
+        #expect(try Store(writer).user(named: "bot") != nil)
+        #expect(try writer.first("PRAGMA journal_mode") { $0.text(0) } == "wal")
+        #expect(try writer.pragma("foreign_keys") == 1)
+    }
+
+    @Test func reopeningKeepsDataAndDoesNotMigrateAgain() throws {
+        do {
+            let (database, writer) = try Database.open(path: path)
+            _ = try Store(writer).insertUser(name: "alice", at: 1)
+            database.close()
+        }
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        #expect(try Store(writer).user(named: "ALICE")?.name == "alice")
+        #expect(try writer.first("SELECT count(*) FROM users WHERE name = 'bot'") { $0.int(0) } == 1)
+    }
+
+    @Test func aDatabaseFromAPreviousVersionIsMigratedForward() throws {
+        // Version 0 is the empty database every earlier release started from.
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let connection = try SQLiteConnection(path: path.replacingOccurrences(of: "nested/", with: ""))
+        try connection.execute("PRAGMA user_version = 0")
+        try Schema.migrate(connection)
+        #expect(try connection.pragma("user_version") == Schema.currentVersion)
+    }
+
+    @Test func aDatabaseNewerThanTheProgramIsRefused() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("newer.sqlite").path
+        let connection = try SQLiteConnection(path: file)
+        try connection.execute("PRAGMA user_version = \(Schema.currentVersion + 1)")
+        #expect(throws: SchemaError.self) { try Database.open(path: file) }
+    }
+
+    @Test func constraintsSayNo() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        let store = Store(writer)
+        let alice = try store.insertUser(name: "Alice", at: 1)
+        #expect(throws: StoreError.nameTaken) { try store.insertUser(name: "alice", at: 2) }
+        // A message in a chat that does not exist breaks a foreign key.
+        do {
+            _ = try store.insertMessage(chat: 999, sender: alice.id, text: "x", clientID: nil, at: 3)
+            Issue.record("a message without its chat was stored")
+        } catch let error as SQLiteError {
+            #expect(error.isConstraintViolation)
+            #expect(error.message.contains("FOREIGN KEY"))
+        }
+        // The same client id twice in one chat from one sender is refused.
+        let bob = try store.insertUser(name: "bob", at: 1)
+        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 4).chat
+        _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "one", clientID: "c1", at: 5)
+        #expect(throws: SQLiteError.self) { try store.insertMessage(chat: chat.id, sender: alice.id, text: "two", clientID: "c1", at: 6) }
+        #expect(try store.findOrCreateChat(between: bob.id, and: alice.id, at: 7).created == false)
+    }
+
+    @Test func aSavepointUndoesOnlyItsOwnChanges() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        let store = Store(writer)
+        try writer.transaction {
+            _ = try writer.savepoint { try store.insertUser(name: "kept", at: 1) }
+            _ = try? writer.savepoint { () throws -> User in
+                _ = try store.insertUser(name: "undone", at: 1)
+                throw StoreError.notFound
+            }
+        }
+        #expect(try store.user(named: "kept") != nil)
+        #expect(try store.user(named: "undone") == nil)
+    }
+
+    @Test func ordersFilterSortAndSearch() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        let store = Store(writer)
+        let user = try store.insertUser(name: "shopper", at: 1).id
+        let other = try store.insertUser(name: "other", at: 1).id
+        let cheap = try store.insertOrder(user: user, name: "Groceries", currency: "USD", items: [OrderItem(title: "Green Tea", quantity: 2, priceCents: 100)], at: 1)
+        let dear = try store.insertOrder(user: user, name: "Garden", currency: "USD", items: [OrderItem(title: "Spade", quantity: 1, priceCents: 5000)], at: 2)
+        let tie = try store.insertOrder(user: user, name: "Books", currency: "USD", items: [OrderItem(title: "Novel", quantity: 1, priceCents: 5000)], at: 3)
+        _ = try store.insertOrder(user: other, name: "Groceries", currency: "USD", items: [OrderItem(title: "Tea", quantity: 1, priceCents: 1)], at: 4)
+        #expect(try store.orders(of: user, status: nil, matching: "", sort: .newest).map(\.id) == [tie.id, dear.id, cheap.id])
+        #expect(try store.orders(of: user, status: nil, matching: "", sort: .oldest).map(\.id) == [cheap.id, dear.id, tie.id])
+        #expect(try store.orders(of: user, status: nil, matching: "", sort: .total).map(\.id) == [tie.id, dear.id, cheap.id])
+        #expect(try store.orders(of: user, status: nil, matching: "TEA", sort: .newest).map(\.id) == [cheap.id])
+        #expect(try store.orders(of: user, status: nil, matching: "gard", sort: .newest).map(\.id) == [dear.id])
+        #expect(try store.orders(of: user, status: nil, matching: "100%", sort: .newest).isEmpty)
+        _ = try store.updateOrderStatus(id: dear.id, user: user, to: .paid)
+        #expect(try store.orders(of: user, status: .paid, matching: "", sort: .newest).map(\.id) == [dear.id])
+        #expect(throws: StoreError.invalidTransition(from: .paid, to: .delivered)) { try store.updateOrderStatus(id: dear.id, user: user, to: .delivered) }
+        #expect(throws: StoreError.notFound) { try store.updateOrderStatus(id: dear.id, user: other, to: .shipped) }
+        #expect(try store.order(id: dear.id, user: other) == nil)
+        #expect(try store.order(id: cheap.id, user: user)?.items == [OrderItem(title: "Green Tea", quantity: 2, priceCents: 100)])
+        try store.deleteOrder(id: cheap.id, user: user)
+        #expect(try store.order(id: cheap.id, user: user) == nil)
+        #expect(try writer.first("SELECT count(*) FROM order_items WHERE order_id = ?", cheap.id) { $0.int(0) } == 0)
+    }
+
+    @Test func readersReadWhileTheWriterWrites() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        let store = Store(writer)
+        let alice = try store.insertUser(name: "alice", at: 1)
+        let bob = try store.insertUser(name: "bob", at: 1)
+        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
+        let box = WriterBox(writer)
+        let writes = Thread {
+            for index in 0..<500 {
+                try! box.connection.transaction {
+                    _ = try Store(box.connection).insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index)
+                }
+            }
+        }
+        writes.start()
+        var last = 0
+        var reads = 0
+        while last < 500 {
+            let count = try database.read { try $0.unreadCount(chat: chat.id, reader: bob.id) }
+            #expect(count >= last, "a reader went back in time")
+            last = count
+            reads += 1
+        }
+        #expect(reads > 1)
+    }
+}
+
+/// Hands the writer connection to the writing thread in the test.
+final class WriterBox: @unchecked Sendable {
+    let connection: SQLiteConnection
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+}
