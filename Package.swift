@@ -47,6 +47,7 @@ let package = Package(
         .target(
             name: "TailorApp",
             dependencies: [
+                "TailorLoop",
                 "TailorHTTP",
                 "TailorStore",
                 .product(name: "Logging", package: "swift-log"),

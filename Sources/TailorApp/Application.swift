@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import Foundation
 import Logging
+import TailorLoop
 import TailorHTTP
 import TailorStore
 
@@ -33,7 +34,6 @@ public final class Application: Sendable {
         cache = ViewCache(budgetBytes: configuration.viewCacheBytes)
         let handler = EventHandler(cache: cache, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         events = EventRouter(writer: writer, handler: handler, now: now)
-        chatbot.attach(to: events)
         let views = ViewModels(database: database, cache: cache, dates: dates, now: now)
         let context = AppContext(events: events, views: views, auth: Authenticator(database: database))
 
@@ -53,11 +53,12 @@ public final class Application: Sendable {
             configuration: configuration.server,
             responder: HTTPResponder(router: router, fallback: fallback),
             logger: logger)
+        chatbot.attach(to: events, loops: server.group)
 
         // Date texts ("Today" becomes "Yesterday") change at midnight, not on writes.
         let cache = cache
         let dates = dates
-        midnight = Task.detached {
+        midnight = Task(executorPreference: server.group.next()) {
             while !Task.isCancelled {
                 let wait = dates.millisecondsUntilMidnight(now: now())
                 try? await Task.sleep(for: .milliseconds(wait + 10))

@@ -58,6 +58,20 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         }
     }
 
+    /// One read without waiting: the count, 0 at the end of the stream, or nil when
+    /// nothing has arrived.
+    public func readIfAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            switch csystem_errno() {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: readable = false; return nil
+            default: return 0
+            }
+        }
+    }
+
     /// Writes every byte the vectors point at, suspending while the socket is full.
     /// The vectors are advanced in place as bytes go out.
     public func write(_ vectors: UnsafeMutableBufferPointer<iovec>) async throws {

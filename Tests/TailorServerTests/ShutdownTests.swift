@@ -58,6 +58,7 @@ import Testing
         #expect(try busy.readResponse().status == 200)
         // A request that is only half sent when the signal comes.
         try busy.send("GET /healthz HTTP/1.1\r\nHost: te")
+        // Loopback has delivered those bytes: they are in flight when the signal comes.
         kill(server.process.processIdentifier, signal)
         // Draining has begun once the listener is closed: new connections are refused.
         let giveUp = Date().addingTimeInterval(3)

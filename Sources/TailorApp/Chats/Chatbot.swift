@@ -1,4 +1,5 @@
 import Synchronization
+import TailorLoop
 import TailorStore
 
 /// The built-in user `bot`: it reads a message sent to it after a delay and
@@ -6,24 +7,25 @@ import TailorStore
 final class Chatbot: Sendable {
     let botID: Int
     let delay: Double
-    private let router = Mutex<EventRouter?>(nil)
+    private let router = Mutex<(EventRouter, EventLoopGroup)?>(nil)
 
     init(botID: Int, delay: Double) {
         self.botID = botID
         self.delay = delay
     }
 
-    /// Connects the bot to the router it answers through (made after the bot).
-    func attach(to router: EventRouter) {
-        self.router.withLock { $0 = router }
+    /// Connects the bot to the router it answers through (made after the bot), and
+    /// to the loops its waits run on.
+    func attach(to router: EventRouter, loops: EventLoopGroup) {
+        self.router.withLock { $0 = (router, loops) }
     }
 
     /// Called for every committed message; answers those sent to the bot.
     func heard(_ message: Message, in chat: Chat) {
-        guard message.senderID != botID, chat.includes(botID), let router = router.withLock({ $0 }) else { return }
+        guard message.senderID != botID, chat.includes(botID), let (router, loops) = router.withLock({ $0 }) else { return }
         let delay = delay
         let botID = botID
-        Task {
+        Task(executorPreference: loops.next()) {
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             _ = try? await router.route(.message(.read(chat: chat.id, reader: botID)))
             _ = try? await router.route(.message(.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text), clientID: nil)))

@@ -104,7 +104,14 @@ final class HTTPConnection {
             } catch ConnectionError.timedOut where !idle {
                 try await answerAndClose(HTTPError.timedOut.response, minorVersion: 1)
                 return nil
-            } catch ConnectionError.timedOut, ConnectionError.shuttingDown {
+            } catch ConnectionError.shuttingDown {
+                // Bytes that have already arrived are a request in flight, not idleness.
+                guard let count = socket.readIfAvailable(into: inbound.space(minimum: Self.readSize)), count > 0 else { return nil }
+                socket.isIdle = false
+                inbound.commit(count)
+                socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout)
+                continue
+            } catch ConnectionError.timedOut {
                 return nil
             }
             guard count > 0 else { return nil }

@@ -11,7 +11,9 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     public let responder: HTTPResponder
     public let logger: Logger
-    private let group: EventLoopGroup
+    /// The loops serving connections; background work of the application (timers,
+    /// the chatbot) may run on them too, off the shared cooperative pool.
+    public let group: EventLoopGroup
     private let listener: SocketListener
     /// One per loop, indexed by the loop's index; each used on its own loop only.
     private let dates: LoopLocal<HTTPDate>
