@@ -56,16 +56,18 @@ import Testing
         let busy = try RawClient(port: server.port)
         try busy.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
         #expect(try busy.readResponse().status == 200)
-        // A request that is only half sent when the signal comes.
-        try busy.send("GET /healthz HTTP/1.1\r\nHost: te")
-        // Loopback has delivered those bytes: they are in flight when the signal comes.
+        // A request in flight: its head is read (the server says 100 Continue), its body not yet sent.
+        let body = #"{"name":"late"}"#
+        try busy.send("POST /api/users HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try busy.readResponse().status == 100)
         kill(server.process.processIdentifier, signal)
         // Draining has begun once the listener is closed: new connections are refused.
         let giveUp = Date().addingTimeInterval(3)
         while Date() < giveUp, (try? RawClient(port: server.port)) != nil { usleep(10_000) }
-        try busy.send("st\r\n\r\n")
+        try busy.send(body)
         let last = try busy.readResponse()
-        #expect(last.status == 200)
+        #expect(last.status == 201)
         #expect(last.header("connection") == "close")
         #expect(idle.isClosedByServer())
         #expect(server.waitForExit(timeout: 5) == 0)
