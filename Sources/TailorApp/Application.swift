@@ -1,6 +1,6 @@
 import Dispatch
 import Synchronization
-import Foundation
+import Glibc
 import Logging
 import TailorLoop
 import TailorHTTP
@@ -21,11 +21,16 @@ public final class Application: Sendable {
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration
         self.logger = logger
-        guard let timeZone = TimeZone(identifier: configuration.timeZone) else {
-            throw ConfigurationError("unknown time zone \(configuration.timeZone); use an IANA name such as Europe/Berlin")
+        guard let zone = TimeZoneRules.named(configuration.timeZone) else {
+            throw ConfigurationError("unknown time zone \(configuration.timeZone): use an IANA name such as Europe/Berlin "
+                + "(the tz database in /usr/share/zoneinfo comes with Debian's tzdata package)")
         }
-        dates = DateText(timeZone: timeZone)
-        let now: @Sendable () -> Int = { Int(Date().timeIntervalSince1970 * 1000) }
+        dates = DateText(zone: zone)
+        let now: @Sendable () -> Int = {
+            var time = timespec()
+            clock_gettime(CLOCK_REALTIME, &time)
+            return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
+        }
 
         let (database, writer) = try Database.open(path: configuration.databasePath, synchronous: configuration.synchronous)
         self.database = database

@@ -9,7 +9,7 @@ import TailorStore
     static let now = 1_795_269_909_000
     static let hour = 3_600_000
     static let day = 24 * hour
-    let utc = DateText(timeZone: TimeZone(identifier: "UTC")!)
+    let utc = DateText(zone: .utc)
 
     @Test func dateTextsFollowTheDayRules() {
         #expect(DateText.iso(Self.now) == "2026-11-21T14:05:09Z")
@@ -29,10 +29,10 @@ import TailorStore
         #expect(utc.text(lateEvening, now: lateEvening + 60_000) == "23:30")
         #expect(utc.text(lateEvening, now: afterMidnight) == "Yesterday")
         // In Tokyo (UTC+9) both moments are on the 22nd: the same day.
-        let tokyo = DateText(timeZone: TimeZone(identifier: "Asia/Tokyo")!)
+        let tokyo = DateText(zone: TimeZoneRules.named("Asia/Tokyo")!)
         #expect(tokyo.text(lateEvening, now: afterMidnight) == "08:30")
         // In New York (UTC-5) both are still the 21st.
-        let newYork = DateText(timeZone: TimeZone(identifier: "America/New_York")!)
+        let newYork = DateText(zone: TimeZoneRules.named("America/New_York")!)
         #expect(newYork.text(lateEvening, now: afterMidnight) == "18:30")
         #expect(utc.millisecondsUntilMidnight(now: lateEvening) == 29 * 60_000 + 51_000)
     }
@@ -118,5 +118,66 @@ import TailorStore
     @Test func theBotAnswersShowThatItUnderstood() {
         #expect(Chatbot.answer(to: "hello there").hasPrefix("Hello!"))
         #expect(Chatbot.answer(to: "pizza").contains("pizza"))
+    }
+}
+
+/// The tz database read by hand, checked against known offsets.
+@Suite struct TimeZoneRulesTests {
+    static func utc(_ year: Int64, _ month: Int, _ day: Int, _ hour: Int64) -> Int64 {
+        CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600
+    }
+
+    @Test func offsetsFollowDaylightTimeInBerlinAndNewYork() throws {
+        let berlin = try #require(TimeZoneRules.named("Europe/Berlin"))
+        #expect(berlin.offset(atUTC: Self.utc(2026, 1, 15, 12)) == 3600)
+        #expect(berlin.offset(atUTC: Self.utc(2026, 7, 15, 12)) == 7200)
+        // Summer time starts on the last Sunday of March 2026 (the 29th) at 01:00 UTC.
+        #expect(berlin.offset(atUTC: Self.utc(2026, 3, 29, 0)) == 3600)
+        #expect(berlin.offset(atUTC: Self.utc(2026, 3, 29, 1)) == 7200)
+        let newYork = try #require(TimeZoneRules.named("America/New_York"))
+        #expect(newYork.offset(atUTC: Self.utc(2026, 1, 15, 12)) == -5 * 3600)
+        #expect(newYork.offset(atUTC: Self.utc(2026, 7, 15, 12)) == -4 * 3600)
+        #expect(try #require(TimeZoneRules.named("Asia/Tokyo")).offset(atUTC: Self.utc(2026, 7, 15, 12)) == 9 * 3600)
+    }
+
+    @Test func theFootersRuleCoversYearsPastTheTable() throws {
+        let rule = try #require(PosixTimeZoneRule("CET-1CEST,M3.5.0,M10.5.0/3"))
+        // The last Sunday of March 2090 is the 26th.
+        #expect(rule.offset(atUTC: Self.utc(2090, 3, 26, 0)) == 3600)
+        #expect(rule.offset(atUTC: Self.utc(2090, 3, 26, 1)) == 7200)
+        #expect(rule.offset(atUTC: Self.utc(2090, 12, 1, 0)) == 3600)
+        #expect(try #require(PosixTimeZoneRule("<+0530>-5:30")).offset(atUTC: 0) == 19_800)
+        let south = try #require(PosixTimeZoneRule("AEST-10AEDT,M10.1.0,M4.1.0/3"))
+        #expect(south.offset(atUTC: Self.utc(2090, 1, 15, 0)) == 11 * 3600)
+        #expect(south.offset(atUTC: Self.utc(2090, 7, 15, 0)) == 10 * 3600)
+    }
+
+    @Test func unknownOrUnsafeNamesAreRefused() {
+        #expect(TimeZoneRules.named("Mars/Olympus") == nil)
+        #expect(TimeZoneRules.named("../../etc/passwd") == nil)
+        #expect(TimeZoneRules.named("/etc/localtime") == nil)
+        #expect(TimeZoneRules.named("UTC") != nil)
+    }
+
+    @Test func civilDatesRoundTrip() {
+        for days in stride(from: Int64(-800_000), through: 800_000, by: 997) {
+            let date = CivilDate(days: days)
+            #expect(CivilDate.days(year: date.year, month: date.month, day: date.day) == days)
+        }
+        #expect(CivilDate.weekday(days: 0) == 4)
+        #expect(CivilDate(days: 20_413) == CivilDate(days: CivilDate.days(year: 2025, month: 11, day: 21)))
+    }
+}
+
+@Suite struct SHA256Tests {
+    private func hex(_ text: String) -> String {
+        SHA256.hash(Array(text.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    @Test func matchesTheStandardsTestVectors() {
+        #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(hex(String(repeating: "a", count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-import Crypto
 import Synchronization
 import TailorHTTP
 import TailorStore
@@ -29,7 +27,7 @@ final class Authenticator: Sendable {
     }
 
     static func hash(_ token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(token.utf8)))
+        SHA256.hash(Array(token.utf8))
     }
 
     /// The request's user, or a 401.
@@ -61,7 +59,7 @@ final class Authenticator: Sendable {
         if let authorization = request.headers["authorization"] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
-                return String(parts[1]).trimmingCharacters(in: .whitespaces)
+                return String(parts[1]).trimmed
             }
             return nil
         }

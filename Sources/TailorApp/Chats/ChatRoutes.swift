@@ -1,4 +1,3 @@
-import Foundation
 import TailorHTTP
 import TailorStore
 
@@ -61,7 +60,7 @@ struct ChatRoutes {
 
     private func openChat(_ request: HTTPRequest) async throws -> HTTPResponse {
         let user = try context.auth.user(for: request)
-        let contact = try JSONBody(request).string("contact")!.trimmingCharacters(in: .whitespaces)
+        let contact = try JSONBody(request).string("contact")!.trimmed
         guard contact.lowercased() != user.name.lowercased() else { throw APIError.invalid("You cannot open a chat with yourself.") }
         let outcome: EventOutcome
         do {
@@ -78,7 +77,7 @@ struct ChatRoutes {
         let user = try context.auth.user(for: request)
         let id = try AppContext.id(request, missing: "chat")
         let body = try JSONBody(request)
-        let text = try body.string("text")!.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try body.string("text")!.trimmed
         guard (1...Self.maxMessageLength).contains(text.count) else {
             throw APIError.invalid("\"text\" must be 1 to \(Self.maxMessageLength) characters after trimming.")
         }

@@ -1,4 +1,3 @@
-import Foundation
 import TailorHTTP
 import TailorStore
 
@@ -45,7 +44,7 @@ struct OrderRoutes {
         }
         if let text = request.query("q") {
             guard text.count <= 100 else { throw APIError.invalidQuery("q must be at most 100 characters.") }
-            query.text = text.trimmingCharacters(in: .whitespaces)
+            query.text = text.trimmed
         }
         return query
     }
@@ -53,7 +52,7 @@ struct OrderRoutes {
     private func place(_ request: HTTPRequest) async throws -> HTTPResponse {
         let user = try context.auth.user(for: request)
         let body = try JSONBody(request)
-        let name = try body.string("name")!.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = try body.string("name")!.trimmed
         guard (1...100).contains(name.count) else { throw APIError.invalid("\"name\" must be 1 to 100 characters after trimming.") }
         let currencyCode = try body.string("currency", required: false) ?? Currency.usd.rawValue
         guard let currency = Currency(rawValue: currencyCode) else {
@@ -64,7 +63,7 @@ struct OrderRoutes {
         let items = try itemValues.enumerated().map { index, value -> OrderItem in
             guard case .object(let fields) = value else { throw APIError.invalid("items[\(index)] must be an object.") }
             let item = JSONBody(fields: fields)
-            let title = try item.string("title")!.trimmingCharacters(in: .whitespacesAndNewlines)
+            let title = try item.string("title")!.trimmed
             guard (1...200).contains(title.count) else { throw APIError.invalid("items[\(index)].title must be 1 to 200 characters.") }
             return OrderItem(title: title, quantity: try item.integer("quantity", in: 1...1000),
                              priceCents: try item.integer("priceCents", in: 0...10_000_000))

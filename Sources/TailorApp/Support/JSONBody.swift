@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TailorHTTP
 
 /// Any JSON value, decoded without a schema so each field can be checked with a
@@ -29,7 +29,7 @@ struct JSONBody {
 
     init(_ request: HTTPRequest) throws {
         guard let type = request.headers["content-type"]?.lowercased(),
-              type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
+              type.split(separator: ";").first?.trimmed == "application/json" else {
             throw APIError.notJSON
         }
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)) else { throw APIError.malformedJSON }

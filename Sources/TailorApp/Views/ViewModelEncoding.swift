@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TailorHTTP
 
 /// View models become JSON once per version, with sorted keys so that the same
