@@ -16,6 +16,8 @@ public final class Application: Sendable {
     private let cache: ViewCache
     private let dates: DateText
     private let midnight: Task<Void, Never>
+    private let heartbeat: Task<Void, Never>
+    private let streams: EventStreams
     private let logger: Logger
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
@@ -41,12 +43,15 @@ public final class Application: Sendable {
         events = EventRouter(writer: writer, handler: handler, now: now)
         let views = ViewModels(database: database, cache: cache, dates: dates, now: now)
         let context = AppContext(events: events, views: views, auth: Authenticator(database: database))
+        streams = EventStreams(views: views, firstID: Int64(now()) * 1000)
+        handler.attach(streams)
 
         var router = Router()
         HealthRoutes.register(on: &router)
         AccountRoutes(context: context).register(on: &router)
         ChatRoutes(context: context).register(on: &router)
         OrderRoutes(context: context).register(on: &router)
+        EventStreamRoutes(context: context, streams: streams).register(on: &router)
         var fallback: Router.Handler?
         if let folder = configuration.publicFolder {
             guard let files = StaticFiles(root: folder) else {
@@ -71,7 +76,18 @@ public final class Application: Sendable {
                 cache.removeAll()
             }
         }
+        let streams = streams
+        let interval = configuration.heartbeat
+        heartbeat = Task(executorPreference: server.group.next()) {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
+                streams.heartbeat()
+            }
+        }
     }
+
+    /// Open event streams, for tests and monitoring.
+    public var streamCount: Int { streams.subscriberCount }
 
     /// The port listened on, the chosen one when configured with 0.
     public var port: Int { server.port }
@@ -102,6 +118,8 @@ public final class Application: Sendable {
     /// database closes.
     public func shutdown() {
         midnight.cancel()
+        heartbeat.cancel()
+        streams.closeAll()
         server.shutdown()
         database.close()
     }

@@ -14,6 +14,8 @@ public struct TailorConfiguration: Sendable {
     public var timeZone = "UTC"
     /// Seconds before the chatbot reads and answers.
     public var botDelay = 1.0
+    /// Seconds between heartbeat comments on event streams.
+    public var heartbeat = 15.0
     /// Add the demo users, chats and orders on first start.
     public var demo = false
     /// Bytes of encoded view models kept in memory.

@@ -23,6 +23,9 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     public var deadline: UInt64 = 0
     /// Set while the owner waits for a new request, so shutdown may close it.
     public var isIdle = false
+    /// Called on the loop when the peer hangs up while nobody is reading: a
+    /// stream that only writes learns at once that its reader is gone.
+    public var peerClosedHandler: (() -> Void)?
 
     private var readable = true
     private var writable = true
@@ -137,6 +140,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        peerClosedHandler = nil
         loop.forget(fd: fd)
         Glibc.close(fd)
     }
@@ -149,6 +153,9 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
             if let waiter = readWaiter {
                 readWaiter = nil
                 waiter.resume()
+            } else if flags & UInt32(CSYSTEM_PEER_CLOSED | CSYSTEM_HANGUP | CSYSTEM_ERROR) != 0, let handler = peerClosedHandler {
+                peerClosedHandler = nil
+                handler()
             }
         }
         if flags & writeFlags != 0 {

@@ -33,6 +33,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds before the chatbot reads and answers a message.")
     var botDelay = 1.0
 
+    @Option(help: "Seconds between heartbeat comments on event streams.")
+    var heartbeat = 15.0
+
     @Flag(help: "On first start, add users alice and bob (tokens printed), chats and 100 orders.")
     var demo = false
 
@@ -77,6 +80,7 @@ struct ServeCommand: ParsableCommand {
         guard headerTimeout > 0, idleTimeout > 0 else { throw ValidationError("timeouts must be positive.") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1.") }
         guard Database.Synchronous(rawValue: sync) != nil else { throw ValidationError("--sync must be normal or full.") }
+        guard heartbeat > 0 else { throw ValidationError("--heartbeat must be positive.") }
         guard botDelay >= 0 else { throw ValidationError("--bot-delay must not be negative.") }
         guard viewCacheBytes > 0 else { throw ValidationError("--view-cache-bytes must be positive.") }
     }
@@ -108,6 +112,7 @@ struct ServeCommand: ParsableCommand {
         configuration.synchronous = Database.Synchronous(rawValue: sync) ?? .normal
         configuration.timeZone = timeZone
         configuration.botDelay = botDelay
+        configuration.heartbeat = heartbeat
         configuration.demo = demo
         configuration.viewCacheBytes = viewCacheBytes
 

@@ -1,31 +1,40 @@
+import Synchronization
 import TailorStore
 
 /// Works out, for each committed change, which users' view models it touched, and
-/// tells those who care: the view cache drops them, the chatbot hears messages
-/// sent to it. Runs on the writer, right after the commit.
+/// tells those who care: the view cache drops them, the event streams get their
+/// new versions and the notifications, the chatbot hears messages sent to it.
+/// Runs on the writer, right after the commit.
 final class EventHandler: Sendable {
     private let cache: ViewCache
-    private let listeners: [@Sendable (Set<TopicChange>) -> Void]
-    private let messageListener: @Sendable (Message, Chat) -> Void
+    private let onMessage: @Sendable (Message, Chat) -> Void
+    private let streams = Mutex<EventStreams?>(nil)
 
-    init(cache: ViewCache, onMessage: @escaping @Sendable (Message, Chat) -> Void,
-         listeners: [@Sendable (Set<TopicChange>) -> Void] = []) {
+    init(cache: ViewCache, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
-        self.messageListener = onMessage
-        self.listeners = listeners
+        self.onMessage = onMessage
+    }
+
+    /// Connects the streams (made after the router that owns this handler).
+    func attach(_ streams: EventStreams) {
+        self.streams.withLock { $0 = streams }
     }
 
     func committed(_ outcomes: [EventOutcome], store: Store) {
         var changes = Set<TopicChange>()
+        var notifications: [EventStreams.Notification] = []
         for outcome in outcomes {
             changes.formUnion(Self.changes(for: outcome, store: store))
             if case .messageSent(let message, false) = outcome, let chat = try? store.chat(id: message.chatID) {
-                messageListener(message, chat)
+                if let sender = try? store.user(id: message.senderID) {
+                    notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender.name, text: message.text))
+                }
+                onMessage(message, chat)
             }
         }
-        guard !changes.isEmpty else { return }
+        guard !changes.isEmpty || !notifications.isEmpty else { return }
         cache.apply(changes)
-        for listener in listeners { listener(changes) }
+        streams.withLock { $0 }?.publish(changes, notifications: notifications)
     }
 
     /// The topics one outcome touched.

@@ -23,6 +23,10 @@ public struct HTTPResponse: Sendable {
     /// Close the connection after this response (its peer is not to be trusted,
     /// or it asked to).
     public var closesConnection = false
+    /// A body written over time after the head (Server-Sent Events): the connection
+    /// sends the head with `Transfer-Encoding: chunked`, hands itself to `stream`,
+    /// and closes when it returns. `body` is not sent then.
+    public var stream: (@Sendable (ResponseStream) async -> Void)?
 
     public init(status: HTTPStatus = .ok, headers: [HTTPField] = [], body: SharedBytes = .empty) {
         self.status = status

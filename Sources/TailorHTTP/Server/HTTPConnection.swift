@@ -62,6 +62,10 @@ final class HTTPConnection {
             }
             socket.deadline = 0
             let response = await server.responder.respond(to: HTTPRequest(head: head, body: body))
+            if let stream = response.stream, head.method != .head {
+                try await serveStream(response, stream: stream, minorVersion: head.minorVersion)
+                return
+            }
             let keepAlive = head.keepAlive && !response.closesConnection && !server.isDraining
             queue(response, minorVersion: head.minorVersion, omitBody: head.method == .head, keepAlive: keepAlive)
             if !keepAlive {
@@ -213,6 +217,42 @@ final class HTTPConnection {
             head.append("\r\n\r\n")
         }
     }
+
+    /// Sends the head of a streamed response, hands the connection to its stream,
+    /// and ends the chunked body when the stream returns. The connection then closes.
+    private func serveStream(_ response: HTTPResponse, stream: @Sendable (ResponseStream) async -> Void, minorVersion: Int) async throws {
+        var head = response
+        head.body = .empty
+        outbound.append(body: nil) { writer in
+            writer.append(minorVersion == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
+            writer.appendDecimal(response.status.code)
+            writer.append(" ")
+            writer.append(response.status.reason)
+            writer.append("\r\nServer: Tailor\r\nDate: ")
+            writer.append(date.current())
+            // HTTP/1.0 has no chunked coding: its stream ends with the connection.
+            writer.append(minorVersion == 0 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked\r\nConnection: close")
+            for field in head.headers {
+                writer.append("\r\n")
+                writer.append(field.name)
+                writer.append(": ")
+                writer.append(field.value)
+            }
+            writer.append("\r\n\r\n")
+        }
+        try await flush()
+        // A stream reads nothing more: its buffer goes back, so that an idle stream is small.
+        inbound.consume(inbound.count)
+        inbound.shrink(to: 64)
+        socket.deadline = 0
+        await stream(ResponseStream(socket: socket, writeTimeout: configuration.idleTimeout, chunked: minorVersion == 1))
+        if minorVersion == 1 {
+            socket.deadline = MonotonicClock.after(seconds: 1)
+            try? await socket.write(Self.lastChunk)
+        }
+    }
+
+    private static let lastChunk = SharedBytes("0\r\n\r\n")
 
     private func flush() async throws {
         guard !outbound.isEmpty else { return }

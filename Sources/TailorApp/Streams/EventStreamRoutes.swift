@@ -1,0 +1,68 @@
+import TailorHTTP
+import TailorStore
+
+/// `GET /api/events?topics=chats,badge,chat:ID,orders,order:ID`: one stream per
+/// client, multiplexing its topics (browsers allow six connections per origin).
+struct EventStreamRoutes {
+    let context: AppContext
+    let streams: EventStreams
+
+    /// Topics one stream may follow at most.
+    static let maxTopics = 32
+
+    func register(on router: inout Router) {
+        router.get("/api/events") { request in
+            let user = try context.auth.user(for: request)
+            let topics = try topics(request, user: user)
+            let lastEventID = request.headers["last-event-id"].flatMap { Int64($0.trimmed) }
+            var response = HTTPResponse(status: .ok, headers: [
+                HTTPField("Content-Type", "text/event-stream; charset=utf-8"),
+                HTTPField("Cache-Control", "no-store"),
+                HTTPField("X-Accel-Buffering", "no"),
+            ])
+            let streams = streams
+            response.stream = { stream in
+                await streams.serve(user: user.id, topics: topics, lastEventID: lastEventID, on: stream)
+            }
+            return response
+        }
+    }
+
+    /// The requested topics, each checked: none is 400, an unknown name or another
+    /// user's chat or order is 404, all before a byte of the stream.
+    private func topics(_ request: HTTPRequest, user: User) throws -> [Topic] {
+        let names = (request.query("topics") ?? "").split(separator: ",").map { $0.trimmed }.filter { !$0.isEmpty }
+        guard !names.isEmpty else {
+            throw HTTPError(.badRequest, code: "no_topics", message: "Name the topics to follow: ?topics=chats,badge,chat:ID,orders,order:ID")
+        }
+        guard names.count <= Self.maxTopics else { throw APIError.invalidQuery("At most \(Self.maxTopics) topics per stream.") }
+        var topics: [Topic] = []
+        for name in names {
+            let topic: Topic
+            switch name {
+            case "chats": topic = .chats
+            case "badge": topic = .badge
+            case "orders": topic = .orders(.standard)
+            default:
+                let parts = name.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, let id = Int(parts[1]), id > 0 else { throw unknown(name) }
+                switch parts[0] {
+                case "chat":
+                    guard try context.views.database.read({ try $0.chat(id: id)?.includes(user.id) }) == true else { throw unknown(name) }
+                    topic = .chat(id: id, page: .latest)
+                case "order":
+                    guard try context.views.database.read({ try $0.order(id: id, user: user.id) }) != nil else { throw unknown(name) }
+                    topic = .order(id: id)
+                default:
+                    throw unknown(name)
+                }
+            }
+            if !topics.contains(topic) { topics.append(topic) }
+        }
+        return topics
+    }
+
+    private func unknown(_ name: String) -> HTTPError {
+        HTTPError(.notFound, code: "unknown_topic", message: "There is no topic \(name) for you.")
+    }
+}

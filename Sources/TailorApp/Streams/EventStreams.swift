@@ -1,0 +1,231 @@
+import Synchronization
+import TailorHTTP
+import TailorLoop
+import TailorStore
+
+/// Every open event stream, and the one sequence their event ids come from.
+///
+/// After each commit the handler hands over the topics it touched. The hub
+/// rebuilds, once, each touched topic that somebody follows, makes its event's
+/// bytes once, and gives the same bytes to every stream that follows it.
+///
+/// Ids start at the server's start time in microseconds, so ids of an earlier run
+/// are always smaller and never mistaken for this run's. A bounded log of recent
+/// changes lets a stream that reconnects with Last-Event-ID get only what changed.
+final class EventStreams: Sendable {
+    /// A message for a user, to show as the in-app banner.
+    struct Notification: Sendable {
+        let recipient: Int
+        let chatID: Int
+        let contact: String
+        let text: String
+    }
+
+    private enum LogEntry {
+        case change(id: Int64, TopicChange)
+        case notification(StreamEvent, recipient: Int, chatID: Int)
+
+        var id: Int64 {
+            switch self {
+            case .change(let id, _): id
+            case .notification(let event, _, _): event.id
+            }
+        }
+    }
+
+    private struct State {
+        var nextID: Int64
+        var subscribers: [Int: [ObjectIdentifier: Subscriber]] = [:]
+        var count = 0
+        /// Recent changes and notifications, oldest first, at most `logCapacity`.
+        var log: [LogEntry] = []
+        var logStart = 0
+        /// Ids at or after this one are all in the log.
+        var loggedSince: Int64
+        var closed = false
+
+        mutating func takeID() -> Int64 {
+            defer { nextID += 1 }
+            return nextID
+        }
+
+        mutating func append(_ entry: LogEntry) {
+            if log.count - logStart >= EventStreams.logCapacity {
+                logStart += 1
+                loggedSince = log[logStart - 1].id + 1
+                if logStart > EventStreams.logCapacity {
+                    log.removeFirst(logStart)
+                    logStart = 0
+                }
+            }
+            log.append(entry)
+        }
+
+        var entries: ArraySlice<LogEntry> { log[logStart...] }
+    }
+
+    /// Changes and notifications remembered for resuming streams.
+    static let logCapacity = 10_000
+
+    private let views: ViewModels
+    private let state: Mutex<State>
+
+    init(views: ViewModels, firstID: Int64) {
+        self.views = views
+        state = Mutex(State(nextID: firstID, loggedSince: firstID))
+    }
+
+    var subscriberCount: Int { state.withLock { $0.count } }
+
+    // MARK: - Streams
+
+    /// Serves one stream until its peer leaves, it falls too far behind, or the
+    /// server shuts down.
+    func serve(user: Int, topics: [Topic], lastEventID: Int64?, on stream: ResponseStream) async {
+        let subscriber = Subscriber(user: user, topics: topics)
+        guard subscribe(subscriber, lastEventID: lastEventID) else { return }
+        defer { unsubscribe(subscriber) }
+        stream.onPeerClosed { subscriber.end() }
+        do {
+            try await stream.write([StreamEvent.retry])
+            while let batch = await subscriber.next() {
+                try await stream.write(batch)
+            }
+        } catch {
+            // The peer is gone, or stopped reading for longer than the write timeout.
+        }
+    }
+
+    /// Registers `subscriber` and queues its first events: every topic's current
+    /// view model, or after a resume only what changed since `lastEventID`.
+    private func subscribe(_ subscriber: Subscriber, lastEventID: Int64?) -> Bool {
+        let resendTopics = state.withLock { state -> [Topic]? in
+            guard !state.closed else { return nil }
+            state.subscribers[subscriber.user, default: [:]][ObjectIdentifier(subscriber)] = subscriber
+            state.count += 1
+            guard let last = lastEventID, last + 1 >= state.loggedSince, last < state.nextID else {
+                return subscriber.topics
+            }
+            var changed: [Topic] = []
+            for entry in state.entries where entry.id > last {
+                switch entry {
+                case .change(_, let change):
+                    guard change.user == subscriber.user else { continue }
+                    changed += subscriber.topics.filter { change.touches($0) && !changed.contains($0) }
+                case .notification(let event, let recipient, let chatID):
+                    if recipient == subscriber.user && !subscriber.topics.contains(.chat(id: chatID, page: .latest)) {
+                        _ = subscriber.pushNotification(event)
+                    }
+                }
+            }
+            return changed
+        }
+        guard let resendTopics else { return false }
+        for topic in resendTopics {
+            let json = currentJSON(for: ViewKey(user: subscriber.user, topic: topic))
+            // The id is taken and the event queued under the lock, so that no later
+            // id can be queued before it.
+            state.withLock { state in
+                subscriber.pushInitial(StreamEvent(id: state.takeID(), name: StreamEvent.name(of: topic), json: json), for: topic)
+            }
+        }
+        return true
+    }
+
+    private func unsubscribe(_ subscriber: Subscriber) {
+        subscriber.end()
+        state.withLock { state in
+            guard state.subscribers[subscriber.user]?.removeValue(forKey: ObjectIdentifier(subscriber)) != nil else { return }
+            state.count -= 1
+            if state.subscribers[subscriber.user]?.isEmpty == true { state.subscribers[subscriber.user] = nil }
+        }
+    }
+
+    // MARK: - Changes
+
+    /// After a commit: new events for the followed topics `changes` touched, and
+    /// the notifications for streams not showing the chat a message arrived in.
+    func publish(_ changes: Set<TopicChange>, notifications: [Notification]) {
+        let keys = state.withLock { state -> Set<ViewKey> in
+            var keys = Set<ViewKey>()
+            for change in changes {
+                state.append(.change(id: state.takeID(), change))
+                for subscriber in state.subscribers[change.user]?.values ?? [:].values {
+                    for topic in subscriber.topics where change.touches(topic) {
+                        keys.insert(ViewKey(user: change.user, topic: topic))
+                    }
+                }
+            }
+            return keys
+        }
+        // Built outside the lock: readers and encoding take time.
+        let built = keys.map { ($0, currentJSON(for: $0)) }
+        state.withLock { state in
+            for (key, json) in built {
+                let event = StreamEvent(id: state.takeID(), name: StreamEvent.name(of: key.topic), json: json)
+                for subscriber in state.subscribers[key.user]?.values ?? [:].values where subscriber.topics.contains(key.topic) {
+                    subscriber.push(event, for: key.topic)
+                }
+            }
+            for notification in notifications {
+                let event = StreamEvent(id: state.takeID(), name: "notification", json: ViewModelEncoding.json(NotificationViewModel(notification)))
+                state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
+                let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
+                for subscriber in state.subscribers[notification.recipient]?.values ?? [:].values where !subscriber.topics.contains(chatTopic) {
+                    _ = subscriber.pushNotification(event)
+                }
+            }
+        }
+    }
+
+    /// The topic's view model as JSON; a deleted order becomes `{"id", "deleted": true}`.
+    private func currentJSON(for key: ViewKey) -> [UInt8] {
+        if let representation = try? views.representation(for: key) {
+            return representation.identity.array
+        }
+        switch key.topic {
+        case .order(let id): return ViewModelEncoding.json(DeletedViewModel(id: String(id), deleted: true))
+        case .chat(let id, _): return ViewModelEncoding.json(DeletedViewModel(id: String(id), deleted: true))
+        default: return Array("{}".utf8)
+        }
+    }
+
+    // MARK: - Upkeep
+
+    /// A comment on every stream, so that proxies keep it open and a vanished
+    /// peer is noticed by the write.
+    func heartbeat() {
+        let all = state.withLock { state in state.subscribers.values.flatMap(\.values) }
+        for subscriber in all { subscriber.heartbeat() }
+    }
+
+    /// Ends every stream and accepts no new one (shutdown).
+    func closeAll() {
+        let all = state.withLock { state -> [Subscriber] in
+            state.closed = true
+            return state.subscribers.values.flatMap(\.values)
+        }
+        for subscriber in all { subscriber.end() }
+    }
+}
+
+/// The in-app banner for a message in a chat the stream does not show.
+struct NotificationViewModel: Encodable, Sendable {
+    let chatId: String
+    let contact: String
+    let text: String
+    let open: ActionViewModel
+
+    init(_ notification: EventStreams.Notification) {
+        chatId = String(notification.chatID)
+        contact = notification.contact
+        text = notification.text
+        open = .get("/api/chats/\(notification.chatID)")
+    }
+}
+
+/// What a followed order or chat becomes when it is deleted.
+struct DeletedViewModel: Encodable, Sendable {
+    let id: String
+    let deleted: Bool
+}
