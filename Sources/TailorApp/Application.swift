@@ -89,6 +89,10 @@ public final class Application: Sendable {
     /// Open event streams, for tests and monitoring.
     public var streamCount: Int { streams.subscriberCount }
 
+    /// Events queued on streams and not yet written: bounded by the topics each
+    /// stream follows, however slowly it reads.
+    public var queuedStreamEvents: Int { streams.queuedEventCount }
+
     /// The port listened on, the chosen one when configured with 0.
     public var port: Int { server.port }
     public var host: String { configuration.server.host }

@@ -77,6 +77,11 @@ final class EventStreams: Sendable {
 
     var subscriberCount: Int { state.withLock { $0.count } }
 
+    /// Events queued and not yet written, over all streams.
+    var queuedEventCount: Int {
+        state.withLock { state in state.subscribers.values.flatMap(\.values) }.reduce(0) { $0 + $1.queuedCount }
+    }
+
     // MARK: - Streams
 
     /// Serves one stream until its peer leaves, it falls too far behind, or the

@@ -101,6 +101,9 @@ final class Subscriber: Sendable {
 
     var isEnded: Bool { queue.withLock { $0.ended } }
 
+    /// Events waiting to be written.
+    var queuedCount: Int { queue.withLock { $0.pending.count + $0.notifications.count } }
+
     private func wake(_ change: (inout Queue) -> Void) {
         let waiter = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
             change(&queue)

@@ -81,6 +81,23 @@ final class RawClient {
         return response
     }
 
+    /// Only the head of a response; the body is left to `readSome`.
+    func readHead() throws -> TestResponse {
+        let headEnd = try readUntil([13, 10, 13, 10])
+        let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        return try TestResponse(head: head)
+    }
+
+    /// Bytes already buffered, else one read; nil at the end of the stream.
+    func readSome() throws -> [UInt8]? {
+        if !buffer.isEmpty {
+            defer { buffer = [] }
+            return buffer
+        }
+        return try readChunk()
+    }
+
     /// Everything until the server closes.
     func readToEnd() throws -> [UInt8] {
         var all = buffer

@@ -8,7 +8,7 @@ final class TestApp {
     let folder: URL
     var port: Int { application.port }
 
-    init(botDelay: Double = 0.05) throws {
+    init(botDelay: Double = 0.05, heartbeat: Double = 15) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-app-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = TailorConfiguration()
@@ -17,6 +17,7 @@ final class TestApp {
         configuration.publicFolder = nil
         configuration.databasePath = folder.appendingPathComponent("tailor.sqlite").path
         configuration.botDelay = botDelay
+        configuration.heartbeat = heartbeat
         application = try Application(configuration: configuration)
         try application.start()
     }
@@ -24,6 +25,16 @@ final class TestApp {
     deinit {
         application.shutdown()
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Waits until `condition` holds, or `timeout` seconds pass.
+    func wait(timeout: Double = 5, until condition: () -> Bool) -> Bool {
+        let giveUp = Date().addingTimeInterval(timeout)
+        while Date() < giveUp {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
     }
 
     func client() throws -> APIClient {

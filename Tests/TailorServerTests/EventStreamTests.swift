@@ -1,0 +1,192 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Server-Sent Events over a raw socket, parsed as a browser would.
+@Suite struct EventStreamTests {
+    private func chat(_ app: TestApp) throws -> (alice: APIClient, bob: APIClient, chatID: String) {
+        let alice = try app.user("alice")
+        let bob = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        return (alice, bob, chatID)
+    }
+
+    @Test func aStreamStartsWithRetryAndEachTopicsViewModel() throws {
+        let app = try TestApp()
+        let (_, bob, chatID) = try chat(app)
+        let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
+        #expect(stream.response.status == 200)
+        #expect(stream.response.header("content-type")?.hasPrefix("text/event-stream") == true)
+        #expect(stream.response.header("cache-control") == "no-store")
+        #expect(stream.response.header("x-accel-buffering") == "no")
+        let events = try (0..<3).map { _ in try stream.next() }
+        #expect(stream.retry == 3000)
+        #expect(events.map(\.name) == ["chats", "badge", "chat"])
+        #expect(events[2].json["id"] as? String == chatID)
+        #expect(events[1].json["unread"] as? Int == 0)
+        let ids = events.compactMap { $0.id.flatMap(Int64.init) }
+        #expect(ids.count == 3)
+        #expect(ids == ids.sorted() && Set(ids).count == 3)
+    }
+
+    @Test func aMessageUpdatesTheOthersListBadgeAndChatLive() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try chat(app)
+        let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
+        var lastID: Int64 = 0
+        for _ in 0..<3 { lastID = Int64(try stream.next().id!)! }
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"live!"}"#)
+        var seen: [String: SSEClient.Event] = [:]
+        while seen.count < 3 {
+            let event = try stream.next()
+            let id = try #require(event.id.flatMap(Int64.init))
+            #expect(id > lastID, "ids must increase along the stream")
+            lastID = id
+            seen[event.name] = event
+        }
+        #expect(seen["badge"]?.json["unread"] as? Int == 1)
+        #expect(((seen["chats"]?.json["items"] as? [[String: Any]])?.first?["message"]) as? String == "live!")
+        #expect(((seen["chat"]?.json["messages"] as? [[String: Any]])?.last?["text"]) as? String == "live!")
+        #expect(seen["notification"] == nil, "a stream showing the chat gets no banner for it")
+
+        // Bob reads: Alice's open chat shows the read state.
+        let aliceStream = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)")
+        _ = try aliceStream.next()
+        try bob.send("POST", "/api/chats/\(chatID)/read")
+        let update = try aliceStream.next(where: { $0.name == "chat" })
+        #expect(((update.json["messages"] as? [[String: Any]])?.last?["state"]) as? String == "read")
+    }
+
+    @Test func aStreamNotShowingTheChatGetsANotification() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try chat(app)
+        let stream = try SSEClient(port: app.port, token: bob.token, topics: "orders")
+        _ = try stream.next()
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"psst"}"#)
+        let banner = try stream.next()
+        #expect(banner.name == "notification")
+        #expect(banner.json["chatId"] as? String == chatID)
+        #expect(banner.json["contact"] as? String == "alice")
+        #expect(banner.json["text"] as? String == "psst")
+        #expect((banner.json["open"] as? [String: Any])?["href"] as? String == "/api/chats/\(chatID)")
+    }
+
+    @Test func theBotsAnswerArrivesLive() throws {
+        let app = try TestApp(botDelay: 0.05)
+        let alice = try app.user("alice")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#).json["id"] as? String)
+        let stream = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)")
+        _ = try stream.next()
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"ping"}"#)
+        let answered = try stream.next(where: { (($0.json["messages"] as? [[String: Any]])?.last?["sender"]) as? String == "other" })
+        #expect((((answered.json["messages"] as? [[String: Any]])?.last?["text"]) as? String)?.contains("ping") == true)
+    }
+
+    @Test func orderChangesAndDeletionsStream() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let id = try #require(try alice.send("POST", "/api/orders", json: OrderAPITests.groceries).json["id"] as? String)
+        let stream = try SSEClient(port: app.port, token: alice.token, topics: "orders,order:\(id)")
+        #expect(try stream.next().name == "orders")
+        #expect(try stream.next().json["status"] as? String == "placed")
+        try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"paid"}"#)
+        #expect(try stream.next(where: { $0.name == "order" }).json["status"] as? String == "paid")
+        try alice.send("DELETE", "/api/orders/\(id)")
+        let deleted = try stream.next(where: { $0.name == "order" })
+        #expect(deleted.json["id"] as? String == id)
+        #expect(deleted.json["deleted"] as? Bool == true)
+        // The stream stays open for its other topics.
+        try alice.send("POST", "/api/orders", json: OrderAPITests.groceries)
+        #expect(try stream.next(where: { $0.name == "orders" }).json["count"] as? Int == 1)
+    }
+
+    @Test func badTopicsAreRefusedBeforeTheStream() throws {
+        let app = try TestApp()
+        let (alice, _, chatID) = try chat(app)
+        let mallory = try app.user("mallory")
+        for (token, topics, status) in [(alice.token, "", 400), (alice.token, "weather", 404), (alice.token, "chat:abc", 404),
+                                        (mallory.token, "chat:\(chatID)", 404), (mallory.token, "order:1", 404), (nil, "chats", 401)] {
+            let stream = try SSEClient(port: app.port, token: token, topics: topics)
+            #expect(stream.response.status == status, "\(topics)")
+            #expect(stream.response.header("content-type")?.hasPrefix("application/json") == true)
+        }
+    }
+
+    @Test func heartbeatsKeepAnIdleStreamAlive() throws {
+        let app = try TestApp(heartbeat: 0.1)
+        let alice = try app.user("alice")
+        let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge")
+        _ = try stream.next()
+        try stream.waitForComments(2)
+        #expect(stream.comments >= 2)
+    }
+
+    @Test func resumingSendsOnlyWhatChanged() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try chat(app)
+        let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders")
+        let lastSeen = try (0..<3).map { _ in try first.next() }.last!.id!
+        first.connection.reset()
+        #expect(app.wait { app.application.streamCount == 0 })
+        // While Bob is away: a message (touches his chats and badge, not his orders).
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"while you were away"}"#)
+        let resumed = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders", lastEventID: lastSeen)
+        let events = try (0..<3).map { _ in try resumed.next() }
+        #expect(Set(events.map(\.name)) == ["chats", "badge", "notification"])
+        #expect(events.allSatisfy { Int64($0.id!)! > Int64(lastSeen)! })
+        // An id it cannot place (from before this server started) gets everything.
+        let unknown = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders", lastEventID: "42")
+        #expect(Set(try (0..<3).map { _ in try unknown.next().name }) == ["chats", "badge", "orders"])
+    }
+
+    @Test func aSlowReaderHoldsAtMostOneEventPerTopicAndGetsTheLatest() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try chat(app)
+        let slow = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)", timeout: 10, receiveBuffer: 32 * 1024)
+        let sender = try APIClient(port: app.port)
+        sender.token = alice.token
+        for index in 1...1000 {
+            try sender.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"change \#(index)"}"#)
+            #expect(app.application.queuedStreamEvents <= 3)
+        }
+        // Now it reads, and gets the latest state of each topic (in either order).
+        var latestChat = false, latestBadge = false
+        while !(latestChat && latestBadge) {
+            let event = try slow.next()
+            if event.name == "chat", ((event.json["messages"] as? [[String: Any]])?.last?["text"]) as? String == "change 1000" { latestChat = true }
+            if event.name == "badge", event.json["unread"] as? Int == 1000 { latestBadge = true }
+        }
+        _ = bob
+    }
+
+    @Test func aThousandStreamsOpenedAndClosedLeaveNoSubscriber() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        var streams: [SSEClient] = []
+        for index in 0..<1000 {
+            let stream = try SSEClient(port: app.port, token: alice.token, topics: index % 2 == 0 ? "badge" : "chats,orders")
+            _ = try stream.next()
+            streams.append(stream)
+        }
+        #expect(app.application.streamCount == 1000)
+        for (index, stream) in streams.enumerated() {
+            if index % 2 == 0 { stream.connection.reset() } else { shutdown(stream.connection.fd, Int32(SHUT_RDWR)) }
+        }
+        streams.removeAll()
+        #expect(app.wait(timeout: 10) { app.application.streamCount == 0 })
+        #expect(app.wait { app.application.queuedStreamEvents == 0 })
+    }
+
+    @Test func shutdownEndsStreamsCleanly() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge")
+        _ = try stream.next()
+        app.application.shutdown()
+        #expect(stream.waitForEnd())
+    }
+}
