@@ -7,6 +7,7 @@ let package = Package(
     name: "Tailor",
     products: [
         .executable(name: "tailor", targets: ["tailor"]),
+        .executable(name: "tailor-load", targets: ["tailor-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -61,6 +62,15 @@ let package = Package(
                 "TailorStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // `tailor-load`: drives a running server over loopback on the same socket loop.
+        .executableTarget(
+            name: "tailor-load",
+            dependencies: [
+                "TailorLoop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 

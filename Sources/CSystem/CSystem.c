@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -92,6 +93,33 @@ int csystem_listen_tcp(const char *host, int port, int backlog, int reuse_port, 
         if (bound.ss_family == AF_INET6) *bound_port = ntohs(((struct sockaddr_in6 *)&bound)->sin6_port);
         else *bound_port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
     }
+    return fd;
+}
+
+int csystem_connect_tcp(const char *host, int port) {
+    struct addrinfo hints, *found = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &found) != 0) {
+        errno = EADDRNOTAVAIL;
+        return -1;
+    }
+    int fd = -1;
+    for (struct addrinfo *address = found; address != NULL; address = address->ai_next) {
+        fd = socket(address->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) continue;
+        if (connect(fd, address->ai_addr, address->ai_addrlen) == 0) break;
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        fd = -1;
+    }
+    freeaddrinfo(found);
+    if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     return fd;
 }
 

@@ -1,3 +1,4 @@
+import CSystem
 import Dispatch
 
 extension EventLoop {
@@ -16,6 +17,14 @@ extension EventLoop {
             done.signal()
         }
         done.wait()
+    }
+
+    /// Connects to `host:port` and takes the socket into this loop. Call on the
+    /// loop's thread; the connect itself blocks briefly (meant for loopback clients).
+    public func connect(host: String, port: Int) throws -> SocketConnection {
+        let fd = csystem_connect_tcp(host, Int32(port))
+        guard fd >= 0 else { throw SystemError("connect to \(host):\(port)") }
+        return try SocketConnection(fd: fd, loop: self)
     }
 
     /// Takes an accepted socket into this loop. Call on the loop's thread.

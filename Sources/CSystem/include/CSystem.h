@@ -43,6 +43,8 @@ int csystem_eventfd_drain(int fd);
 /// A non-blocking, close-on-exec TCP socket listening on host:port.
 /// Returns the fd and writes the bound port to `bound_port`, or -1 with errno.
 int csystem_listen_tcp(const char *host, int port, int backlog, int reuse_port, int *bound_port);
+/// A TCP connection to host:port (blocking connect, then non-blocking), or -1 with errno.
+int csystem_connect_tcp(const char *host, int port);
 /// Accepts one connection as non-blocking and close-on-exec; -1 with errno.
 int csystem_accept(int listener);
 int csystem_set_nodelay(int fd);
