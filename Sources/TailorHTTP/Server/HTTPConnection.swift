@@ -193,52 +193,48 @@ final class HTTPConnection {
         // RFC 9110 §8.6: no Content-Length on 1xx or 204; a 304 has no body to count.
         let hasLength = status >= 200 && status != 204 && status != 304
         outbound.append(body: omitBody || !hasLength ? nil : response.body) { head in
-            head.append(minorVersion == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
-            head.appendDecimal(status)
-            head.append(" ")
-            head.append(response.status.reason)
-            head.append("\r\nServer: Tailor\r\nDate: ")
-            head.append(date.current())
-            if hasLength {
-                head.append("\r\nContent-Length: ")
-                head.appendDecimal(response.body.count)
+            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers) { head in
+                if hasLength {
+                    head.append("\r\nContent-Length: ")
+                    head.appendDecimal(response.body.count)
+                }
+                if !keepAlive {
+                    head.append("\r\nConnection: close")
+                } else if minorVersion == 0 {
+                    head.append("\r\nConnection: keep-alive")
+                }
             }
-            if !keepAlive {
-                head.append("\r\nConnection: close")
-            } else if minorVersion == 0 {
-                head.append("\r\nConnection: keep-alive")
-            }
-            for field in response.headers {
-                head.append("\r\n")
-                head.append(field.name)
-                head.append(": ")
-                head.append(field.value)
-            }
-            head.append("\r\n\r\n")
         }
+    }
+
+    /// A response head: the status line, `Server` and `Date`, the connection's own
+    /// fields (framing), the handler's fields, and the blank line.
+    private func writeHead(into head: inout HeadWriter, status: HTTPStatus, minorVersion: Int, fields: [HTTPField],
+                           framing: (inout HeadWriter) -> Void) {
+        head.append(minorVersion == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
+        head.appendDecimal(status.code)
+        head.append(" ")
+        head.append(status.reason)
+        head.append("\r\nServer: Tailor\r\nDate: ")
+        head.append(date.current())
+        framing(&head)
+        for field in fields {
+            head.append("\r\n")
+            head.append(field.name)
+            head.append(": ")
+            head.append(field.value)
+        }
+        head.append("\r\n\r\n")
     }
 
     /// Sends the head of a streamed response, hands the connection to its stream,
     /// and ends the chunked body when the stream returns. The connection then closes.
     private func serveStream(_ response: HTTPResponse, stream: @Sendable (ResponseStream) async -> Void, minorVersion: Int) async throws {
-        var head = response
-        head.body = .empty
-        outbound.append(body: nil) { writer in
-            writer.append(minorVersion == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
-            writer.appendDecimal(response.status.code)
-            writer.append(" ")
-            writer.append(response.status.reason)
-            writer.append("\r\nServer: Tailor\r\nDate: ")
-            writer.append(date.current())
-            // HTTP/1.0 has no chunked coding: its stream ends with the connection.
-            writer.append(minorVersion == 0 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked\r\nConnection: close")
-            for field in head.headers {
-                writer.append("\r\n")
-                writer.append(field.name)
-                writer.append(": ")
-                writer.append(field.value)
+        outbound.append(body: nil) { head in
+            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers) { head in
+                // HTTP/1.0 has no chunked coding: its stream ends with the connection.
+                head.append(minorVersion == 0 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked\r\nConnection: close")
             }
-            writer.append("\r\n\r\n")
         }
         try await flush()
         // A stream reads nothing more: its buffer goes back, so that an idle stream is small.
