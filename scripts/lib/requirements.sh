@@ -47,6 +47,14 @@ require_libraries() {
     fi
 }
 
+# require_packages needs dpkg to see what is installed; elsewhere it says what to get.
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    require_packages() {
+        say "this script needs the Debian packages: $*; install their equivalents"
+        exit 1
+    }
+fi
+
 # require_command COMMAND PACKAGE : a tool, from the Debian package that has it.
 require_command() {
     command -v "$1" >/dev/null 2>&1 && return 0
