@@ -65,18 +65,20 @@ public final class Application: Sendable {
             logger: logger)
         chatbot.attach(to: events, loops: server.group)
 
-        // Date texts ("Today" becomes "Yesterday") change at midnight, not on writes.
+        // Date texts ("14:05" becomes "Yesterday") change at midnight, not on writes:
+        // cached view models are dropped and followed ones sent anew.
         let cache = cache
         let dates = dates
+        let streams = streams
         midnight = Task(executorPreference: server.group.next()) {
             while !Task.isCancelled {
                 let wait = dates.millisecondsUntilMidnight(now: now())
                 try? await Task.sleep(for: .milliseconds(wait + 10))
                 if Task.isCancelled { return }
                 cache.removeAll()
+                streams.republishAll()
             }
         }
-        let streams = streams
         let interval = configuration.heartbeat
         heartbeat = Task(executorPreference: server.group.next()) {
             while !Task.isCancelled {

@@ -197,6 +197,16 @@ final class EventStreams: Sendable {
 
     // MARK: - Upkeep
 
+    /// Every followed view model anew, for when their date texts change at midnight.
+    func republishAll() {
+        let changes = state.withLock { state in
+            Set(state.subscribers.values.flatMap(\.values).flatMap { subscriber in
+                subscriber.topics.map { TopicChange($0, of: subscriber.user) }
+            })
+        }
+        publish(changes, notifications: [])
+    }
+
     /// A comment on every stream, so that proxies keep it open and a vanished
     /// peer is noticed by the write.
     func heartbeat() {

@@ -47,6 +47,17 @@ public enum TopicChange: Hashable, Sendable {
     case orders(user: Int)
     case order(user: Int, id: Int)
 
+    /// The change that touches `topic` of `user`.
+    public init(_ topic: Topic, of user: Int) {
+        switch topic {
+        case .chats: self = .chats(user: user)
+        case .badge: self = .badge(user: user)
+        case .chat(let id, _): self = .chat(user: user, id: id)
+        case .orders: self = .orders(user: user)
+        case .order(let id): self = .order(user: user, id: id)
+        }
+    }
+
     public var user: Int {
         switch self {
         case .chats(let user), .badge(let user), .chat(let user, _), .orders(let user), .order(let user, _): user
