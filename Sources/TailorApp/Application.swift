@@ -13,21 +13,17 @@ public final class Application: Sendable {
     private let server: HTTPServer
     private let database: Database
     private let events: EventRouter
-    private let cache: ViewCache
-    private let dates: DateText
     private let midnight: Task<Void, Never>
     private let heartbeat: Task<Void, Never>
     private let streams: EventStreams
-    private let logger: Logger
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration
-        self.logger = logger
         guard let zone = TimeZoneRules.named(configuration.timeZone) else {
             throw ConfigurationError("unknown time zone \(configuration.timeZone): use an IANA name such as Europe/Berlin "
                 + "(the tz database in /usr/share/zoneinfo comes with Debian's tzdata package)")
         }
-        dates = DateText(zone: zone)
+        let dates = DateText(zone: zone)
         let now: @Sendable () -> Int = {
             var time = timespec()
             clock_gettime(CLOCK_REALTIME, &time)
@@ -38,7 +34,7 @@ public final class Application: Sendable {
         self.database = database
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
         let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay)
-        cache = ViewCache(budgetBytes: configuration.viewCacheBytes)
+        let cache = ViewCache(budgetBytes: configuration.viewCacheBytes)
         let handler = EventHandler(cache: cache, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         events = EventRouter(writer: writer, handler: handler, now: now)
         let views = ViewModels(database: database, cache: cache, dates: dates, now: now)
@@ -67,8 +63,6 @@ public final class Application: Sendable {
 
         // Date texts ("14:05" becomes "Yesterday") change at midnight, not on writes:
         // cached view models are dropped and followed ones sent anew.
-        let cache = cache
-        let dates = dates
         let streams = streams
         midnight = Task(executorPreference: server.group.next()) {
             while !Task.isCancelled {

@@ -85,7 +85,7 @@ struct ChatRoutes {
         if let clientID, !(1...Self.maxClientIDLength).contains(clientID.count) {
             throw APIError.invalid("\"clientId\" must be 1 to \(Self.maxClientIDLength) characters.")
         }
-        guard case .messageSent(let message, let duplicate) = try await route(.message(.send(chat: id, sender: user.id, text: text, clientID: clientID))) else {
+        guard case .messageSent(let message, _, let duplicate) = try await route(.message(.send(chat: id, sender: user.id, text: text, clientID: clientID))) else {
             throw HTTPError.internalError
         }
         let model = ChatViewModelBuilder(dates: context.views.dates).message(for: message, viewer: user, contact: user)

@@ -24,8 +24,8 @@ final class EventHandler: Sendable {
         var changes = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
         for outcome in outcomes {
-            changes.formUnion(Self.changes(for: outcome, store: store))
-            if case .messageSent(let message, false) = outcome, let chat = try? store.chat(id: message.chatID) {
+            changes.formUnion(Self.changes(for: outcome))
+            if case .messageSent(let message, let chat, false) = outcome {
                 if let sender = try? store.user(id: message.senderID) {
                     notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender.name, text: message.text))
                 }
@@ -38,14 +38,14 @@ final class EventHandler: Sendable {
     }
 
     /// The topics one outcome touched.
-    static func changes(for outcome: EventOutcome, store: Store) -> [TopicChange] {
+    static func changes(for outcome: EventOutcome) -> [TopicChange] {
         switch outcome {
         case .signedUp:
             return []
         case .chatOpened(let chat, _, let created):
             return created ? [.chats(user: chat.userA), .chats(user: chat.userB)] : []
-        case .messageSent(let message, let duplicate):
-            guard !duplicate, let chat = try? store.chat(id: message.chatID) else { return [] }
+        case .messageSent(let message, let chat, let duplicate):
+            guard !duplicate else { return [] }
             let recipient = chat.contact(of: message.senderID)
             // Both lists reorder and show the new last message; the recipient's
             // unread count and badge grow.

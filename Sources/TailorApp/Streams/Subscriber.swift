@@ -99,8 +99,6 @@ final class Subscriber: Sendable {
         wake { $0.ended = true }
     }
 
-    var isEnded: Bool { queue.withLock { $0.ended } }
-
     /// Events waiting to be written.
     var queuedCount: Int { queue.withLock { $0.pending.count + $0.notifications.count } }
 

@@ -82,8 +82,6 @@ final class ViewCache: Sendable {
         }
     }
 
-    var byteCount: Int { state.withLock { $0.bytes } }
-
     /// Removes the least recently used entries until a quarter of the budget is free.
     private func evict(_ state: inout State) {
         var all: [(user: Int, topic: Topic, lastUsed: UInt64, bytes: Int)] = []

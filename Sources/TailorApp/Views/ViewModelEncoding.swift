@@ -16,9 +16,7 @@ enum ViewModelEncoding {
     }
 
     static func response(_ value: some Encodable, status: HTTPStatus = .ok, headers: [HTTPField] = []) -> HTTPResponse {
-        var response = HTTPResponse(status: status, headers: [HTTPField("Content-Type", HTTPResponse.jsonContentType)] + headers,
-                                    body: .init(json(value)))
-        response.closesConnection = false
-        return response
+        HTTPResponse(status: status, headers: [HTTPField("Content-Type", HTTPResponse.jsonContentType)] + headers,
+                     body: .init(json(value)))
     }
 }

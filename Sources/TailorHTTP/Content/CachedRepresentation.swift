@@ -74,24 +74,15 @@ enum AcceptEncoding {
         var starAllowed = false
         for entry in header.split(separator: ",") {
             let parts = entry.split(separator: ";")
-            let coding = parts[0].trimmingCharacters(in: " \t").lowercased()
+            let coding = parts[0].trimmed.lowercased()
             var quality = 1.0
             for parameter in parts.dropFirst() {
-                let pair = parameter.trimmingCharacters(in: " \t").lowercased()
+                let pair = parameter.trimmed.lowercased()
                 if pair.hasPrefix("q="), let value = Double(pair.dropFirst(2)) { quality = value }
             }
             if coding == "gzip" || coding == "x-gzip" { return quality > 0 }
             if coding == "*" { starAllowed = quality > 0 }
         }
         return starAllowed
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        var slice = self
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
     }
 }

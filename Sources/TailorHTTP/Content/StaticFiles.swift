@@ -22,7 +22,6 @@ public final class StaticFiles: Sendable {
     }
 
     private struct Entry {
-        let realPath: String
         let identity: FileIdentity
         let representation: CachedRepresentation
     }
@@ -100,7 +99,7 @@ public final class StaticFiles: Sendable {
         guard let bytes = Self.readFile(real, expectedSize: identity.size) else { return nil }
         let representation = CachedRepresentation(bytes, contentType: ContentType.forFile(real))
         if bytes.count <= maxCachedFileBytes {
-            store(Entry(realPath: real, identity: target == path ? identity : FileIdentity(path: path) ?? identity,
+            store(Entry(identity: target == path ? identity : FileIdentity(path: path) ?? identity,
                         representation: representation), for: path)
         }
         return representation

@@ -46,15 +46,9 @@ public struct HTTPHeaders: Sendable {
         matching(name).map { string($0.valueStart, $0.valueEnd) }
     }
 
-    /// All fields as pairs, in order.
-    public var pairs: [(name: String, value: String)] {
-        fields.map { (string($0.nameStart, $0.nameEnd), string($0.valueStart, $0.valueEnd)) }
-    }
-
     /// Whether a comma-separated field `name` lists `token`, ignoring case
     /// (`Connection: keep-alive, Upgrade` lists `upgrade`).
     public func contains(_ name: String, token: String) -> Bool {
-        let token = Array(token.utf8)
         for field in matching(name) {
             var start = Int(field.valueStart)
             let end = Int(field.valueEnd)
@@ -64,7 +58,7 @@ public struct HTTPHeaders: Sendable {
                 var first = start, last = stop
                 while first < last, Self.isSpace(head[first]) { first += 1 }
                 while last > first, Self.isSpace(head[last - 1]) { last -= 1 }
-                if Self.equalIgnoringCase(head[first..<last], token) { return true }
+                if Self.equalIgnoringCase(head[first..<last], token.utf8) { return true }
                 start = stop + 1
             }
         }
@@ -72,13 +66,11 @@ public struct HTTPHeaders: Sendable {
     }
 
     func first(_ name: String) -> Field? {
-        let name = Array(name.utf8)
-        return fields.first { Self.equalIgnoringCase(head[Int($0.nameStart)..<Int($0.nameEnd)], name) }
+        fields.first { Self.equalIgnoringCase(head[Int($0.nameStart)..<Int($0.nameEnd)], name.utf8) }
     }
 
     func matching(_ name: String) -> [Field] {
-        let name = Array(name.utf8)
-        return fields.filter { Self.equalIgnoringCase(head[Int($0.nameStart)..<Int($0.nameEnd)], name) }
+        fields.filter { Self.equalIgnoringCase(head[Int($0.nameStart)..<Int($0.nameEnd)], name.utf8) }
     }
 
     func bytes(_ field: Field) -> ArraySlice<UInt8> {
@@ -93,7 +85,7 @@ public struct HTTPHeaders: Sendable {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
-    static func equalIgnoringCase(_ bytes: ArraySlice<UInt8>, _ other: [UInt8]) -> Bool {
+    static func equalIgnoringCase(_ bytes: ArraySlice<UInt8>, _ other: some Collection<UInt8>) -> Bool {
         guard bytes.count == other.count else { return false }
         var index = bytes.startIndex
         for byte in other {

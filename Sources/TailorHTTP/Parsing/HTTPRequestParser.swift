@@ -156,7 +156,7 @@ public struct HTTPRequestParser: Sendable {
         }
         var expectsContinue = false
         if let expectation = headers.first("expect") {
-            guard HTTPHeaders.equalIgnoringCase(headers.bytes(expectation), Array("100-continue".utf8)) else {
+            guard HTTPHeaders.equalIgnoringCase(headers.bytes(expectation), "100-continue".utf8) else {
                 return .failure(HTTPParseError(.expectationFailed, "expectation_failed", "Only the expectation 100-continue is supported."))
             }
             expectsContinue = minorVersion == 1
@@ -183,7 +183,7 @@ public struct HTTPRequestParser: Sendable {
             guard minorVersion == 1 else {
                 return .failure(.malformed("Transfer-Encoding is not defined for HTTP/1.0."))
             }
-            guard encodings.count == 1, HTTPHeaders.equalIgnoringCase(headers.bytes(encodings[0]), Array("chunked".utf8)) else {
+            guard encodings.count == 1, HTTPHeaders.equalIgnoringCase(headers.bytes(encodings[0]), "chunked".utf8) else {
                 return .failure(HTTPParseError(.notImplemented, "unsupported_transfer_encoding", "Only the chunked transfer coding is supported."))
             }
             return .success(.chunked)

@@ -76,10 +76,6 @@ extension Store {
         return MessagePage(messages: newestFirst.reversed(), hasEarlier: hasEarlier)
     }
 
-    public func message(id: Int) throws -> Message? {
-        try connection.first("SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages WHERE id = ?", id, row: Self.message)
-    }
-
     public func unreadCount(chat: Int, reader: Int) throws -> Int {
         try connection.first("SELECT count(*) FROM messages WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL", chat, reader) { $0.int(0) } ?? 0
     }
