@@ -140,6 +140,23 @@ import Testing
         #expect(Set(try (0..<3).map { _ in try unknown.next().name }) == ["chats", "badge", "orders"])
     }
 
+    @Test func aNewStreamResumesFromTheLastEventIdParameter() throws {
+        // A page that opens a new EventSource for other topics cannot send the
+        // header; it names the last id it saw in the query instead.
+        let app = try TestApp()
+        let (alice, bob, chatID) = try chat(app)
+        let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge")
+        let lastSeen = try (0..<2).map { _ in try first.next() }.last!.id!
+        first.connection.reset()
+        try alice.send("POST", "/api/orders", json: #"{"name":"Tea","items":[{"title":"Tea","quantity":1,"priceCents":300}]}"#)
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"one more"}"#)
+        let resumed = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders&lastEventId=\(lastSeen)")
+        let events = try (0..<3).map { _ in try resumed.next() }
+        // Bob's orders did not change (the order is Alice's): not sent again.
+        #expect(Set(events.map(\.name)) == ["chats", "badge", "notification"])
+        #expect(events.allSatisfy { Int64($0.id!)! > Int64(lastSeen)! })
+    }
+
     @Test func aSlowReaderHoldsAtMostOneEventPerTopicAndGetsTheLatest() throws {
         let app = try TestApp()
         let (alice, bob, chatID) = try chat(app)

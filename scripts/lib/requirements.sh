@@ -65,3 +65,16 @@ require_command() {
         exit 1
     fi
 }
+
+# require_python_module MODULE PIP_REQUIREMENT : a Python module, from PyPI.
+require_python_module() {
+    if ! command -v python3 >/dev/null 2>&1; then
+        require_packages python3
+    fi
+    python3 -c "import $1" 2>/dev/null && return 0
+    say "installing $2 through pip"
+    if ! python3 -m pip install --quiet "$2" 2>/dev/null && ! python3 -m pip install --quiet --break-system-packages "$2"; then
+        say "this script needs the Python module $1: python3 -m pip install '$2'"
+        exit 1
+    fi
+}

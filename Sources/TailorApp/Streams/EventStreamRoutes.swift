@@ -14,7 +14,7 @@ struct EventStreamRoutes {
         router.get("/api/events") { request in
             let user = try context.auth.user(for: request)
             let topics = try topics(request, user: user)
-            let lastEventID = request.headers["last-event-id"].flatMap { Int64($0.trimmed) }
+            let lastEventID = Self.lastEventID(of: request)
             var response = HTTPResponse(status: .ok, headers: [
                 HTTPField("Content-Type", "text/event-stream; charset=utf-8"),
                 HTTPField("Cache-Control", "no-store"),
@@ -26,6 +26,14 @@ struct EventStreamRoutes {
             }
             return response
         }
+    }
+
+    /// Where the client's last stream stopped: the `Last-Event-ID` header that an
+    /// `EventSource` sends when it reconnects by itself, or the `lastEventId`
+    /// query parameter, because a page that opens a new `EventSource` for new
+    /// topics cannot set that header.
+    static func lastEventID(of request: HTTPRequest) -> Int64? {
+        (request.headers["last-event-id"] ?? request.query("lastEventId")).flatMap { Int64($0.trimmed) }
     }
 
     /// The requested topics, each checked: none is 400, an unknown name or another

@@ -1,0 +1,182 @@
+// The chat list and one chat's screen. Both draw the server's view models as
+// they come; the only state of their own is the composer's optimistic copies.
+
+import { h, fill, fields } from "./dom.js";
+import { call, perform } from "./api.js";
+
+export function chatListScreen(context) {
+  let viewModel = null;
+  const list = h("ul", { class: "chat-list", "aria-label": "Chats" });
+  const error = h("p", { class: "error", id: "new-chat-error", role: "alert" });
+
+  function draw(chats) {
+    viewModel = chats;
+    if (chats.items.length === 0) {
+      return fill(list, h("li", { class: "empty" }, "No chats yet. Start one below, with ", h("strong", {}, "bot"), " for instance."));
+    }
+    fill(list, chats.items.map((item) => h("li", {},
+      h("a", { class: "chat-item", href: `#/chats/${item.id}`, "data-chat": item.id },
+        h("span", { class: "contact" }, item.contact),
+        h("time", { datetime: item.lastMessageAt ?? undefined }, item.lastMessageDate),
+        h("span", { class: "last-message" }, item.message),
+        item.unreadMessageCount > 0 &&
+          h("span", { class: "count", "aria-label": `${item.unreadMessageCount} unread` }, item.unreadMessageCount)))));
+  }
+
+  async function addChat(event) {
+    event.preventDefault();
+    error.textContent = "";
+    const form = event.target;
+    const action = viewModel?.actions.addChat ?? { method: "POST", href: "/api/chats" };
+    try {
+      const chat = await call(action.method, action.href, { contact: fields(form).contact });
+      form.reset();
+      context.navigate(`#/chats/${chat.id}`);
+    } catch (failure) {
+      error.textContent = failure.message;
+      if (failure.status === 401) context.failed(failure);
+    }
+  }
+
+  const element = h("section", { class: "chats", "aria-labelledby": "chats-title" },
+    h("h1", { id: "chats-title", tabindex: "-1" }, "Chats"),
+    list,
+    h("form", { class: "inline-form", id: "new-chat", onsubmit: addChat, novalidate: true },
+      h("label", { for: "new-chat-contact" }, "New chat with"),
+      h("input", { id: "new-chat-contact", name: "contact", placeholder: "a name, e.g. bot", autocomplete: "off",
+        "aria-describedby": "new-chat-error" }),
+      h("button", { type: "submit" }, "Start chat"),
+      error));
+
+  return {
+    title: "Chats",
+    topics: ["chats"],
+    element,
+    async load() { draw(await call("GET", "/api/chats")); },
+    receive(name, data) { if (name === "chats") draw(data); },
+  };
+}
+
+/** A client id for a message, so that a retried send is stored once. */
+function newClientId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Date.now().toString(36) + Math.random().toString(36).slice(2);
+}
+
+const stateTexts = { sending: "Sending", sent: "Sent", read: "Read", failed: "Not sent" };
+const stateMarks = { sending: "…", sent: "✓", read: "✓✓", failed: "!" };
+
+export function chatScreen(context, id) {
+  let viewModel = null;
+  let older = [];            // pages loaded with "load earlier", oldest first
+  let earlier = null;        // the action for the page before everything shown
+  const sent = new Map();    // answers to our sends, until the view model has them
+  const pending = new Map(); // clientId → our optimistic copy ("sending" or "failed")
+  let markingRead = false;
+
+  const title = h("h1", { id: "chat-title", tabindex: "-1" }, "Chat");
+  const earlierButton = h("button", { type: "button", class: "quiet", hidden: true, onclick: loadEarlier }, "Load earlier messages");
+  const messages = h("ol", { class: "messages", "aria-live": "polite", "aria-label": "Messages" });
+  const input = h("input", { id: "composer-text", name: "text", autocomplete: "off", maxlength: 4000, placeholder: "Message" });
+  const error = h("p", { class: "error", role: "alert" });
+
+  function draw() {
+    if (!viewModel) return;
+    title.textContent = viewModel.title;
+    earlierButton.hidden = !(older.length ? earlier : viewModel.earlier);
+    const shown = new Set(viewModel.messages.map((message) => message.id));
+    for (const messageId of sent.keys()) if (shown.has(messageId)) sent.delete(messageId);
+    const all = [...older.filter((message) => !shown.has(message.id)), ...viewModel.messages, ...sent.values(), ...pending.values()];
+    const atBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 40;
+    fill(messages, all.map(drawMessage));
+    if (atBottom) messages.scrollTop = messages.scrollHeight;
+    markReadWhenSeen();
+  }
+
+  function drawMessage(message) {
+    const mine = message.sender === "me";
+    return h("li", { class: `message ${mine ? "mine" : "theirs"} ${message.state}`, "data-message": message.id },
+      h("span", { class: "visually-hidden" }, `${message.senderName}: `),
+      h("p", { class: "text" }, message.text),
+      h("span", { class: "meta" },
+        message.time && h("time", { datetime: message.sentAt }, message.time),
+        mine && h("span", { class: "state", "data-state": message.state, title: stateTexts[message.state],
+          "aria-label": stateTexts[message.state] }, stateMarks[message.state]),
+        message.state === "failed" && h("button", { type: "button", class: "quiet", onclick: () => send(message.clientId, message.text) }, "Retry")));
+  }
+
+  /** Shows the message as "sending" at once; the server's copy replaces it. */
+  async function send(clientId, text) {
+    pending.set(clientId, { id: `pending-${clientId}`, clientId, text, sender: "me", senderName: context.user.name, state: "sending", time: "" });
+    draw();
+    try {
+      const answer = await call(viewModel.actions.send.method, viewModel.actions.send.href, { text, clientId });
+      pending.delete(clientId);
+      if (!viewModel.messages.some((message) => message.id === answer.message.id)) sent.set(answer.message.id, answer.message);
+      error.textContent = "";
+    } catch (failure) {
+      pending.get(clientId).state = "failed";
+      error.textContent = failure.message;
+    }
+    draw();
+  }
+
+  function submit(event) {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text || !viewModel) return;
+    input.value = "";
+    send(newClientId(), text);
+  }
+
+  /** Marks the chat read while it is on screen and the page is visible. */
+  async function markReadWhenSeen() {
+    if (!viewModel || viewModel.unreadMessageCount === 0 || markingRead || document.visibilityState !== "visible") return;
+    markingRead = true;
+    try { await perform(viewModel.actions.markRead); } catch (failure) { context.failed(failure); }
+    markingRead = false;
+  }
+
+  async function loadEarlier() {
+    const action = older.length ? earlier : viewModel?.earlier;
+    if (!action) return;
+    try {
+      const page = await call(action.method, action.href);
+      older = [...page.messages, ...older];
+      earlier = page.earlier;
+      const height = messages.scrollHeight;
+      draw();
+      messages.scrollTop += messages.scrollHeight - height; // keep the reader's place
+    } catch (failure) {
+      error.textContent = failure.message;
+    }
+  }
+
+  document.addEventListener("visibilitychange", markReadWhenSeen);
+
+  const element = h("section", { class: "chat", "aria-labelledby": "chat-title" },
+    h("a", { class: "back", href: "#/chats" }, "← Chats"),
+    title,
+    earlierButton,
+    messages,
+    h("form", { class: "composer", id: "composer", onsubmit: submit },
+      h("label", { for: "composer-text", class: "visually-hidden" }, "Message"),
+      input,
+      h("button", { type: "submit" }, "Send")),
+    error);
+
+  return {
+    title: "Chat",
+    topics: [`chat:${id}`],
+    element,
+    async load() {
+      viewModel = await call("GET", `/api/chats/${encodeURIComponent(id)}`);
+      this.title = viewModel.title;
+      draw();
+    },
+    receive(name, data) {
+      if (name === "chat" && data.id === id) { viewModel = data; draw(); }
+    },
+    leave() { document.removeEventListener("visibilitychange", markReadWhenSeen); },
+  };
+}

@@ -1,0 +1,57 @@
+// Signing up with a name, or in with a token from another browser.
+
+import { h, fields } from "./dom.js";
+import { call } from "./api.js";
+
+export function signInScreen(context) {
+  const signUpError = h("p", { class: "error", id: "sign-up-error", role: "alert" });
+  const signInError = h("p", { class: "error", id: "sign-in-error", role: "alert" });
+
+  async function signUp(event) {
+    event.preventDefault();
+    signUpError.textContent = "";
+    try {
+      const answer = await call("POST", "/api/users", { name: fields(event.target).name });
+      // The token signs this account in on another browser; it is shown once.
+      sessionStorage.setItem("tailor-token", answer.token);
+      context.signedIn(answer.user);
+    } catch (error) {
+      signUpError.textContent = error.message;
+    }
+  }
+
+  async function signIn(event) {
+    event.preventDefault();
+    signInError.textContent = "";
+    try {
+      const { token } = fields(event.target);
+      const answer = await call("POST", "/api/session", { token });
+      sessionStorage.setItem("tailor-token", token);
+      context.signedIn(answer.user);
+    } catch (error) {
+      signInError.textContent = error.status === 401 ? "That token does not belong to anyone here." : error.message;
+    }
+  }
+
+  const element = h("section", { class: "sign-in", "aria-labelledby": "sign-in-title" },
+    h("h1", { id: "sign-in-title", tabindex: "-1" }, "Welcome to Tailor"),
+    h("p", {}, "Chats and orders that update themselves. Pick a name to start; say hello to ",
+      h("strong", {}, "bot"), " once you are in."),
+    h("form", { class: "card", id: "sign-up", onsubmit: signUp, novalidate: true },
+      h("h2", {}, "Sign up"),
+      h("label", { for: "sign-up-name" }, "Name"),
+      h("input", { id: "sign-up-name", name: "name", autocomplete: "username", required: true,
+        maxlength: 32, "aria-describedby": "sign-up-hint sign-up-error" }),
+      h("p", { class: "hint", id: "sign-up-hint" }, "Letters, digits, _ and -, up to 32."),
+      signUpError,
+      h("button", { type: "submit" }, "Sign up")),
+    h("form", { class: "card", id: "sign-in", onsubmit: signIn, novalidate: true },
+      h("h2", {}, "Sign in with a token"),
+      h("label", { for: "sign-in-token" }, "Token"),
+      h("input", { id: "sign-in-token", name: "token", autocomplete: "current-password", required: true,
+        "aria-describedby": "sign-in-error" }),
+      signInError,
+      h("button", { type: "submit" }, "Sign in")));
+
+  return { title: "Sign in", topics: [], element, async load() {} };
+}

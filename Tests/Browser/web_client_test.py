@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""The web page in a real browser: two Chromium sessions against a real server.
+
+Alice and Bob sign up, chat live (unread count, banner, read tick), Alice
+talks to the bot, and an order is made, paid and cancelled through the page's
+buttons. Screenshots of the chat and orders screens at phone and desktop widths
+are saved in a temporary folder, whose path is printed.
+
+Usage: web_client_test.py TAILOR_EXECUTABLE PUBLIC_FOLDER
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import uuid
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as shown
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+EXECUTABLE, PUBLIC = sys.argv[1], sys.argv[2]
+WAIT = 15  # seconds for anything to appear; the page is live, so nothing is polled by us
+PAGE_BUDGET = 100 * 1024
+PHONE, DESKTOP = (390, 844), (1280, 900)
+
+
+class Server:
+    """`tailor` on 127.0.0.1 with a kernel-chosen port and a database in a temp folder."""
+
+    def __init__(self, folder):
+        self.process = subprocess.Popen(
+            [EXECUTABLE, "--port", "0", "--db", os.path.join(folder, "tailor.sqlite"),
+             "--public", PUBLIC, "--bot-delay", "0.2", "--log-level", "warning"],
+            stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"listening on (http://\S+)", line)
+        if not match:
+            self.process.kill()
+            raise RuntimeError(f"the server did not start: {line!r}")
+        self.url = match.group(1)
+
+    def stop(self):
+        self.process.terminate()
+        if self.process.wait(timeout=10) != 0:
+            raise RuntimeError(f"the server exited with {self.process.returncode}")
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_window_size(*DESKTOP)
+    return driver
+
+
+class WebClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="tailor-browser-")
+        cls.shots = os.path.join(cls.folder, "screenshots")
+        os.makedirs(cls.shots)
+        cls.server = Server(cls.folder)
+        cls.alice, cls.bob = browser(), browser()
+        suffix = uuid.uuid4().hex[:6]
+        cls.alice_name, cls.bob_name = f"alice_{suffix}", f"bob_{suffix}"
+
+    @classmethod
+    def tearDownClass(cls):
+        for driver in (cls.alice, cls.bob):
+            driver.quit()
+        cls.server.stop()
+        print(f"screenshots: {cls.shots}", file=sys.stderr)
+
+    # Helpers
+
+    def wait(self, driver, condition, message):
+        try:
+            return WebDriverWait(driver, WAIT).until(condition)
+        except TimeoutException:
+            self.fail(f"{message}; the page shows:\n{driver.find_element(By.TAG_NAME, 'body').text}")
+
+    def find(self, driver, selector, message=None):
+        return self.wait(driver, shown.visibility_of_element_located((By.CSS_SELECTOR, selector)),
+                         message or f"{selector} never showed")
+
+    def text_in(self, driver, selector, text):
+        self.wait(driver, shown.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text),
+                  f"{selector} never said {text!r}")
+
+    def sign_up(self, driver, name):
+        driver.get(self.server.url + "/")
+        field = self.find(driver, "#sign-up-name")
+        field.send_keys(name, Keys.ENTER)
+        self.text_in(driver, "#who-name", name)
+        self.text_in(driver, "#connection", "Live")
+
+    def open_chat_with(self, driver, contact):
+        driver.get(self.server.url + "/#/chats")
+        field = self.find(driver, "#new-chat-contact")
+        field.clear()
+        field.send_keys(contact, Keys.ENTER)
+        self.text_in(driver, "#chat-title", contact)
+        self.text_in(driver, "#connection", "Live")
+
+    def send(self, driver, text):
+        self.find(driver, "#composer-text").send_keys(text, Keys.ENTER)
+
+    def screenshot(self, driver, name):
+        for label, size in (("phone", PHONE), ("desktop", DESKTOP)):
+            driver.set_window_size(*size)
+            time.sleep(0.3)  # let the layout settle before the picture; nothing is asserted on it
+            driver.save_screenshot(os.path.join(self.shots, f"{name}-{label}.png"))
+        driver.set_window_size(*DESKTOP)
+
+    def script_errors(self, driver):
+        # Failed requests (a 401 before sign-in, a 422 shown in a form) are the
+        # network's log, not the page's: only the page's own errors count.
+        return [entry for entry in driver.get_log("browser")
+                if entry["level"] == "SEVERE" and entry.get("source") != "network"]
+
+    # The scenario, in order
+
+    def test_1_two_people_chat_live(self):
+        alice, bob = self.alice, self.bob
+        self.sign_up(alice, self.alice_name)
+        self.sign_up(bob, self.bob_name)
+        self.find(bob, ".chat-list .empty")
+
+        # A contact who does not exist: the error shows inline.
+        alice.get(self.server.url + "/#/chats")
+        field = self.find(alice, "#new-chat-contact")
+        field.send_keys("nobody_here", Keys.ENTER)
+        self.text_in(alice, "#new-chat-error", "nobody_here")
+
+        self.open_chat_with(alice, self.bob_name)
+        self.send(alice, "Hello Bob")
+        mine = self.find(alice, ".message.mine .text")
+        self.assertEqual(mine.text, "Hello Bob")
+        self.find(alice, '.message.mine .state[data-state="sent"]', "the message never became sent")
+
+        # Bob, on his chat list, sees it arrive with an unread count and a banner.
+        self.text_in(bob, ".chat-item .last-message", "Hello Bob")
+        self.text_in(bob, ".chat-item .count", "1")
+        self.text_in(bob, "#badge", "1")
+        self.text_in(bob, "#banner", "Hello Bob")
+        self.assertTrue(bob.title.startswith("(1)"), bob.title)
+        self.screenshot(bob, "chat-list")
+
+        # He opens it from the banner; Alice sees her message read.
+        self.find(bob, "#banner .banner-open").click()
+        self.text_in(bob, "#chat-title", self.alice_name)
+        self.find(bob, ".message.theirs .text")
+        self.find(alice, '.message.mine .state[data-state="read"]', "Alice never saw the read tick")
+        self.wait(bob, lambda driver: driver.find_element(By.ID, "badge").get_attribute("hidden") is not None,
+                  "Bob's badge stayed after reading")
+
+        self.send(bob, "Hi Alice!")
+        self.wait(alice, lambda driver: "Hi Alice!" in driver.find_element(By.CSS_SELECTOR, ".messages").text,
+                  "Alice never got Bob's answer")
+        self.screenshot(alice, "chat")
+
+    def test_2_the_bot_answers(self):
+        alice = self.alice
+        self.open_chat_with(alice, "bot")
+        self.send(alice, "ping from the browser")
+        self.wait(alice, lambda driver: any("ping from the browser" in element.text for element in
+                                            driver.find_elements(By.CSS_SELECTOR, ".message.theirs .text")),
+                  "the bot never answered")
+
+    def test_3_an_order_is_made_paid_and_cancelled(self):
+        alice = self.alice
+        alice.get(self.server.url + "/#/orders")
+        self.text_in(alice, "#connection", "Live")
+        self.text_in(alice, ".summary", "0 orders")
+        self.find(alice, ".new-order summary").click()
+
+        # Invalid fields: the server's 422 message is shown.
+        self.find(alice, "#new-order [name=title]").send_keys("Milk")
+        self.find(alice, "#new-order [name=price]").send_keys("1.29")
+        self.find(alice, '#new-order button[type="submit"]').click()
+        self.text_in(alice, "#new-order-error", "name")
+
+        self.find(alice, "#new-order [name=name]").send_keys("Groceries")
+        quantity = self.find(alice, "#new-order [name=quantity]")
+        quantity.clear()
+        quantity.send_keys("2")
+        self.find(alice, '#new-order button[type="submit"]').click()
+        self.text_in(alice, "#order-title", "Groceries #")
+        self.text_in(alice, ".facts .status", "Placed")
+        self.text_in(alice, ".facts", "$2.58")
+
+        self.find(alice, 'button[data-action="pay"]').click()
+        self.text_in(alice, ".facts .status", "Paid")
+        self.find(alice, 'button[data-action="cancel"]').click()
+        self.text_in(alice, ".facts .status", "Cancelled")
+        self.assertEqual(alice.find_elements(By.CSS_SELECTOR, ".order .actions button"), [])
+        self.screenshot(alice, "order")
+
+        # The list, searched: a later query always wins.
+        alice.get(self.server.url + "/#/orders")
+        self.text_in(alice, ".summary", "1 order")
+        search = self.find(alice, "#order-search")
+        search.send_keys("zzz")
+        self.text_in(alice, ".summary", "0 orders")
+        search.send_keys(Keys.BACKSPACE * 3, "milk")
+        self.text_in(alice, ".summary", "1 order")
+        Select(self.find(alice, "#order-layout")).select_by_value("compact")
+        self.find(alice, ".order-list.compact .order-item")
+        self.screenshot(alice, "orders")
+
+    def test_4_the_page_is_small_and_stays_on_its_server(self):
+        size = sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(PUBLIC) for name in names)
+        self.assertLess(size, PAGE_BUDGET, f"the page's files weigh {size} bytes")
+        origin = self.server.url
+        for driver in (self.alice, self.bob):
+            urls = driver.execute_script("return performance.getEntriesByType('resource').map(entry => entry.name)")
+            self.assertEqual([url for url in urls if not url.startswith(origin)], [])
+
+    def test_5_no_script_errors(self):
+        for driver in (self.alice, self.bob):
+            self.assertEqual(self.script_errors(driver), [])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
