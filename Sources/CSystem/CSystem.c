@@ -96,7 +96,26 @@ int csystem_listen_tcp(const char *host, int port, int backlog, int reuse_port, 
     return fd;
 }
 
-int csystem_connect_tcp(const char *host, int port) {
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24 /* Linux 4.2; not in every libc's headers */
+#endif
+
+/// Binds `fd` to `source` with port 0; the port is picked at connect, so that
+/// the four-tuple, not the source port alone, has to be unique.
+static int bind_source(int fd, const char *source) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    if (inet_pton(AF_INET, source, &address.sin_addr) != 1) {
+        errno = EADDRNOTAVAIL;
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    return bind(fd, (struct sockaddr *)&address, sizeof address);
+}
+
+int csystem_connect_tcp(const char *host, int port, const char *source) {
     struct addrinfo hints, *found = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
@@ -112,7 +131,7 @@ int csystem_connect_tcp(const char *host, int port) {
     for (struct addrinfo *address = found; address != NULL; address = address->ai_next) {
         fd = socket(address->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) continue;
-        if (connect(fd, address->ai_addr, address->ai_addrlen) == 0) break;
+        if ((source == NULL || bind_source(fd, source) == 0) && connect(fd, address->ai_addr, address->ai_addrlen) == 0) break;
         int saved = errno;
         close(fd);
         errno = saved;

@@ -21,8 +21,9 @@ extension EventLoop {
 
     /// Connects to `host:port` and takes the socket into this loop. Call on the
     /// loop's thread; the connect itself blocks briefly (meant for loopback clients).
-    public func connect(host: String, port: Int) throws -> SocketConnection {
-        let fd = csystem_connect_tcp(host, Int32(port))
+    /// `source` is the local IPv4 address to connect from, when one is needed.
+    public func connect(host: String, port: Int, from source: String? = nil) throws -> SocketConnection {
+        let fd = source.map { csystem_connect_tcp(host, Int32(port), $0) } ?? csystem_connect_tcp(host, Int32(port), nil)
         guard fd >= 0 else { throw SystemError("connect to \(host):\(port)") }
         return try SocketConnection(fd: fd, loop: self)
     }

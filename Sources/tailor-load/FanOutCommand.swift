@@ -39,7 +39,7 @@ struct FanOutCommand: ParsableCommand {
         let eventName = Array("event: \(topic.split(separator: ":")[0])\n".utf8)
         let request = SharedBytes("GET /api/events?topics=\(topic) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n")
         let progress = Progress()
-        let rssBefore = serverPID.map(Self.residentKiB) ?? 0
+        let rssBefore = serverPID.map { ProcessProbe(pid: $0).residentKiB.now } ?? 0
 
         // Open the streams in steps, so the listener's backlog is never flooded.
         var opened = 0
@@ -61,7 +61,7 @@ struct FanOutCommand: ParsableCommand {
             throw ValidationError("\(progress.failed) of \(streams) streams failed to open")
         }
         usleep(500_000)
-        let rssIdle = serverPID.map(Self.residentKiB) ?? 0
+        let rssIdle = serverPID.map { ProcessProbe(pid: $0).residentKiB.now } ?? 0
 
         // One change, timed from just before it is sent.
         let start = MonotonicClock.now
@@ -164,20 +164,6 @@ struct FanOutCommand: ParsableCommand {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-
-    /// VmRSS of a process in KiB, from /proc.
-    static func residentKiB(_ pid: Int32) -> Int {
-        let fd = open("/proc/\(pid)/status", O_RDONLY)
-        guard fd >= 0 else { return 0 }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        let text = String(decoding: bytes[0..<max(count, 0)], as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
-        return 0
     }
 }
 

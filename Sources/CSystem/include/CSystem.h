@@ -44,7 +44,9 @@ int csystem_eventfd_drain(int fd);
 /// Returns the fd and writes the bound port to `bound_port`, or -1 with errno.
 int csystem_listen_tcp(const char *host, int port, int backlog, int reuse_port, int *bound_port);
 /// A TCP connection to host:port (blocking connect, then non-blocking), or -1 with errno.
-int csystem_connect_tcp(const char *host, int port);
+/// A non-NULL `source` is the IPv4 address to connect from: each of 127.0.0.1,
+/// 127.0.0.2, … has its own range of ephemeral ports.
+int csystem_connect_tcp(const char *host, int port, const char *source);
 /// Accepts one connection as non-blocking and close-on-exec; -1 with errno.
 int csystem_accept(int listener);
 int csystem_set_nodelay(int fd);

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// The server under load: host and port from `--url`, and the local addresses
+/// to connect from.
+final class LoadTarget: Sendable {
+    let host: String
+    let port: Int
+    /// Connections per source address before the next one is used: below the
+    /// ephemeral port range (32768–60999 by default on Linux), with room to spare.
+    static let connectionsPerSource = 20_000
+    private let opened = Atomic<Int>(0)
+
+    /// Parses `http://HOST:PORT` (a path after it is ignored).
+    init?(url: String) {
+        guard url.hasPrefix("http://") else { return nil }
+        let rest = url.dropFirst("http://".count).prefix { $0 != "/" }
+        let parts = rest.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+        host = parts[0] == "localhost" ? "127.0.0.1" : String(parts[0])
+        self.port = port
+    }
+
+    var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+
+    /// On loopback, past each `connectionsPerSource` connections the next source
+    /// address in 127.0.0.0/8; elsewhere the system's choice.
+    func nextSourceAddress() -> String? {
+        guard host.hasPrefix("127.") else { return nil }
+        let index = opened.add(1, ordering: .relaxed).newValue - 1
+        let block = index / Self.connectionsPerSource
+        return block == 0 ? nil : "127.0.0.\(1 + block)"
+    }
+}

@@ -1,0 +1,106 @@
+/// A run's figures: a fixed-width table for people, JSON for machines.
+struct LoadReport: Encodable {
+    struct Latency: Encodable {
+        let name: String
+        let count: UInt64
+        let p50Ms: Double
+        let p90Ms: Double
+        let p99Ms: Double
+        let p999Ms: Double
+        let maxMs: Double
+
+        init(name: String, histogram: LatencyHistogram) {
+            func ms(_ microseconds: UInt64) -> Double { Double(microseconds) / 1_000 }
+            self.name = name
+            count = histogram.count
+            p50Ms = ms(histogram.percentile(0.5))
+            p90Ms = ms(histogram.percentile(0.9))
+            p99Ms = ms(histogram.percentile(0.99))
+            p999Ms = ms(histogram.percentile(0.999))
+            maxMs = ms(histogram.maximum)
+        }
+    }
+
+    struct Messages: Encodable {
+        let scheduled: Int
+        let accepted: Int
+        let delivered: Int
+        let lost: Int
+    }
+
+    struct Process: Encodable {
+        let cpuPercent: Double
+        let rssMiB: Double
+        let peakRssMiB: Double
+    }
+
+    let target: String
+    let users: Int
+    let subscribers: Int
+    let readers: Int
+    let rate: Double
+    let durationSeconds: Double
+    let seed: UInt64
+    let routes: [Latency]
+    let endToEnd: Latency
+    let messages: Messages
+    let requestsPerSecond: Double
+    let messagesPerSecond: Double
+    let eventsPerSecond: Double
+    let notModified: Int
+    let errors: [String: Int]
+    let viewModelsChecked: Int
+    let viewModelsStale: Int
+    let staleExamples: [String]
+    let server: Process?
+    let client: Process
+
+    var errorCount: Int { errors.values.reduce(0, +) }
+    var passed: Bool { errorCount == 0 && messages.lost == 0 && viewModelsStale == 0 && messages.accepted == messages.scheduled }
+
+    var table: String {
+        var lines: [String] = []
+        lines.append("Tailor load: \(users) users, \(subscribers) streams, \(readers) readers, \(Self.number(rate, 0)) messages/s for \(Self.number(durationSeconds, 0)) s, seed \(seed), \(target)")
+        lines.append("")
+        lines.append(Self.row(["latency (ms)", "count", "p50", "p90", "p99", "p99.9", "max"]))
+        for latency in routes + [endToEnd] {
+            lines.append(Self.row([latency.name, "\(latency.count)", Self.number(latency.p50Ms, 2), Self.number(latency.p90Ms, 2),
+                                   Self.number(latency.p99Ms, 2), Self.number(latency.p999Ms, 2), Self.number(latency.maxMs, 2)]))
+        }
+        lines.append("")
+        lines.append("throughput     \(Self.number(messagesPerSecond, 1)) messages/s accepted, \(Self.number(requestsPerSecond, 1)) requests/s, \(Self.number(eventsPerSecond, 1)) events/s received, \(notModified) answers 304")
+        lines.append("messages       scheduled \(messages.scheduled), accepted \(messages.accepted), delivered \(messages.delivered), lost \(messages.lost)")
+        lines.append("view models    \(viewModelsChecked) compared with the server at the end, \(viewModelsStale) users' stale")
+        for example in staleExamples { lines.append("               \(example)") }
+        lines.append("errors         \(errors.isEmpty ? "none" : errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
+        if let server {
+            lines.append("server         CPU \(Self.number(server.cpuPercent, 0))% of one core, RSS \(Self.number(server.rssMiB, 1)) MiB (peak \(Self.number(server.peakRssMiB, 1)) MiB)")
+        }
+        lines.append("load client    CPU \(Self.number(client.cpuPercent, 0))% of one core, RSS \(Self.number(client.rssMiB, 1)) MiB")
+        lines.append(passed ? "result         passed: no errors, nothing lost, every view model current" : "result         FAILED")
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ cells: [String]) -> String {
+        let first = cells[0].padding(to: 34)
+        return first + cells.dropFirst().map { $0.padded(to: 9) }.joined()
+    }
+
+    static func number(_ value: Double, _ decimals: Int) -> String {
+        guard value.isFinite else { return "-" }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int((value * scale).rounded())
+        guard decimals > 0 else { return "\(scaled)" }
+        let whole = scaled / Int(scale)
+        let fraction = String(abs(scaled % Int(scale)))
+        return "\(whole).\(String(repeating: "0", count: decimals - fraction.count))\(fraction)"
+    }
+}
+
+extension String {
+    /// Left-aligned in `width` columns.
+    func padding(to width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+    /// Right-aligned in `width` columns.
+    func padded(to width: Int) -> String { count >= width ? " " + self : String(repeating: " ", count: width - count) + self }
+}

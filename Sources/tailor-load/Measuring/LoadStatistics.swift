@@ -1,0 +1,31 @@
+import Synchronization
+
+/// What the simulated users experienced, gathered from every loop: latency per
+/// route, errors by kind, and counts of events.
+final class LoadStatistics: Sendable {
+    struct State {
+        var routes: [String: LatencyHistogram] = [:]
+        var errors: [String: Int] = [:]
+        var eventsReceived = 0
+        var notModified = 0
+    }
+
+    private let state = Mutex(State())
+
+    func record(route: String, nanoseconds: UInt64) {
+        state.withLock { $0.routes[route, default: LatencyHistogram()].record(nanoseconds: nanoseconds) }
+    }
+
+    /// `kind` is `status 404`, `timeout` or `connection`, with the route.
+    func recordError(_ kind: String, route: String) {
+        state.withLock { $0.errors["\(kind) \(route)", default: 0] += 1 }
+    }
+
+    func recordEvent() { state.withLock { $0.eventsReceived += 1 } }
+    func recordNotModified() { state.withLock { $0.notModified += 1 } }
+
+    var snapshot: State { state.withLock { $0 } }
+
+    /// Clears latencies and counts: the setup's requests are not the measurement.
+    func reset() { state.withLock { $0 = State() } }
+}

@@ -1,0 +1,18 @@
+/// What one run of the scenario does.
+struct ScenarioSettings: Sendable {
+    var users: Int
+    var durationSeconds: Double
+    /// Messages per second, all users together.
+    var rate: Double
+    var readers: Int
+    /// Seconds between one reader's requests.
+    var readerInterval: Double
+    /// Users who hold an event stream (the first ones).
+    var subscribers: Int
+    var seed: UInt64
+    /// The fewest seconds between two "mark read" of one user.
+    var markReadInterval: Double
+    var requestTimeout: Double
+    /// Seconds to wait after the last message for the streams to show it.
+    var drainSeconds: Double
+}

@@ -1,0 +1,78 @@
+import TailorLoop
+
+/// One person of the scenario: an account, a chat with a partner, a keep-alive
+/// connection for their requests and, when subscribed, an event stream.
+///
+/// Confined to its loop: the pacer, the sender and the stream reader that touch
+/// it are tasks on that loop, so they never run at the same time.
+final class SimulatedUser: @unchecked Sendable {
+    enum Job {
+        /// Message number `number`, due at `dueAt` by the open-loop schedule.
+        case message(number: Int, dueAt: UInt64)
+        /// Mark the chat read, asked for at `askedAt`.
+        case markRead(askedAt: UInt64)
+    }
+
+    let index: Int
+    let name: String
+    let loop: EventLoop
+    let connection: HTTPClientConnection
+    var token = ""
+    var chatID = ""
+    /// The user at the other end of the chat.
+    var partner = -1
+    var stream: EventStreamClient?
+    /// The data of the last event of each kind the stream brought.
+    var latest: [String: [UInt8]] = [:]
+    var lastMarkRead: UInt64 = 0
+    var markReadQueued = false
+
+    private var jobs: [Job] = []
+    private var nextJob = 0
+    private var waiter: UnsafeContinuation<Job?, Never>?
+    private var finished = false
+
+    init(index: Int, name: String, loop: EventLoop, target: LoadTarget) {
+        self.index = index
+        self.name = name
+        self.loop = loop
+        connection = HTTPClientConnection(target: target, loop: loop)
+    }
+
+    var topics: String { "chats,badge,chat:\(chatID)" }
+
+    /// Queues `job` for the sender; the schedule never waits for the server.
+    func enqueue(_ job: Job) {
+        if let waiter {
+            self.waiter = nil
+            waiter.resume(returning: job)
+        } else {
+            jobs.append(job)
+        }
+    }
+
+    /// The sender's next job, waiting for one; nil once `finish()` was called
+    /// and the queue is empty.
+    func next() async -> Job? {
+        if nextJob < jobs.count {
+            defer {
+                nextJob += 1
+                if nextJob == jobs.count { jobs.removeAll(keepingCapacity: true); nextJob = 0 }
+            }
+            return jobs[nextJob]
+        }
+        if finished { return nil }
+        return await withUnsafeContinuation { waiter = $0 }
+    }
+
+    /// No more jobs will come: the sender ends after the queued ones.
+    func finish() {
+        finished = true
+        if let waiter {
+            self.waiter = nil
+            waiter.resume(returning: nil)
+        }
+    }
+
+    var pendingJobs: Int { jobs.count - nextJob }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import TailorLoop
+
+/// `tailor-load scenario`: simulated users chatting through a running Tailor,
+/// with latencies, lost events and the server's CPU and memory reported.
+struct ScenarioCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenario",
+        abstract: "Users sign up, pair into chats, follow them over event streams and send messages at a fixed rate."
+    )
+
+    @Option(help: "The server, as http://HOST:PORT.")
+    var url: String
+
+    @Option(help: "Simulated users; they pair into chats.")
+    var users = 100
+
+    @Option(help: "Seconds of sending.")
+    var duration = 10.0
+
+    @Option(help: "Messages per second, all users together, on a fixed schedule.")
+    var rate = 200.0
+
+    @Option(help: "Extra clients polling /api/chats and /api/orders with If-None-Match.")
+    var readers = 10
+
+    @Option(help: "Seconds between one reader's requests.")
+    var readerInterval = 0.1
+
+    @Option(help: "Users who hold an event stream (default: all).")
+    var subscribers: Int?
+
+    @Option(help: "Seed for names and the order of senders (default: from the clock).")
+    var seed: UInt64?
+
+    @Option(help: "Fewest seconds between two 'mark read' of one user with new messages.")
+    var markReadEvery = 1.0
+
+    @Option(help: "Seconds before an unanswered request counts as a timeout.")
+    var timeout = 10.0
+
+    @Option(help: "Seconds to wait after the last message for streams to show it.")
+    var drain = 10.0
+
+    @Option(help: "The server's process id, for its CPU time and memory from /proc.")
+    var serverPID: Int32?
+
+    @Option(help: "Also write the report as JSON to this file.")
+    var json: String?
+
+    func validate() throws {
+        guard LoadTarget(url: url) != nil else { throw ValidationError("--url must be http://HOST:PORT") }
+        guard users >= 2 else { throw ValidationError("--users must be at least 2: users chat in pairs") }
+        guard rate > 0, duration > 0 else { throw ValidationError("--rate and --duration must be positive") }
+        if let subscribers, !(0...users).contains(subscribers) { throw ValidationError("--subscribers must be 0…\(users)") }
+    }
+
+    func run() async throws {
+        ProcessSetup.prepareServerProcess()
+        let target = LoadTarget(url: url)!
+        let settings = ScenarioSettings(
+            users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
+            subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
+            markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain)
+        let group = try EventLoopGroup(loopCount: 2)
+        let scenario = Scenario(settings: settings, target: target, group: group)
+        let server = serverPID.map(ProcessProbe.init(pid:))
+
+        log("setting up \(users) users, their chats and orders, and \(settings.subscribers) streams")
+        try await scenario.setUp()
+        log("sending \(Int(rate)) messages/s for \(Int(duration)) s")
+        let serverCPU = server?.cpuSeconds ?? 0
+        let clientCPU = ProcessProbe.current.cpuSeconds
+        let elapsed = await scenario.run()
+        let serverSeconds = (server?.cpuSeconds ?? 0) - serverCPU
+        let clientSeconds = ProcessProbe.current.cpuSeconds - clientCPU
+        log("comparing the streams' last view models with the server's")
+        let check = await scenario.checkFinalViewModels()
+        await scenario.closeStreams()
+
+        let report = makeReport(scenario: scenario, elapsed: elapsed, check: check, server: server.map { probe in
+            let memory = probe.residentKiB
+            return LoadReport.Process(cpuPercent: serverSeconds / elapsed * 100, rssMiB: Double(memory.now) / 1024, peakRssMiB: Double(memory.peak) / 1024)
+        }, clientSeconds: clientSeconds)
+        print(report.table)
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try write(try encoder.encode(report), to: json)
+        }
+        if !report.passed { throw ExitCode(1) }
+    }
+
+    private func makeReport(scenario: Scenario, elapsed: Double, check: Scenario.FinalCheck,
+                            server: LoadReport.Process?, clientSeconds: Double) -> LoadReport {
+        let statistics = scenario.statistics.snapshot
+        let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
+        let routes = statistics.routes.sorted { $0.key < $1.key }.map { LoadReport.Latency(name: $0.key, histogram: $0.value) }
+        let requests = statistics.routes.values.reduce(0) { $0 + $1.count }
+        let client = ProcessProbe.current.residentKiB
+        return LoadReport(
+            target: url, users: users, subscribers: scenario.settings.subscribers, readers: readers, rate: rate,
+            durationSeconds: duration, seed: scenario.settings.seed, routes: routes,
+            endToEnd: LoadReport.Latency(name: "message sent → recipient's stream", histogram: counts.endToEnd),
+            messages: LoadReport.Messages(scheduled: counts.scheduled, accepted: counts.accepted, delivered: counts.delivered, lost: counts.lost),
+            requestsPerSecond: Double(requests) / elapsed, messagesPerSecond: Double(counts.accepted) / elapsed,
+            eventsPerSecond: Double(statistics.eventsReceived) / elapsed, notModified: statistics.notModified,
+            errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
+            server: server,
+            client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024))
+    }
+
+    private func log(_ text: String) {
+        let line = Array("tailor-load: \(text)\n".utf8)
+        _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    private func write(_ data: Data, to path: String) throws {
+        guard let file = fopen(path, "w") else { throw ValidationError("cannot write \(path)") }
+        defer { fclose(file) }
+        _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    }
+}
