@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// `tailor-load scenario` against the real `tailor` executable: a short, small
+/// run whose report must count every message sent as delivered, with no error
+/// and every stream's last view models equal to the server's. Behaviour only:
+/// no latency is asserted (that is what `scripts/loadtest` measures).
+@Suite struct LoadScenarioTests {
+    static var loadExecutable: URL {
+        ShutdownTests.executable.deletingLastPathComponent().appendingPathComponent("tailor-load")
+    }
+
+    @Test func aSmallScenarioLosesNothing() throws {
+        let server = try ShutdownTests.RunningServer()
+        defer { server.process.terminate() }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-load-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: report) }
+
+        let load = Process()
+        load.executableURL = Self.loadExecutable
+        load.arguments = ["scenario", "--url", "http://127.0.0.1:\(server.port)", "--users", "20", "--rate", "40",
+                          "--duration", "2", "--readers", "4", "--seed", "7", "--mark-read-every", "0.2",
+                          "--server-pid", "\(server.process.processIdentifier)", "--json", report.path]
+        load.standardOutput = FileHandle.nullDevice
+        try load.run()
+        load.waitUntilExit()
+        #expect(load.terminationStatus == 0)
+
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let messages = try #require(json["messages"] as? [String: Int])
+        #expect(messages["scheduled"] == 80)
+        #expect(messages["accepted"] == 80)
+        #expect(messages["delivered"] == 80)
+        #expect(messages["lost"] == 0)
+        #expect((json["errors"] as? [String: Int])?.isEmpty == true)
+        #expect(json["viewModelsChecked"] as? Int == 60)
+        #expect(json["viewModelsStale"] as? Int == 0)
+        let routes = try #require(json["routes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(Set(routes).isSuperset(of: ["POST /api/chats/:id/messages", "GET /api/chats", "GET /api/orders"]))
+        let serverFigures = try #require(json["server"] as? [String: Double])
+        #expect(serverFigures["rssMiB"]! > 0)
+    }
+}
