@@ -7,9 +7,19 @@ public final class SharedBytes: Sendable {
     private nonisolated(unsafe) let storage: UnsafeMutableRawBufferPointer
 
     public init(_ bytes: some Collection<UInt8>) {
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
-        self.storage = UnsafeMutableRawBufferPointer(rebasing: storage[0..<bytes.count])
+        let count = bytes.count
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 1)
+        // Arrays and slices are copied with one memcpy; only other collections
+        // go element by element (this init is generic across modules and would
+        // otherwise copy a 30 KB view model a byte at a time).
+        let copied: Bool? = bytes.withContiguousStorageIfAvailable { source in
+            storage.copyMemory(from: UnsafeRawBufferPointer(source))
+            return true
+        }
+        if copied == nil {
+            _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        }
+        self.storage = UnsafeMutableRawBufferPointer(rebasing: storage[0..<count])
     }
 
     public convenience init(_ text: String) {

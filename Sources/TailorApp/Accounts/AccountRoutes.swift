@@ -5,13 +5,24 @@ import TailorStore
 struct AccountRoutes {
     let context: AppContext
 
-    private struct SignedUp: Encodable {
+    private struct SignedUp: JSONWritable {
         let user: UserViewModel
         let token: String
+
+        func write(to json: inout JSONWriter) {
+            json.object {
+                $0.field("token", token)
+                $0.field("user", user)
+            }
+        }
     }
 
-    private struct Me: Encodable {
+    private struct Me: JSONWritable {
         let user: UserViewModel
+
+        func write(to json: inout JSONWriter) {
+            json.object { $0.field("user", user) }
+        }
     }
 
     func register(on router: inout Router) {

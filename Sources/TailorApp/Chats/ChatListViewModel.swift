@@ -1,17 +1,30 @@
 /// The chat list screen (topic `chats`).
-struct ChatListViewModel: Encodable, Equatable, Sendable {
-    struct Actions: Encodable, Equatable, Sendable {
+struct ChatListViewModel: JSONWritable, Equatable, Sendable {
+    struct Actions: JSONWritable, Equatable, Sendable {
         let addChat: ActionViewModel
+
+        func write(to json: inout JSONWriter) {
+            json.object { $0.field("addChat", addChat) }
+        }
     }
 
     let title: String
     let unreadTotal: Int
     let items: [ChatListItemViewModel]
     let actions: Actions
+
+    func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("actions", actions)
+            $0.field("items", items)
+            $0.field("title", title)
+            $0.field("unreadTotal", unreadTotal)
+        }
+    }
 }
 
 /// One chat in the list.
-struct ChatListItemViewModel: Encodable, Equatable, Sendable {
+struct ChatListItemViewModel: JSONWritable, Equatable, Sendable {
     let id: String
     let contact: String
     let message: String
@@ -20,19 +33,16 @@ struct ChatListItemViewModel: Encodable, Equatable, Sendable {
     let unreadMessageCount: Int
     let open: ActionViewModel
 
-    enum CodingKeys: String, CodingKey {
-        case id, contact, message, lastMessageDate, lastMessageAt, unreadMessageCount, open
-    }
-
-    // Written by hand so that a missing last message is `null`, not left out.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(contact, forKey: .contact)
-        try container.encode(message, forKey: .message)
-        try container.encode(lastMessageDate, forKey: .lastMessageDate)
-        try container.encode(lastMessageAt, forKey: .lastMessageAt)
-        try container.encode(unreadMessageCount, forKey: .unreadMessageCount)
-        try container.encode(open, forKey: .open)
+    /// A missing last message is `null`, not left out.
+    func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("contact", contact)
+            $0.field("id", id)
+            $0.field("lastMessageAt", lastMessageAt)
+            $0.field("lastMessageDate", lastMessageDate)
+            $0.field("message", message)
+            $0.field("open", open)
+            $0.field("unreadMessageCount", unreadMessageCount)
+        }
     }
 }

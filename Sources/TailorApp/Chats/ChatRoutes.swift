@@ -10,12 +10,20 @@ struct ChatRoutes {
     /// Longest client id a sender may attach for safe retries.
     static let maxClientIDLength = 100
 
-    private struct SentMessage: Encodable {
+    private struct SentMessage: JSONWritable {
         let message: MessageViewModel
+
+        func write(to json: inout JSONWriter) {
+            json.object { $0.field("message", message) }
+        }
     }
 
-    private struct ReadCount: Encodable {
+    private struct ReadCount: JSONWritable {
         let read: Int
+
+        func write(to json: inout JSONWriter) {
+            json.object { $0.field("read", read) }
+        }
     }
 
     func register(on router: inout Router) {

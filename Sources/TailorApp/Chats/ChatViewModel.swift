@@ -1,8 +1,15 @@
 /// One chat's screen (topic `chat:ID`): its messages oldest first.
-struct ChatViewModel: Encodable, Equatable, Sendable {
-    struct Actions: Encodable, Equatable, Sendable {
+struct ChatViewModel: JSONWritable, Equatable, Sendable {
+    struct Actions: JSONWritable, Equatable, Sendable {
         let send: ActionViewModel
         let markRead: ActionViewModel
+
+        func write(to json: inout JSONWriter) {
+            json.object {
+                $0.field("markRead", markRead)
+                $0.field("send", send)
+            }
+        }
     }
 
     let id: String
@@ -13,23 +20,20 @@ struct ChatViewModel: Encodable, Equatable, Sendable {
     let earlier: ActionViewModel?
     let actions: Actions
 
-    enum CodingKeys: String, CodingKey {
-        case id, title, unreadMessageCount, messages, earlier, actions
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
-        try container.encode(unreadMessageCount, forKey: .unreadMessageCount)
-        try container.encode(messages, forKey: .messages)
-        try container.encode(earlier, forKey: .earlier)
-        try container.encode(actions, forKey: .actions)
+    func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("actions", actions)
+            $0.field("earlier", earlier)
+            $0.field("id", id)
+            $0.field("messages", messages)
+            $0.field("title", title)
+            $0.field("unreadMessageCount", unreadMessageCount)
+        }
     }
 }
 
 /// A message as its reader sees it: `sender` is `me` or `other`.
-struct MessageViewModel: Encodable, Equatable, Sendable {
+struct MessageViewModel: JSONWritable, Equatable, Sendable {
     let id: String
     let text: String
     let sender: String
@@ -38,9 +42,25 @@ struct MessageViewModel: Encodable, Equatable, Sendable {
     let state: String
     let time: String
     let sentAt: String
+
+    func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("id", id)
+            $0.field("sender", sender)
+            $0.field("senderName", senderName)
+            $0.field("sentAt", sentAt)
+            $0.field("state", state)
+            $0.field("text", text)
+            $0.field("time", time)
+        }
+    }
 }
 
 /// The total of unread messages (topic `badge`).
-struct BadgeViewModel: Encodable, Equatable, Sendable {
+struct BadgeViewModel: JSONWritable, Equatable, Sendable {
     let unread: Int
+
+    func write(to json: inout JSONWriter) {
+        json.object { $0.field("unread", unread) }
+    }
 }

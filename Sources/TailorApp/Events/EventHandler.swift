@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import TailorStore
 
@@ -5,10 +6,26 @@ import TailorStore
 /// tells those who care: the view cache drops them, the event streams get their
 /// new versions and the notifications, the chatbot hears messages sent to it.
 /// Runs on the writer, right after the commit.
+///
+/// The cache is told at once, before the writer answers, so that a client that
+/// reads after its write sees it. The streams' new view models are built on a
+/// queue of their own, so the writer goes on committing meanwhile. Changes that
+/// arrive while the queue is busy wait together, and the next pass builds each
+/// touched view model once for all of them: under load, a chat that got ten
+/// messages is built once, not ten times. Each event is a whole view model, so
+/// nothing is lost by that.
 final class EventHandler: Sendable {
     private let cache: ViewCache
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let streams = Mutex<EventStreams?>(nil)
+    private let publisher = DispatchQueue(label: "tailor.publisher")
+    private let unpublished = Mutex(Unpublished())
+
+    private struct Unpublished {
+        var changes = Set<TopicChange>()
+        var notifications: [EventStreams.Notification] = []
+        var passScheduled = false
+    }
 
     init(cache: ViewCache, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
@@ -34,7 +51,30 @@ final class EventHandler: Sendable {
         }
         guard !changes.isEmpty || !notifications.isEmpty else { return }
         cache.apply(changes)
-        streams.withLock { $0 }?.publish(changes, notifications: notifications)
+        guard let streams = streams.withLock({ $0 }) else { return }
+        let schedule = unpublished.withLock { waiting in
+            waiting.changes.formUnion(changes)
+            waiting.notifications += notifications
+            defer { waiting.passScheduled = true }
+            return !waiting.passScheduled
+        }
+        if schedule { publisher.async { self.publishWaiting(to: streams) } }
+    }
+
+    /// Publishes what waits, until nothing does.
+    private func publishWaiting(to streams: EventStreams) {
+        while true {
+            let waiting = unpublished.withLock { waiting -> Unpublished? in
+                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty else {
+                    waiting.passScheduled = false
+                    return nil
+                }
+                defer { waiting = Unpublished(passScheduled: true) }
+                return waiting
+            }
+            guard let waiting else { return }
+            streams.publish(waiting.changes, notifications: waiting.notifications)
+        }
     }
 
     /// The topics one outcome touched.

@@ -225,7 +225,7 @@ final class EventStreams: Sendable {
 }
 
 /// The in-app banner for a message in a chat the stream does not show.
-struct NotificationViewModel: Encodable, Sendable {
+struct NotificationViewModel: JSONWritable, Sendable {
     let chatId: String
     let contact: String
     let text: String
@@ -237,10 +237,26 @@ struct NotificationViewModel: Encodable, Sendable {
         text = notification.text
         open = .get("/api/chats/\(notification.chatID)")
     }
+
+    func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("chatId", chatId)
+            $0.field("contact", contact)
+            $0.field("open", open)
+            $0.field("text", text)
+        }
+    }
 }
 
 /// What a followed order or chat becomes when it is deleted.
-struct DeletedViewModel: Encodable, Sendable {
+struct DeletedViewModel: JSONWritable, Sendable {
     let id: String
     let deleted: Bool
+
+    func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("deleted", deleted)
+            $0.field("id", id)
+        }
+    }
 }

@@ -7,7 +7,7 @@ struct StreamEvent: Sendable {
     let id: Int64
     let bytes: SharedBytes
 
-    init(id: Int64, name: String, json: some Collection<UInt8>) {
+    init(id: Int64, name: String, json: [UInt8]) {
         self.id = id
         var text = Array("id: \(id)\nevent: \(name)\ndata: ".utf8)
         text.reserveCapacity(text.count + json.count + 2)

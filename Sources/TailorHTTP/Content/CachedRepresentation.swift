@@ -1,3 +1,4 @@
+import Synchronization
 import TailorLoop
 
 /// One version of a resource, prepared once for every request that will read it:
@@ -7,17 +8,28 @@ import TailorLoop
 /// Answering is then a choice among ready values, with no encoding, hashing or
 /// allocation of bodies per request. The view-model cache and static files both
 /// hand these to the connection.
+///
+/// The gzip variant is made when a client first asks for it, not with the
+/// representation: a view model rebuilt for event streams after every change
+/// may never be fetched gzipped at all.
 public final class CachedRepresentation: Sendable {
     public let contentType: String
     public let identity: SharedBytes
     public let identityETag: String
-    public let gzip: SharedBytes?
     public let gzipETag: String?
 
     private let identityFields: [HTTPField]
     private let gzipFields: [HTTPField]
     private let identityNotModifiedFields: [HTTPField]
     private let gzipNotModifiedFields: [HTTPField]
+    private let gzipVariant = Mutex(GzipVariant.notMadeYet)
+
+    private enum GzipVariant {
+        case notMadeYet
+        case ready(SharedBytes)
+        /// Compression did not make it smaller: identity is sent instead.
+        case notSmaller
+    }
 
     /// Bodies at least this large are offered gzip-encoded (smaller ones gain
     /// less than the encoding costs the client).
@@ -26,21 +38,10 @@ public final class CachedRepresentation: Sendable {
     public init(_ bytes: [UInt8], contentType: String) {
         self.contentType = contentType
         identity = SharedBytes(bytes)
-        identityETag = bytes.withUnsafeBytes { ETag.strong(for: $0) }
+        let hash = bytes.withUnsafeBytes { ETag.hash($0) }
+        identityETag = ETag.strong(hash: hash)
         let compressible = ContentType.isCompressible(contentType)
-        if compressible, bytes.count >= Self.gzipThreshold {
-            let compressed = Gzip.compress(bytes)
-            if compressed.count < bytes.count {
-                gzip = SharedBytes(compressed)
-                gzipETag = bytes.withUnsafeBytes { ETag.strong(for: $0, suffix: "-gzip") }
-            } else {
-                gzip = nil
-                gzipETag = nil
-            }
-        } else {
-            gzip = nil
-            gzipETag = nil
-        }
+        gzipETag = compressible && bytes.count >= Self.gzipThreshold ? ETag.strong(hash: hash, suffix: "-gzip") : nil
         // Say Vary whenever the answer could depend on Accept-Encoding, so a shared
         // cache never hands gzip to a client that did not ask for it.
         let vary = compressible ? [HTTPField("Vary", "Accept-Encoding")] : []
@@ -50,21 +51,46 @@ public final class CachedRepresentation: Sendable {
         gzipFields = [HTTPField("Content-Type", contentType), HTTPField("Content-Encoding", "gzip")] + gzipNotModifiedFields
     }
 
+    /// The gzip variant, made on first use; nil when the body is too small or
+    /// not compressible, or when compression did not shrink it.
+    public var gzip: SharedBytes? {
+        guard gzipETag != nil else { return nil }
+        return gzipVariant.withLock { variant in
+            switch variant {
+            case .ready(let bytes):
+                return bytes
+            case .notSmaller:
+                return nil
+            case .notMadeYet:
+                let compressed = Gzip.compress(identity.array)
+                guard compressed.count < identity.count else {
+                    variant = .notSmaller
+                    return nil
+                }
+                let bytes = SharedBytes(compressed)
+                variant = .ready(bytes)
+                return bytes
+            }
+        }
+    }
+
     /// The response for `request`: 304 when its `If-None-Match` names the chosen
     /// variant, else 200 with that variant.
     public func response(to request: HTTPRequest, status: HTTPStatus = .ok) -> HTTPResponse {
-        let useGzip = gzip != nil && AcceptEncoding.allowsGzip(request.headers["accept-encoding"])
-        let etag = useGzip ? gzipETag! : identityETag
+        let gzip = gzipETag != nil && AcceptEncoding.allowsGzip(request.headers["accept-encoding"]) ? self.gzip : nil
+        let etag = gzip != nil ? gzipETag! : identityETag
         if let condition = request.headers["if-none-match"], ETag.ifNoneMatch(condition, matches: etag) {
-            return HTTPResponse(status: .notModified, headers: useGzip ? gzipNotModifiedFields : identityNotModifiedFields)
+            return HTTPResponse(status: .notModified, headers: gzip != nil ? gzipNotModifiedFields : identityNotModifiedFields)
         }
-        return useGzip
-            ? HTTPResponse(status: status, headers: gzipFields, body: gzip!)
-            : HTTPResponse(status: status, headers: identityFields, body: identity)
+        if let gzip {
+            return HTTPResponse(status: status, headers: gzipFields, body: gzip)
+        }
+        return HTTPResponse(status: status, headers: identityFields, body: identity)
     }
 
-    /// Bytes held, for cache budgets.
-    public var byteCount: Int { identity.count + (gzip?.count ?? 0) }
+    /// Bytes held, for cache budgets: an upper bound that does not change when
+    /// the gzip variant is made (it is kept only when smaller than identity).
+    public var byteCount: Int { identity.count * (gzipETag != nil ? 2 : 1) }
 }
 
 /// Reading `Accept-Encoding` (RFC 9110 §12.5.3) for the one coding we send.

@@ -3,11 +3,21 @@
 public enum ETag {
     /// `"` + 16 hex digits of the FNV-1a 64-bit hash of `bytes` + `suffix` + `"`.
     public static func strong(for bytes: UnsafeRawBufferPointer, suffix: String = "") -> String {
+        strong(hash: hash(bytes), suffix: suffix)
+    }
+
+    /// The FNV-1a 64-bit hash of `bytes`.
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)
             hash &*= 0x0000_0100_0000_01b3
         }
+        return hash
+    }
+
+    /// The tag for a hash made by `hash(_:)`.
+    public static func strong(hash: UInt64, suffix: String = "") -> String {
         let hex = String(hash, radix: 16)
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + suffix + "\""
     }

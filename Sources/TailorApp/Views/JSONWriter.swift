@@ -1,0 +1,150 @@
+/// A view model that writes itself as JSON.
+///
+/// Each writes its keys in sorted order, so that a view model always gives the
+/// same bytes and the same ETag, exactly as a sorted-keys encoder would but
+/// without building a tree of boxed values first: view models are rebuilt after
+/// every change a stream follows, and encoding was most of that cost.
+protocol JSONWritable {
+    func write(to json: inout JSONWriter)
+}
+
+/// Appends compact JSON (RFC 8259) to a byte array: objects, arrays, strings,
+/// integers, booleans and null, the only kinds our view models hold.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    /// Whether the next value opens its container (or follows a key) and so
+    /// needs no comma before it.
+    private var atStart = true
+
+    init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    static func bytes(of value: some JSONWritable) -> [UInt8] {
+        var writer = JSONWriter()
+        value.write(to: &writer)
+        return writer.bytes
+    }
+
+    // MARK: Containers
+
+    /// An object whose members `body` writes with `field`, in sorted key order.
+    mutating func object(_ body: (inout JSONWriter) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        atStart = true
+        body(&self)
+        bytes.append(UInt8(ascii: "}"))
+        atStart = false
+    }
+
+    mutating func array(_ items: [some JSONWritable]) {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        atStart = true
+        for item in items { item.write(to: &self) }
+        bytes.append(UInt8(ascii: "]"))
+        atStart = false
+    }
+
+    // MARK: Members
+
+    /// A key; the value written next is its value.
+    mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        atStart = true
+    }
+
+    mutating func field(_ name: StaticString, _ value: String) { key(name); string(value) }
+    mutating func field(_ name: StaticString, _ value: Int) { key(name); integer(value) }
+    mutating func field(_ name: StaticString, _ value: Bool) { key(name); boolean(value) }
+    mutating func field(_ name: StaticString, _ value: some JSONWritable) { key(name); value.write(to: &self) }
+    mutating func field(_ name: StaticString, _ values: [some JSONWritable]) { key(name); array(values) }
+
+    mutating func field(_ name: StaticString, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    mutating func field(_ name: StaticString, _ value: (some JSONWritable)?) {
+        key(name)
+        if let value { value.write(to: &self) } else { null() }
+    }
+
+    /// A `[String: String]` as an object with sorted keys.
+    mutating func field(_ name: StaticString, _ dictionary: [String: String]) {
+        key(name)
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        atStart = true
+        for (key, value) in dictionary.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            string(key)
+            bytes.append(UInt8(ascii: ":"))
+            atStart = true
+            string(value)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        atStart = false
+    }
+
+    // MARK: Values
+
+    mutating func string(_ value: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var clean = 0 // start of the run of bytes that need no escape
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
+                escape(byte)
+                clean = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+        atStart = false
+    }
+
+    mutating func integer(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        atStart = false
+    }
+
+    mutating func boolean(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        atStart = false
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+        atStart = false
+    }
+
+    private mutating func separate() {
+        if !atStart { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    /// The escapes of RFC 8259 §7: short forms where there is one, else `\u00XX`.
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+}

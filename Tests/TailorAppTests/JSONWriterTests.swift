@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import TailorApp
+
+/// The view models write their own JSON. It must be exactly what a sorted-keys
+/// encoder gives: Foundation's serializer, reading our bytes and writing them
+/// again with sorted keys, must give back the very same bytes.
+@Suite struct JSONWriterTests {
+    /// Parses `bytes` and writes them again the canonical way.
+    private func canonical(_ bytes: [UInt8]) throws -> [UInt8] {
+        let object = try JSONSerialization.jsonObject(with: Data(bytes))
+        return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+
+    private func expectCanonical(_ value: some JSONWritable, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let bytes = JSONWriter.bytes(of: value)
+        #expect(String(decoding: bytes, as: UTF8.self) == String(decoding: try canonical(bytes), as: UTF8.self), sourceLocation: sourceLocation)
+    }
+
+    static let awkward = "quote \" backslash \\ slash / tab \t newline \n bell \u{07} nul \u{00} é 日本 🧵 \u{2028}"
+
+    let open = ActionViewModel.get("/api/chats/1")
+
+    @Test func chatViewModelsAreCanonical() throws {
+        let message = MessageViewModel(id: "1", text: Self.awkward, sender: "me", senderName: "alice", state: "read",
+                                       time: "14:05", sentAt: "2026-11-21T14:05:09Z")
+        try expectCanonical(ChatViewModel(id: "1", title: "bob", unreadMessageCount: 2, messages: [message, message],
+                                          earlier: .get("/api/chats/1?before=1"),
+                                          actions: .init(send: .post("/api/chats/1/messages"), markRead: .post("/api/chats/1/read"))))
+        try expectCanonical(ChatViewModel(id: "1", title: "", unreadMessageCount: 0, messages: [], earlier: nil,
+                                          actions: .init(send: .post("/a"), markRead: .post("/b"))))
+        let item = ChatListItemViewModel(id: "1", contact: "bob", message: "", lastMessageDate: "", lastMessageAt: nil,
+                                         unreadMessageCount: 0, open: open)
+        try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 3, items: [item, item], actions: .init(addChat: .post("/api/chats"))))
+        try expectCanonical(BadgeViewModel(unread: -1))
+    }
+
+    @Test func orderViewModelsAreCanonical() throws {
+        let action = OrderActionViewModel(name: "pay", label: "Pay", method: "PATCH", href: "/api/orders/1", body: ["status": "paid", "a": "b"])
+        var order = OrderViewModel(id: "1", name: "Tea #1", status: "placed", statusLabel: "Placed", total: "¥1,234", totalCents: 1234,
+                                   currency: "JPY", date: "Yesterday", createdAt: "2026-11-20T01:00:00Z", itemCount: 3, open: open,
+                                   actions: [action, action], lines: [OrderLineViewModel(title: Self.awkward, quantity: 3, unitPrice: "¥1", lineTotal: "¥3")])
+        try expectCanonical(order)
+        order.lines = nil
+        let compact = CompactOrderViewModel(id: "2", name: "Milk #2", statusLabel: "Paid", total: "$1.00", open: open)
+        try expectCanonical(OrdersViewModel(title: "Orders", count: 2, sort: "newest", layout: "list", items: [.full(order), .compact(compact)]))
+        try expectCanonical(DeletedViewModel(id: "1", deleted: true))
+        try expectCanonical(NotificationViewModel(.init(recipient: 1, chatID: 2, contact: "bob", text: Self.awkward)))
+    }
+}
