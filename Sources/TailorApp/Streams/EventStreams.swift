@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import TailorHTTP
 import TailorLoop
@@ -164,7 +165,7 @@ final class EventStreams: Sendable {
             return keys
         }
         // Built outside the lock: readers and encoding take time.
-        let built = keys.map { ($0, currentJSON(for: $0)) }
+        let built = buildInParallel(Array(keys))
         state.withLock { state in
             for (key, json) in built {
                 let event = StreamEvent(id: state.takeID(), name: StreamEvent.name(of: key.topic), json: json)
@@ -184,6 +185,19 @@ final class EventStreams: Sendable {
     }
 
     /// The topic's view model as JSON; a deleted order becomes `{"id", "deleted": true}`.
+    /// The current JSON of each key. A large set is split across two threads:
+    /// each build has its own reader, so they do not wait for each other.
+    private func buildInParallel(_ keys: [ViewKey]) -> [(ViewKey, [UInt8])] {
+        guard keys.count >= 16 else { return keys.map { ($0, currentJSON(for: $0)) } }
+        let parts = 2
+        let results = Mutex([[(ViewKey, [UInt8])]](repeating: [], count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let share = stride(from: part, to: keys.count, by: parts).map { (keys[$0], currentJSON(for: keys[$0])) }
+            results.withLock { $0[part] = share }
+        }
+        return results.withLock { $0.flatMap { $0 } }
+    }
+
     private func currentJSON(for key: ViewKey) -> [UInt8] {
         if let representation = try? views.representation(for: key) {
             return representation.identity.array

@@ -16,7 +16,6 @@ final class MessageLedger: Sendable {
         var scheduled = 0
         var accepted = 0
         var delivered = 0
-        var duplicates = 0
         var endToEnd = LatencyHistogram()
     }
 
@@ -43,15 +42,18 @@ final class MessageLedger: Sendable {
         }
     }
 
-    /// The stream of `user` showed message `number` at `time`; the sender's own
-    /// copy and repeats (a later view model still holds it) are not deliveries.
-    func seen(_ number: Int, by user: Int, at time: UInt64) {
+    /// The stream of `user` showed messages `numbers` at `time`; the sender's
+    /// own copies and repeats (a later view model still holds them) are not
+    /// deliveries.
+    func seen(_ numbers: [Int], by user: Int, at time: UInt64) {
+        guard !numbers.isEmpty else { return }
         state.withLock { state in
-            guard number < state.records.count, state.records[number].recipient == Int32(user) else { return }
-            guard state.records[number].deliveredAt == 0 else { return }
-            state.records[number].deliveredAt = time
-            state.delivered += 1
-            state.endToEnd.record(nanoseconds: time &- state.records[number].dueAt)
+            for number in numbers where number < state.records.count && state.records[number].recipient == Int32(user) {
+                guard state.records[number].deliveredAt == 0 else { continue }
+                state.records[number].deliveredAt = time
+                state.delivered += 1
+                state.endToEnd.record(nanoseconds: time &- state.records[number].dueAt)
+            }
         }
     }
 

@@ -42,9 +42,7 @@ extension Scenario {
             statistics.recordEvent()
             switch event.name {
             case "chat", "notification":
-                for number in JSONScan.numbers(after: Self.messagePrefix, in: event.data) {
-                    ledger.seen(number, by: user.index, at: now)
-                }
+                ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
                 if event.name == "chat" {
                     user.latest["chat"] = Array(event.data)
                     if (JSONScan.integer(named: "unreadMessageCount", in: event.data) ?? 0) > 0 { askToMarkRead(user, at: now) }
