@@ -4,8 +4,6 @@ struct ClientResponse: Sendable {
     let etag: String?
     let body: [UInt8]
 
-    var isSuccess: Bool { (200..<300).contains(status) || status == 304 }
-
     var text: String { String(decoding: body, as: UTF8.self) }
 
     /// The string value of `"name":"…"` in the body: enough for ids and tokens,

@@ -95,7 +95,6 @@ struct ResponseHead {
     /// Bytes up to and including the blank line.
     let length: Int
     let contentLength: Int?
-    let chunked: Bool
     let etag: String?
     let closes: Bool
 
@@ -104,7 +103,6 @@ struct ResponseHead {
         let lines = String(decoding: bytes[0..<end], as: UTF8.self).split(separator: "\r\n")
         guard let statusLine = lines.first, statusLine.count >= 12, let status = Int(statusLine.dropFirst(9).prefix(3)) else { return nil }
         var contentLength: Int?
-        var chunked = false
         var etag: String?
         var closes = false
         for line in lines.dropFirst() {
@@ -113,7 +111,6 @@ struct ResponseHead {
             let value = line[line.index(after: colon)...].drop(while: { $0 == " " })
             switch name {
             case "content-length": contentLength = Int(value)
-            case "transfer-encoding": chunked = value.lowercased().contains("chunked")
             case "etag": etag = String(value)
             case "connection": closes = value.lowercased() == "close"
             default: break
@@ -122,7 +119,6 @@ struct ResponseHead {
         self.status = status
         self.length = end + 4
         self.contentLength = contentLength
-        self.chunked = chunked
         self.etag = etag
         self.closes = closes
     }

@@ -20,8 +20,6 @@ final class LoadTarget: Sendable {
         self.port = port
     }
 
-    var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
-
     /// On loopback, past each `connectionsPerSource` connections the next source
     /// address in 127.0.0.0/8; elsewhere the system's choice.
     func nextSourceAddress() -> String? {

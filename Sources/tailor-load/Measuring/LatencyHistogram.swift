@@ -8,27 +8,16 @@ struct LatencyHistogram: Sendable {
     private var counts = [UInt64](repeating: 0, count: 128 + 58 * 64)
     private(set) var count: UInt64 = 0
     private(set) var maximum: UInt64 = 0
-    private var sum: UInt64 = 0
 
     mutating func record(microseconds value: UInt64) {
         counts[Self.bucket(of: value)] += 1
         count += 1
-        sum &+= value
         maximum = max(maximum, value)
     }
 
     mutating func record(nanoseconds value: UInt64) {
         record(microseconds: value / 1_000)
     }
-
-    mutating func add(_ other: LatencyHistogram) {
-        for index in counts.indices { counts[index] += other.counts[index] }
-        count += other.count
-        sum &+= other.sum
-        maximum = max(maximum, other.maximum)
-    }
-
-    var mean: Double { count == 0 ? 0 : Double(sum) / Double(count) }
 
     /// The value at or below which `fraction` of the recorded values lie: the
     /// highest value of the bucket that holds it (never an understatement).

@@ -25,8 +25,6 @@ final class MessageLedger: Sendable {
         state = Mutex(State(records: [Record](repeating: Record(), count: capacity)))
     }
 
-    var capacity: Int { state.withLock { $0.records.count } }
-
     func scheduled(_ number: Int, dueAt: UInt64, recipient: Int) {
         state.withLock {
             $0.records[number].dueAt = dueAt

@@ -73,6 +73,4 @@ final class SimulatedUser: @unchecked Sendable {
             waiter.resume(returning: nil)
         }
     }
-
-    var pendingJobs: Int { jobs.count - nextJob }
 }
