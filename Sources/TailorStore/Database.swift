@@ -45,21 +45,9 @@ public final class Database: Sendable {
 
     /// Runs `body` with a read-only connection from the pool (opened when none is free).
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
-        let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try openReader())
+        let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try SQLiteConnection(path: path, readOnly: true))
         defer { readers.withLock { $0.append(box) } }
         return try body(Store(box.connection))
-    }
-
-    /// Bytes of the database file a reader maps into memory.
-    static let readerMapSize = 256 << 20
-
-    /// A reader maps the file: a writer's commit empties every reader's page
-    /// cache, and pages then come back from the mapping rather than one
-    /// `pread` each.
-    private func openReader() throws -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: path, readOnly: true)
-        try connection.execute("PRAGMA mmap_size = \(Self.readerMapSize)")
-        return connection
     }
 
     /// Closes the pooled readers and removes a temporary file.

@@ -64,11 +64,13 @@ struct FanOutCommand: ParsableCommand {
         let rssIdle = serverPID.map { ProcessProbe(pid: $0).residentKiB.now } ?? 0
 
         // One change, timed from just before it is sent.
+        let cpuBefore = serverPID.map { ProcessProbe(pid: $0).cpuTime }
         let start = MonotonicClock.now
         progress.start(at: start)
         try Self.send(change: change, port: port, token: token)
         let giveUp = MonotonicClock.after(seconds: timeout)
         while progress.received < streams && MonotonicClock.now < giveUp { usleep(1_000) }
+        let cpuAfter = serverPID.map { ProcessProbe(pid: $0).cpuTime }
 
         let delays = progress.delays.sorted()
         func percentile(_ fraction: Double) -> Double {
@@ -81,6 +83,11 @@ struct FanOutCommand: ParsableCommand {
         if serverPID != nil {
             let perStream = Double(rssIdle - rssBefore) / Double(streams)
             print("server RSS KiB before \(rssBefore) with streams \(rssIdle) per stream \(Self.twoDecimals(perStream))")
+            if let cpuBefore, let cpuAfter {
+                // Where the delivery's time went: our code, or the kernel's TCP.
+                let user = (cpuAfter.user - cpuBefore.user) * 1000, system = (cpuAfter.system - cpuBefore.system) * 1000
+                print("server CPU ms during delivery: user \(Self.twoDecimals(user)) system \(Self.twoDecimals(system))")
+            }
         }
     }
 

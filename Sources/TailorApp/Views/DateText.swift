@@ -49,8 +49,32 @@ struct DateText: Sendable {
         var seconds = milliseconds / 1000
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return "\(parts.tm_year + 1900)-\(twoDigits(Int64(parts.tm_mon) + 1))-\(twoDigits(Int64(parts.tm_mday)))T"
-            + "\(twoDigits(Int64(parts.tm_hour))):\(twoDigits(Int64(parts.tm_min))):\(twoDigits(Int64(parts.tm_sec)))Z"
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            return "\(year)-\(twoDigits(Int64(parts.tm_mon) + 1))-\(twoDigits(Int64(parts.tm_mday)))T"
+                + "\(twoDigits(Int64(parts.tm_hour))):\(twoDigits(Int64(parts.tm_min))):\(twoDigits(Int64(parts.tm_sec)))Z"
+        }
+        // Written digit by digit: every message of a chat's view model has one,
+        // and string interpolation made this a noticeable part of a rebuild.
+        return String(unsafeUninitializedCapacity: 20) { text in
+            var index = 0
+            func put(_ value: Int, digits: Int) {
+                var value = value
+                for position in stride(from: digits - 1, through: 0, by: -1) {
+                    text[index + position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                index += digits
+            }
+            func put(_ character: Unicode.Scalar) {
+                text[index] = UInt8(ascii: character)
+                index += 1
+            }
+            put(year, digits: 4); put("-"); put(Int(parts.tm_mon) + 1, digits: 2); put("-"); put(Int(parts.tm_mday), digits: 2)
+            put("T"); put(Int(parts.tm_hour), digits: 2); put(":"); put(Int(parts.tm_min), digits: 2); put(":")
+            put(Int(parts.tm_sec), digits: 2); put("Z")
+            return index
+        }
     }
 
     private func localTime(_ milliseconds: Int) -> LocalTime {
@@ -61,7 +85,15 @@ struct DateText: Sendable {
     }
 
     private static func clock(_ secondOfDay: Int64) -> String {
-        twoDigits(secondOfDay / 3600) + ":" + twoDigits(secondOfDay % 3600 / 60)
+        let hour = Int(secondOfDay / 3600), minute = Int(secondOfDay % 3600 / 60)
+        return String(unsafeUninitializedCapacity: 5) { text in
+            text[0] = UInt8(ascii: "0") + UInt8(hour / 10)
+            text[1] = UInt8(ascii: "0") + UInt8(hour % 10)
+            text[2] = UInt8(ascii: ":")
+            text[3] = UInt8(ascii: "0") + UInt8(minute / 10)
+            text[4] = UInt8(ascii: "0") + UInt8(minute % 10)
+            return 5
+        }
     }
 
     private static func twoDigits(_ value: Int64) -> String {

@@ -8,12 +8,19 @@ struct ProcessProbe: Sendable {
 
     /// User plus system CPU time so far, in seconds.
     var cpuSeconds: Double {
+        let time = cpuTime
+        return time.user + time.system
+    }
+
+    /// CPU time so far in user space and in the kernel, in seconds.
+    var cpuTime: (user: Double, system: Double) {
         // Fields 14 and 15 of /proc/PID/stat, counted after the command's closing
         // parenthesis (the command itself may hold spaces).
-        guard let text = Self.read("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return 0 }
+        guard let text = Self.read("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return (0, 0) }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, 0) }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user / ticks, system / ticks)
     }
 
     /// Resident memory now (`VmRSS`) and at its peak (`VmHWM`), in KiB.
