@@ -89,7 +89,8 @@ final class HTTPClientConnection: @unchecked Sendable {
     }
 }
 
-/// The head of an answer: status and the few fields the client needs.
+/// The head of an answer: status and the few fields the client needs, read
+/// from the bytes in place.
 struct ResponseHead {
     let status: Int
     /// Bytes up to and including the blank line.
@@ -98,28 +99,46 @@ struct ResponseHead {
     let etag: String?
     let closes: Bool
 
+    private static let blankLine = Array("\r\n\r\n".utf8)
+
     init?(parsing bytes: [UInt8]) {
-        guard let end = JSONScan.find(Array("\r\n\r\n".utf8), in: bytes[...]) else { return nil }
-        let lines = String(decoding: bytes[0..<end], as: UTF8.self).split(separator: "\r\n")
-        guard let statusLine = lines.first, statusLine.count >= 12, let status = Int(statusLine.dropFirst(9).prefix(3)) else { return nil }
+        guard let end = JSONScan.find(Self.blankLine, in: bytes[...]), end >= 12 else { return nil }
+        // "HTTP/1.1 200 …": the status is the three digits after the first space.
+        let digits = bytes[9..<12]
+        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        status = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
         var contentLength: Int?
         var etag: String?
         var closes = false
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].drop(while: { $0 == " " })
-            switch name {
-            case "content-length": contentLength = Int(value)
-            case "etag": etag = String(value)
-            case "connection": closes = value.lowercased() == "close"
-            default: break
+        var lineStart = (bytes[0..<end].firstIndex(of: 10) ?? end) + 1
+        while lineStart < end {
+            let lineEnd = bytes[lineStart..<end].firstIndex(of: 13) ?? end
+            let line = bytes[lineStart..<lineEnd]
+            if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                var valueStart = colon + 1
+                while valueStart < lineEnd, bytes[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+                let value = bytes[valueStart..<lineEnd]
+                if Self.name(line[..<colon], is: "content-length") {
+                    contentLength = Int(String(decoding: value, as: UTF8.self))
+                } else if Self.name(line[..<colon], is: "etag") {
+                    etag = String(decoding: value, as: UTF8.self)
+                } else if Self.name(line[..<colon], is: "connection") {
+                    closes = Self.name(value, is: "close")
+                }
             }
+            lineStart = lineEnd + 2
         }
-        self.status = status
         self.length = end + 4
         self.contentLength = contentLength
         self.etag = etag
         self.closes = closes
+    }
+
+    /// Whether `bytes` spell `name` (lowercase ASCII), ignoring case.
+    private static func name(_ bytes: ArraySlice<UInt8>, is name: StaticString) -> Bool {
+        guard bytes.count == name.utf8CodeUnitCount else { return false }
+        return name.withUTF8Buffer { expected in
+            zip(bytes, expected).allSatisfy { ($0 | 0x20) == $1 }
+        }
     }
 }
