@@ -192,7 +192,12 @@ public final class EventLoop: @unchecked Sendable {
             queue.withLock { swap(&$0.jobs, &runnable) }
             if runnable.isEmpty { return }
             for job in runnable {
-                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                // As the task executor only: our tasks are nonisolated, and a job
+                // run isolated to the loop as a serial executor would make each
+                // call into a nonisolated async function switch executors, that
+                // is, queue the task here again (seen as most of a stream
+                // delivery's user time).
+                job.runSynchronously(on: asUnownedTaskExecutor())
             }
             runnable.removeAll(keepingCapacity: true)
         }

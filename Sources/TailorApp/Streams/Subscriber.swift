@@ -23,7 +23,7 @@ final class Subscriber: Sendable {
         var changed: Set<Topic> = []
         var heartbeatDue = false
         var ended = false
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiter: UnsafeContinuation<Void, Never>?
     }
 
     private let queue = Mutex(Queue())
@@ -38,18 +38,24 @@ final class Subscriber: Sendable {
         while true {
             let batch = queue.withLock { queue -> [SharedBytes]?? in
                 if queue.ended { return .some(nil) }
-                var events = Array(queue.pending.values) + queue.notifications
-                if events.isEmpty && !queue.heartbeatDue { return .none }
+                if queue.pending.isEmpty && queue.notifications.isEmpty && !queue.heartbeatDue { return .none }
+                var bytes: [SharedBytes]
+                if queue.notifications.isEmpty && queue.pending.count == 1 {
+                    // The common case of a fan-out: one new view model, nothing to order.
+                    bytes = [queue.pending.first!.value.bytes]
+                } else {
+                    var events = Array(queue.pending.values) + queue.notifications
+                    events.sort { $0.id < $1.id }
+                    bytes = events.map(\.bytes)
+                }
                 queue.pending.removeAll(keepingCapacity: true)
                 queue.notifications.removeAll(keepingCapacity: true)
-                events.sort { $0.id < $1.id }
-                var bytes = events.map(\.bytes)
                 if bytes.isEmpty { bytes = [StreamEvent.heartbeat] }
                 queue.heartbeatDue = false
                 return .some(bytes)
             }
             if let batch { return batch }
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 let wakeNow = queue.withLock { queue -> Bool in
                     if queue.ended || !queue.pending.isEmpty || !queue.notifications.isEmpty || queue.heartbeatDue { return true }
                     queue.waiter = continuation
@@ -103,7 +109,7 @@ final class Subscriber: Sendable {
     var queuedCount: Int { queue.withLock { $0.pending.count + $0.notifications.count } }
 
     private func wake(_ change: (inout Queue) -> Void) {
-        let waiter = queue.withLock { queue -> CheckedContinuation<Void, Never>? in
+        let waiter = queue.withLock { queue -> UnsafeContinuation<Void, Never>? in
             change(&queue)
             defer { queue.waiter = nil }
             return queue.waiter
