@@ -43,10 +43,16 @@ public final class Database: Sendable {
         self.isTemporary = isTemporary
     }
 
-    /// Runs `body` with a read-only connection from the pool (opened when none is free).
+    /// Runs `body` with a read-only connection from the pool (opened when none is
+    /// free), in one read transaction: every query of `body` sees the same
+    /// snapshot, and the connection's page cache, which SQLite empties when a
+    /// transaction starts after another connection wrote, is checked once rather
+    /// than at every statement.
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
         let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try SQLiteConnection(path: path, readOnly: true))
         defer { readers.withLock { $0.append(box) } }
+        try box.connection.execute("BEGIN")
+        defer { try? box.connection.execute("COMMIT") }
         return try body(Store(box.connection))
     }
 

@@ -185,21 +185,30 @@ final class EventStreams: Sendable {
     }
 
     /// The topic's view model as JSON; a deleted order becomes `{"id", "deleted": true}`.
-    /// The current JSON of each key. A large set is split across two threads:
-    /// each build has its own reader, so they do not wait for each other.
+    /// The current JSON of each key, read in one transaction per thread. A
+    /// large set is split across two threads, each with its own reader, so they
+    /// do not wait for each other.
     private func buildInParallel(_ keys: [ViewKey]) -> [(ViewKey, [UInt8])] {
-        guard keys.count >= 16 else { return keys.map { ($0, currentJSON(for: $0)) } }
+        @Sendable func build(_ share: [ViewKey]) -> [(ViewKey, [UInt8])] {
+            zip(share, views.representations(for: share)).map { key, representation in (key, json(for: key, representation)) }
+        }
+        guard keys.count >= 16 else { return build(keys) }
         let parts = 2
         let results = Mutex([[(ViewKey, [UInt8])]](repeating: [], count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let share = stride(from: part, to: keys.count, by: parts).map { (keys[$0], currentJSON(for: keys[$0])) }
+            let share = build(stride(from: part, to: keys.count, by: parts).map { keys[$0] })
             results.withLock { $0[part] = share }
         }
         return results.withLock { $0.flatMap { $0 } }
     }
 
     private func currentJSON(for key: ViewKey) -> [UInt8] {
-        if let representation = try? views.representation(for: key) {
+        json(for: key, try? views.representation(for: key))
+    }
+
+    /// A view model's bytes, or what a topic becomes when it is gone.
+    private func json(for key: ViewKey, _ representation: CachedRepresentation?) -> [UInt8] {
+        if let representation {
             return representation.identity.array
         }
         switch key.topic {

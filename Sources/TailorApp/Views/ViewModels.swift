@@ -26,6 +26,23 @@ final class ViewModels: Sendable {
         return built
     }
 
+    /// Several view models read in one transaction, for a publisher pass: the
+    /// builds share a snapshot and a warm page cache. Nil where a topic is not
+    /// the user's to see or its build failed.
+    func representations(for keys: [ViewKey]) -> [CachedRepresentation?] {
+        var results = keys.map { cache.lookup($0) }
+        let missing = results.indices.filter { results[$0] == nil }
+        guard !missing.isEmpty else { return results }
+        let sequence = cache.sequence
+        _ = try? database.read { store in
+            for index in missing { results[index] = try? build(keys[index], from: store) }
+        }
+        for index in missing {
+            if let built = results[index] { cache.offer(built, for: keys[index], builtAfter: sequence) }
+        }
+        return results
+    }
+
     func build(_ key: ViewKey, from store: Store) throws -> CachedRepresentation? {
         let now = now()
         switch key.topic {
