@@ -193,10 +193,18 @@ final class EventStreams: Sendable {
             zip(share, views.representations(for: share)).map { key, representation in (key, json(for: key, representation)) }
         }
         guard keys.count >= 16 else { return build(keys) }
+        // Both users' screens of one chat go to the same thread (by the chat's
+        // id), where they share one read of its messages; other topics alternate.
         let parts = 2
+        var shares = [[ViewKey]](repeating: [], count: parts)
+        for index in keys.indices {
+            let part: Int
+            if case .chat(let id, _) = keys[index].topic { part = id % parts } else { part = index % parts }
+            shares[part].append(keys[index])
+        }
         let results = Mutex([[(ViewKey, [UInt8])]](repeating: [], count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let share = build(stride(from: part, to: keys.count, by: parts).map { keys[$0] })
+        DispatchQueue.concurrentPerform(iterations: parts) { [shares] part in
+            let share = build(shares[part])
             results.withLock { $0[part] = share }
         }
         return results.withLock { $0.flatMap { $0 } }

@@ -35,7 +35,8 @@ final class ViewModels: Sendable {
         guard !missing.isEmpty else { return results }
         let sequence = cache.sequence
         _ = try? database.read { store in
-            for index in missing { results[index] = try? build(keys[index], from: store) }
+            let shared = SharedReads()
+            for index in missing { results[index] = try? build(keys[index], from: store, sharing: shared) }
         }
         for index in missing {
             if let built = results[index] { cache.offer(built, for: keys[index], builtAfter: sequence) }
@@ -43,7 +44,8 @@ final class ViewModels: Sendable {
         return results
     }
 
-    func build(_ key: ViewKey, from store: Store) throws -> CachedRepresentation? {
+    /// `shared` lets builds in one transaction read a chat's messages once.
+    func build(_ key: ViewKey, from store: Store, sharing shared: SharedReads = SharedReads()) throws -> CachedRepresentation? {
         let now = now()
         switch key.topic {
         case .chats:
@@ -52,10 +54,10 @@ final class ViewModels: Sendable {
         case .badge:
             return ViewModelEncoding.representation(BadgeViewModel(unread: try store.unreadTotal(of: key.user)))
         case .chat(let id, let page):
-            guard let chat = try store.chat(id: id), chat.includes(key.user),
-                  let viewer = try store.user(id: key.user), let contact = try store.user(id: chat.contact(of: key.user))
+            guard let chat = try shared.chat(id, in: store), chat.includes(key.user),
+                  let viewer = try shared.user(key.user, in: store), let contact = try shared.user(chat.contact(of: key.user), in: store)
             else { return nil }
-            let messages = try store.messages(chat: id, before: page.before, limit: page.limit)
+            let messages = try shared.page(of: id, page, in: store)
             let unread = try store.unreadCount(chat: id, reader: key.user)
             let model = ChatViewModelBuilder(dates: dates).build(chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread)
             return ViewModelEncoding.representation(model)
