@@ -155,9 +155,9 @@ class WebClientTest(unittest.TestCase):
         self.text_in(bob, "#badge", "1")
         self.text_in(bob, "#banner", "Hello Bob")
         self.assertTrue(bob.title.startswith("(1)"), bob.title)
-        self.screenshot(bob, "chat-list")
 
-        # He opens it from the banner; Alice sees her message read.
+        # He opens it from the banner (before it hides itself, after 8 s); Alice
+        # sees her message read.
         self.find(bob, "#banner .banner-open").click()
         self.text_in(bob, "#chat-title", self.alice_name)
         self.find(bob, ".message.theirs .text")
@@ -169,6 +169,9 @@ class WebClientTest(unittest.TestCase):
         self.wait(alice, lambda driver: "Hi Alice!" in driver.find_element(By.CSS_SELECTOR, ".messages").text,
                   "Alice never got Bob's answer")
         self.screenshot(alice, "chat")
+        bob.get(self.server.url + "/#/chats")
+        self.text_in(bob, ".chat-item .last-message", "Hi Alice!")
+        self.screenshot(bob, "chat-list")
 
     def test_2_the_bot_answers(self):
         alice = self.alice
