@@ -45,7 +45,7 @@ extension Scenario {
                 ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
                 if event.name == "chat" {
                     user.latest["chat"] = Array(event.data)
-                    if (JSONScan.integer(named: "unreadMessageCount", in: event.data) ?? 0) > 0 { askToMarkRead(user, at: now) }
+                    if (JSONScan.lastInteger(named: "unreadMessageCount", in: event.data) ?? 0) > 0 { askToMarkRead(user, at: now) }
                 }
             default:
                 user.latest[event.name] = Array(event.data)
