@@ -1,25 +1,14 @@
-import FoundationEssentials
 import TailorHTTP
 
-/// Any JSON value, decoded without a schema so each field can be checked with a
+/// Any JSON value, read without a schema so each field can be checked with a
 /// message that says what is wrong.
-indirect enum JSONValue: Decodable, Sendable {
+indirect enum JSONValue: Equatable, Sendable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
     case number(Double)
     case bool(Bool)
     case null
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
-    }
 }
 
 /// A request's JSON object body, checked field by field: not JSON is 400, not
@@ -32,7 +21,7 @@ struct JSONBody {
               type.split(separator: ";").first?.trimmed == "application/json" else {
             throw APIError.notJSON
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)) else { throw APIError.malformedJSON }
+        guard let value = try? JSONParser.parse(request.body) else { throw APIError.malformedJSON }
         guard case .object(let fields) = value else { throw APIError.invalid("The body must be a JSON object.") }
         self.fields = fields
     }

@@ -1,0 +1,189 @@
+/// Reads a request body as JSON (RFC 8259), strictly: one value, optional
+/// whitespace around it, strings of valid UTF-8 with the standard escapes.
+/// Small because our bodies are small; a general-purpose decoder cost more per
+/// message than the rest of reading the request.
+struct JSONParser {
+    /// Arrays and objects nested deeper than this are refused, so that a hostile
+    /// body cannot exhaust the stack.
+    static let maxDepth = 64
+
+    struct Malformed: Error {}
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var depth = 0
+
+    /// The value `bytes` hold, or `Malformed`.
+    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
+        let value = try parser.value()
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw Malformed() }
+        return value
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    private mutating func value() throws -> JSONValue {
+        skipWhitespace()
+        guard index < bytes.count else { throw Malformed() }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: return .number(try number())
+        }
+    }
+
+    private mutating func object() throws -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var fields: [String: JSONValue] = [:]
+        skipWhitespace()
+        if try take(UInt8(ascii: "}")) { return .object(fields) }
+        repeat {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Malformed() }
+            let key = try string()
+            skipWhitespace()
+            guard try take(UInt8(ascii: ":")) else { throw Malformed() }
+            fields[key] = try value()
+            skipWhitespace()
+        } while try take(UInt8(ascii: ","))
+        guard try take(UInt8(ascii: "}")) else { throw Malformed() }
+        return .object(fields)
+    }
+
+    private mutating func array() throws -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var values: [JSONValue] = []
+        skipWhitespace()
+        if try take(UInt8(ascii: "]")) { return .array(values) }
+        repeat {
+            values.append(try value())
+            skipWhitespace()
+        } while try take(UInt8(ascii: ","))
+        guard try take(UInt8(ascii: "]")) else { throw Malformed() }
+        return .array(values)
+    }
+
+    /// A string literal from its opening quote (RFC 8259 §7).
+    private mutating func string() throws -> String {
+        index += 1
+        var text: [UInt8] = []
+        while true {
+            guard index < bytes.count else { throw Malformed() }
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let string = String(validating: text, as: UTF8.self) else { throw Malformed() }
+                return string
+            case UInt8(ascii: "\\"):
+                try escape(into: &text)
+            case 0..<0x20:
+                throw Malformed()
+            default:
+                text.append(byte)
+            }
+        }
+    }
+
+    private mutating func escape(into text: inout [UInt8]) throws {
+        guard index < bytes.count else { throw Malformed() }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(byte)
+        case UInt8(ascii: "b"): text.append(0x08)
+        case UInt8(ascii: "f"): text.append(0x0C)
+        case UInt8(ascii: "n"): text.append(0x0A)
+        case UInt8(ascii: "r"): text.append(0x0D)
+        case UInt8(ascii: "t"): text.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hex4()
+            if (0xD800..<0xDC00).contains(scalar) {
+                // A high surrogate must be followed by an escaped low one.
+                guard try take(UInt8(ascii: "\\")), try take(UInt8(ascii: "u")) else { throw Malformed() }
+                let low = try hex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw Malformed() }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw Malformed() }
+            text.append(contentsOf: Array(String(Character(unicode)).utf8))
+        default:
+            throw Malformed()
+        }
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw Malformed() }
+        var value: UInt32 = 0
+        for byte in bytes[index..<(index + 4)] {
+            guard let digit = Character(Unicode.Scalar(byte)).hexDigitValue else { throw Malformed() }
+            value = value << 4 | UInt32(digit)
+        }
+        index += 4
+        return value
+    }
+
+    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private mutating func number() throws -> Double {
+        let start = index
+        _ = try take(UInt8(ascii: "-"))
+        guard index < bytes.count else { throw Malformed() }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            guard digits() > 0 else { throw Malformed() }
+        }
+        if try take(UInt8(ascii: ".")) {
+            guard digits() > 0 else { throw Malformed() }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw Malformed() }
+        }
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else { throw Malformed() }
+        return value
+    }
+
+    private mutating func digits() -> Int {
+        let start = index
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+        return index - start
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw Malformed() }
+        let matches = word.withUTF8Buffer { expected in bytes[index..<(index + count)].elementsEqual(expected) }
+        guard matches else { throw Malformed() }
+        index += count
+    }
+
+    private mutating func enter() throws {
+        depth += 1
+        guard depth <= Self.maxDepth else { throw Malformed() }
+    }
+
+    /// Consumes `byte` if it comes next.
+    private mutating func take(_ byte: UInt8) throws -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+    }
+}
