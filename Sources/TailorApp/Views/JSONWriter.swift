@@ -1,3 +1,5 @@
+import TailorHTTP
+
 /// A view model that writes itself as JSON.
 ///
 /// Each writes its keys in sorted order, so that a view model always gives the
@@ -94,18 +96,7 @@ struct JSONWriter {
 
     mutating func string(_ value: String) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            var clean = 0 // start of the run of bytes that need no escape
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean..<index]))
-                escape(byte)
-                clean = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[clean...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendQuoted(value, to: &bytes)
         atStart = false
     }
 
@@ -129,22 +120,5 @@ struct JSONWriter {
 
     private mutating func separate() {
         if !atStart { bytes.append(UInt8(ascii: ",")) }
-    }
-
-    /// The escapes of RFC 8259 §7: short forms where there is one, else `\u00XX`.
-    private mutating func escape(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        default:
-            let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-        }
     }
 }
