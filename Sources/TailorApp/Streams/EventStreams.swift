@@ -174,7 +174,7 @@ final class EventStreams: Sendable {
                 }
             }
             for notification in notifications {
-                let event = StreamEvent(id: state.takeID(), name: "notification", json: ViewModelEncoding.json(NotificationViewModel(notification)))
+                let event = StreamEvent(id: state.takeID(), name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(notification))))
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
                 for subscriber in state.subscribers[notification.recipient]?.values ?? [:].values where !subscriber.topics.contains(chatTopic) {
@@ -188,8 +188,8 @@ final class EventStreams: Sendable {
     /// The current JSON of each key, read in one transaction per thread. A
     /// large set is split across two threads, each with its own reader, so they
     /// do not wait for each other.
-    private func buildInParallel(_ keys: [ViewKey]) -> [(ViewKey, [UInt8])] {
-        @Sendable func build(_ share: [ViewKey]) -> [(ViewKey, [UInt8])] {
+    private func buildInParallel(_ keys: [ViewKey]) -> [(ViewKey, SharedBytes)] {
+        @Sendable func build(_ share: [ViewKey]) -> [(ViewKey, SharedBytes)] {
             zip(share, views.representations(for: share)).map { key, representation in (key, json(for: key, representation)) }
         }
         guard keys.count >= 16 else { return build(keys) }
@@ -202,7 +202,7 @@ final class EventStreams: Sendable {
             if case .chat(let id, _) = keys[index].topic { part = id % parts } else { part = index % parts }
             shares[part].append(keys[index])
         }
-        let results = Mutex([[(ViewKey, [UInt8])]](repeating: [], count: parts))
+        let results = Mutex([[(ViewKey, SharedBytes)]](repeating: [], count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { [shares] part in
             let share = build(shares[part])
             results.withLock { $0[part] = share }
@@ -210,19 +210,18 @@ final class EventStreams: Sendable {
         return results.withLock { $0.flatMap { $0 } }
     }
 
-    private func currentJSON(for key: ViewKey) -> [UInt8] {
+    private func currentJSON(for key: ViewKey) -> SharedBytes {
         json(for: key, try? views.representation(for: key))
     }
 
     /// A view model's bytes, or what a topic becomes when it is gone.
-    private func json(for key: ViewKey, _ representation: CachedRepresentation?) -> [UInt8] {
+    private func json(for key: ViewKey, _ representation: CachedRepresentation?) -> SharedBytes {
         if let representation {
-            return representation.identity.array
+            return representation.identity
         }
         switch key.topic {
-        case .order(let id): return ViewModelEncoding.json(DeletedViewModel(id: String(id), deleted: true))
-        case .chat(let id, _): return ViewModelEncoding.json(DeletedViewModel(id: String(id), deleted: true))
-        default: return Array("{}".utf8)
+        case .order(let id), .chat(let id, _): return SharedBytes(ViewModelEncoding.json(DeletedViewModel(id: String(id), deleted: true)))
+        default: return SharedBytes("{}")
         }
     }
 

@@ -7,12 +7,13 @@ struct StreamEvent: Sendable {
     let id: Int64
     let bytes: SharedBytes
 
-    init(id: Int64, name: String, json: [UInt8]) {
+    /// `json` is a view model's shared bytes: copied once, into the event's.
+    init(id: Int64, name: String, json: SharedBytes) {
         self.id = id
         var text = Array("id: \(id)\nevent: \(name)\ndata: ".utf8)
         text.reserveCapacity(text.count + json.count + 2)
-        text += json
-        text += Array("\n\n".utf8)
+        text.append(contentsOf: json.bytes)
+        text.append(contentsOf: [10, 10])
         bytes = SharedBytes(text)
     }
 
