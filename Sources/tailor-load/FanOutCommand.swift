@@ -79,14 +79,14 @@ struct FanOutCommand: ParsableCommand {
         }
         print("streams \(streams) received \(delays.count)")
         let maximum = Double(delays.last ?? 0) / 1_000_000
-        print("delivery ms p50 \(Self.twoDecimals(percentile(0.5))) p99 \(Self.twoDecimals(percentile(0.99))) max \(Self.twoDecimals(maximum))")
+        print("delivery ms p50 \(LoadReport.number(percentile(0.5), 2)) p99 \(LoadReport.number(percentile(0.99), 2)) max \(LoadReport.number(maximum, 2))")
         if serverPID != nil {
             let perStream = Double(rssIdle - rssBefore) / Double(streams)
-            print("server RSS KiB before \(rssBefore) with streams \(rssIdle) per stream \(Self.twoDecimals(perStream))")
+            print("server RSS KiB before \(rssBefore) with streams \(rssIdle) per stream \(LoadReport.number(perStream, 2))")
             if let cpuBefore, let cpuAfter {
                 // Where the delivery's time went: our code, or the kernel's TCP.
                 let user = (cpuAfter.user - cpuBefore.user) * 1000, system = (cpuAfter.system - cpuBefore.system) * 1000
-                print("server CPU ms during delivery: user \(Self.twoDecimals(user)) system \(Self.twoDecimals(system))")
+                print("server CPU ms during delivery: user \(LoadReport.number(user, 2)) system \(LoadReport.number(system, 2))")
             }
         }
     }
@@ -128,16 +128,11 @@ struct FanOutCommand: ParsableCommand {
     }
 
     static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> Int {
-        guard bytes.count >= needle.count else { return 0 }
         var count = 0
-        var index = 0
-        while index <= bytes.count - needle.count {
-            if bytes[index] == needle[0] && bytes[index..<(index + needle.count)].elementsEqual(needle) {
-                count += 1
-                index += needle.count
-            } else {
-                index += 1
-            }
+        var rest = bytes[...]
+        while let found = rest.firstIndex(ofBytes: needle) {
+            count += 1
+            rest = rest[(found + needle.count)...]
         }
         return count
     }
@@ -166,12 +161,6 @@ struct FanOutCommand: ParsableCommand {
         guard status.contains(" 200 ") || status.contains(" 201 ") else { throw ValidationError("the change was refused: \(status)") }
     }
 
-    static func twoDecimals(_ value: Double) -> String {
-        guard value.isFinite else { return "-" }
-        let hundredths = Int((value * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
 }
 
 /// Counts shared by the streams' tasks on both loops.

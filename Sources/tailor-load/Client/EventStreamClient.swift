@@ -77,7 +77,7 @@ final class EventStreamClient: @unchecked Sendable {
                 continue
             }
             // A size line, possibly preceded by the CRLF that ends the last chunk.
-            guard let lineEnd = JSONScan.find([13, 10], in: raw[index...]) else { break }
+            guard let lineEnd = raw[index...].firstIndex(ofBytes: [13, 10]) else { break }
             if lineEnd == index {
                 index += 2
                 continue
@@ -96,7 +96,7 @@ final class EventStreamClient: @unchecked Sendable {
     /// The next complete event in `lines`, if one has arrived whole. Comments
     /// (heartbeats) and `retry` are skipped.
     private func nextEvent() -> Event? {
-        while let end = JSONScan.find([10, 10], in: lines[...]) {
+        while let end = lines[...].firstIndex(ofBytes: [10, 10]) {
             var event = Event()
             var hasData = false
             for line in lines[0..<end].split(separator: 10, omittingEmptySubsequences: true) {

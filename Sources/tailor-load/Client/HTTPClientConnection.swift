@@ -102,7 +102,7 @@ struct ResponseHead {
     private static let blankLine = Array("\r\n\r\n".utf8)
 
     init?(parsing bytes: [UInt8]) {
-        guard let end = JSONScan.find(Self.blankLine, in: bytes[...]), end >= 12 else { return nil }
+        guard let end = bytes[...].firstIndex(ofBytes: Self.blankLine), end >= 12 else { return nil }
         // "HTTP/1.1 200 …": the status is the three digits after the first space.
         let digits = bytes[9..<12]
         guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
