@@ -80,12 +80,21 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     public func write(_ vectors: UnsafeMutableBufferPointer<iovec>) async throws {
         assert(loop.inLoopThread, "a connection is written off its loop")
         var first = 0
+        while true {
+            first += try writeAvailable(UnsafeMutableBufferPointer(rebasing: vectors[first...]))
+            if first == vectors.count { return }
+            try await withUnsafeThrowingContinuation { writeWaiter = $0 }
+        }
+    }
+
+    /// Writes as much of the vectors as the socket takes now, without waiting:
+    /// the number of leading vectors sent whole. The first one not sent whole is
+    /// advanced in place past its sent bytes, so a later `write` goes on from there.
+    public func writeAvailable(_ vectors: UnsafeMutableBufferPointer<iovec>) throws -> Int {
+        assert(loop.inLoopThread, "a connection is written off its loop")
+        var first = 0
         var message = msghdr()
-        while first < vectors.count {
-            if !writable {
-                try await withUnsafeThrowingContinuation { writeWaiter = $0 }
-                continue
-            }
+        while first < vectors.count, writable {
             // sendmsg is writev with flags: MSG_NOSIGNAL makes a closed peer an
             // EPIPE here rather than a SIGPIPE for the whole process.
             message.msg_iov = vectors.baseAddress! + first
@@ -114,6 +123,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
             }
             while first < vectors.count, vectors[first].iov_len == 0 { first += 1 }
         }
+        return first
     }
 
     /// Writes `bytes` whole; for the rare small writes outside the response path.

@@ -1,6 +1,6 @@
 import ArgumentParser
+import CSystem
 import Glibc
-import Synchronization
 import TailorLoop
 
 /// `tailor-load fanout`: holds many event streams on one topic, makes one change,
@@ -35,30 +35,35 @@ struct FanOutCommand: ParsableCommand {
 
     func run() throws {
         ProcessSetup.prepareServerProcess()
-        let group = try EventLoopGroup(loopCount: 2)
-        let eventName = Array("event: \(topic.split(separator: ":")[0])\n".utf8)
-        let request = SharedBytes("GET /api/events?topics=\(topic) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n")
-        let progress = Progress()
+        let eventName = String(topic.split(separator: ":")[0])
+        let request = Array("GET /api/events?topics=\(topic) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
+        // One watcher per CPU the client may use.
+        let watchers = try (0..<max(1, Int(csystem_usable_cpu_count()))).map { _ in try EventStreamWatcher(eventName: eventName) }
+        var sockets: [Int32] = []
+        defer {
+            for watcher in watchers { watcher.stop() }
+            for fd in sockets { close(fd) }
+        }
+        var ready: Int { watchers.reduce(0) { $0 + $1.ready } }
+        var failed: Int { watchers.reduce(0) { $0 + $1.failed } }
         let rssBefore = serverPID.map { ProcessProbe(pid: $0).residentKiB.now } ?? 0
 
         // Open the streams in steps, so the listener's backlog is never flooded.
-        var opened = 0
-        while opened < streams {
-            let step = min(500, streams - opened)
-            for _ in 0..<step {
-                let loop = group.next()
-                loop.execute {
-                    Task(executorPreference: loop) {
-                        await Self.follow(loop: loop, port: port, request: request, eventName: eventName, progress: progress)
-                    }
+        while sockets.count < streams {
+            for _ in 0..<min(500, streams - sockets.count) {
+                let fd = csystem_connect_tcp("127.0.0.1", Int32(port), nil)
+                guard fd >= 0 else { throw SystemError("connect to 127.0.0.1:\(port)") }
+                sockets.append(fd)
+                guard request.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == request.count else {
+                    throw SystemError("write")
                 }
+                try watchers[sockets.count % watchers.count].watch(fd: fd)
             }
-            opened += step
             let giveUp = MonotonicClock.after(seconds: 20)
-            while progress.ready + progress.failed < opened && MonotonicClock.now < giveUp { usleep(2_000) }
+            while ready + failed < sockets.count && MonotonicClock.now < giveUp { usleep(2_000) }
         }
-        guard progress.failed == 0 else {
-            throw ValidationError("\(progress.failed) of \(streams) streams failed to open")
+        guard failed == 0, ready == streams else {
+            throw ValidationError("\(streams - ready) of \(streams) streams failed to open")
         }
         usleep(500_000)
         let rssIdle = serverPID.map { ProcessProbe(pid: $0).residentKiB.now } ?? 0
@@ -66,13 +71,12 @@ struct FanOutCommand: ParsableCommand {
         // One change, timed from just before it is sent.
         let cpuBefore = serverPID.map { ProcessProbe(pid: $0).cpuTime }
         let start = MonotonicClock.now
-        progress.start(at: start)
         try Self.send(change: change, port: port, token: token)
         let giveUp = MonotonicClock.after(seconds: timeout)
-        while progress.received < streams && MonotonicClock.now < giveUp { usleep(1_000) }
+        while watchers.reduce(0, { $0 + $1.received }) < streams && MonotonicClock.now < giveUp { usleep(1_000) }
         let cpuAfter = serverPID.map { ProcessProbe(pid: $0).cpuTime }
 
-        let delays = progress.delays.sorted()
+        let delays = watchers.flatMap(\.arrivals).map { $0 - start }.sorted()
         func percentile(_ fraction: Double) -> Double {
             guard !delays.isEmpty else { return .nan }
             return Double(delays[min(delays.count - 1, Int(Double(delays.count) * fraction))]) / 1_000_000
@@ -89,52 +93,6 @@ struct FanOutCommand: ParsableCommand {
                 print("server CPU ms during delivery: user \(LoadReport.number(user, 2)) system \(LoadReport.number(system, 2))")
             }
         }
-    }
-
-    /// One stream: subscribe, wait for the initial event, then for the change.
-    static func follow(loop: EventLoop, port: Int, request: SharedBytes, eventName: [UInt8], progress: Progress) async {
-        guard let socket = try? loop.connect(host: "127.0.0.1", port: port) else {
-            progress.fail()
-            return
-        }
-        defer { socket.close() }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
-        defer { buffer.deallocate() }
-        do {
-            try await socket.write(request)
-            var seen = 0
-            var tail: [UInt8] = []
-            while true {
-                let count = try await socket.read(into: buffer)
-                guard count > 0 else {
-                    progress.fail()
-                    return
-                }
-                let bytes = tail + Array(buffer[0..<count])
-                let found = occurrences(of: eventName, in: bytes)
-                tail = Array(bytes.suffix(eventName.count - 1))
-                for _ in 0..<found {
-                    seen += 1
-                    if seen == 1 { progress.readyOne() }
-                    if seen == 2 {
-                        progress.receivedOne(at: MonotonicClock.now)
-                        return
-                    }
-                }
-            }
-        } catch {
-            progress.fail()
-        }
-    }
-
-    static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> Int {
-        var count = 0
-        var rest = bytes[...]
-        while let found = rest.firstIndex(ofBytes: needle) {
-            count += 1
-            rest = rest[(found + needle.count)...]
-        }
-        return count
     }
 
     /// Sends the change on its own blocking connection and reads the status line.
@@ -160,27 +118,4 @@ struct FanOutCommand: ParsableCommand {
         let status = String(decoding: reply[0..<max(count, 0)], as: UTF8.self).split(separator: "\r\n").first ?? ""
         guard status.contains(" 200 ") || status.contains(" 201 ") else { throw ValidationError("the change was refused: \(status)") }
     }
-
-}
-
-/// Counts shared by the streams' tasks on both loops.
-final class Progress: Sendable {
-    private struct State {
-        var ready = 0
-        var failed = 0
-        var start: UInt64 = 0
-        var delays: [UInt64] = []
-    }
-
-    private let state = Mutex(State())
-
-    var ready: Int { state.withLock { $0.ready } }
-    var failed: Int { state.withLock { $0.failed } }
-    var received: Int { state.withLock { $0.delays.count } }
-    var delays: [UInt64] { state.withLock { $0.delays } }
-
-    func readyOne() { state.withLock { $0.ready += 1 } }
-    func fail() { state.withLock { $0.failed += 1 } }
-    func start(at time: UInt64) { state.withLock { $0.start = time } }
-    func receivedOne(at time: UInt64) { state.withLock { $0.delays.append(time - $0.start) } }
 }

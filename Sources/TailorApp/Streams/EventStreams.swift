@@ -88,7 +88,7 @@ final class EventStreams: Sendable {
     /// Serves one stream until its peer leaves, it falls too far behind, or the
     /// server shuts down.
     func serve(user: Int, topics: [Topic], lastEventID: Int64?, on stream: ResponseStream) async {
-        let subscriber = Subscriber(user: user, topics: topics)
+        let subscriber = Subscriber(user: user, topics: topics, stream: stream)
         guard subscribe(subscriber, lastEventID: lastEventID) else { return }
         defer { unsubscribe(subscriber) }
         stream.onPeerClosed { subscriber.end() }
@@ -166,11 +166,12 @@ final class EventStreams: Sendable {
         }
         // Built outside the lock: readers and encoding take time.
         let built = buildInParallel(Array(keys))
-        state.withLock { state in
+        let deliveries = state.withLock { state -> Deliveries in
+            var deliveries = Deliveries()
             for (key, json) in built {
                 let event = StreamEvent(id: state.takeID(), name: StreamEvent.name(of: key.topic), json: json)
                 for subscriber in state.subscribers[key.user]?.values ?? [:].values where subscriber.topics.contains(key.topic) {
-                    subscriber.push(event, for: key.topic)
+                    if subscriber.push(event, for: key.topic) { deliveries.add(subscriber) }
                 }
             }
             for notification in notifications {
@@ -178,10 +179,12 @@ final class EventStreams: Sendable {
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
                 for subscriber in state.subscribers[notification.recipient]?.values ?? [:].values where !subscriber.topics.contains(chatTopic) {
-                    _ = subscriber.pushNotification(event)
+                    if subscriber.pushNotification(event) { deliveries.add(subscriber) }
                 }
             }
+            return deliveries
         }
+        deliveries.start()
     }
 
     /// The topic's view model as JSON; a deleted order becomes `{"id", "deleted": true}`.
@@ -241,7 +244,9 @@ final class EventStreams: Sendable {
     /// peer is noticed by the write.
     func heartbeat() {
         let all = state.withLock { state in state.subscribers.values.flatMap(\.values) }
-        for subscriber in all { subscriber.heartbeat() }
+        var deliveries = Deliveries()
+        for subscriber in all where subscriber.heartbeat() { deliveries.add(subscriber) }
+        deliveries.start()
     }
 
     /// Ends every stream and accepts no new one (shutdown).

@@ -8,9 +8,17 @@ import TailorLoop
 /// holds at most one event per topic (lossless for state: each event is a whole
 /// view model). Notifications queue up to a bound; a stream past it is too far
 /// behind and is ended, to resume with Last-Event-ID.
+///
+/// New events are written by `deliver`, a job on the stream's loop, while the
+/// stream's task sleeps in `next`: a fan-out to thousands of streams then costs
+/// one job per loop and one `sendmsg` per stream, not a task switch per stream.
+/// The task wakes only for what cannot be done at once: the rest of a chunk the
+/// socket did not take whole, or the end.
 final class Subscriber: Sendable {
     let user: Int
     let topics: [Topic]
+    /// Confined to its loop: written by the task, or by `deliver` while the task sleeps.
+    let stream: ResponseStream
 
     /// Notifications held for a stream that is not reading.
     static let maxQueuedNotifications = 64
@@ -23,42 +31,67 @@ final class Subscriber: Sendable {
         var changed: Set<Topic> = []
         var heartbeatDue = false
         var ended = false
-        var waiter: UnsafeContinuation<Void, Never>?
+        /// A chunk went out in part; the task must finish it before anything else.
+        var mustFinishWrite = false
+        /// The stream's task, while it sleeps in `next`.
+        var sleeper: UnsafeContinuation<Void, Never>?
+        /// A `deliver` job is queued on the loop.
+        var deliveryQueued = false
+
+        var hasEventsToWrite: Bool { !pending.isEmpty || !notifications.isEmpty || heartbeatDue }
+
+        /// What is to be written, oldest id first, and the queue emptied; nil when nothing is.
+        mutating func takeEvents() -> [SharedBytes]? {
+            guard hasEventsToWrite else { return nil }
+            var bytes: [SharedBytes]
+            if notifications.isEmpty && pending.count == 1 {
+                // The common case of a fan-out: one new view model, nothing to order.
+                bytes = [pending.first!.value.bytes]
+            } else {
+                var events = Array(pending.values) + notifications
+                events.sort { $0.id < $1.id }
+                bytes = events.map(\.bytes)
+            }
+            pending.removeAll(keepingCapacity: true)
+            notifications.removeAll(keepingCapacity: true)
+            if bytes.isEmpty { bytes = [StreamEvent.heartbeat] }
+            heartbeatDue = false
+            return bytes
+        }
+
+        /// After new events: whether a `deliver` job must be queued for them.
+        mutating func needsDelivery() -> Bool {
+            guard sleeper != nil, !deliveryQueued else { return false }
+            deliveryQueued = true
+            return true
+        }
     }
 
     private let queue = Mutex(Queue())
 
-    init(user: Int, topics: [Topic]) {
+    init(user: Int, topics: [Topic], stream: ResponseStream) {
         self.user = user
         self.topics = topics
+        self.stream = stream
     }
 
-    /// What the stream writes next, oldest id first; nil once the stream must end.
+    /// For the stream's task: what to write next, oldest id first (empty when
+    /// only the rest of an earlier chunk is due); nil once the stream must end.
     func next() async -> [SharedBytes]? {
         while true {
-            let batch = queue.withLock { queue -> [SharedBytes]?? in
+            let events = queue.withLock { queue -> [SharedBytes]?? in
                 if queue.ended { return .some(nil) }
-                if queue.pending.isEmpty && queue.notifications.isEmpty && !queue.heartbeatDue { return .none }
-                var bytes: [SharedBytes]
-                if queue.notifications.isEmpty && queue.pending.count == 1 {
-                    // The common case of a fan-out: one new view model, nothing to order.
-                    bytes = [queue.pending.first!.value.bytes]
-                } else {
-                    var events = Array(queue.pending.values) + queue.notifications
-                    events.sort { $0.id < $1.id }
-                    bytes = events.map(\.bytes)
+                if queue.mustFinishWrite {
+                    queue.mustFinishWrite = false
+                    return .some(queue.takeEvents() ?? [])
                 }
-                queue.pending.removeAll(keepingCapacity: true)
-                queue.notifications.removeAll(keepingCapacity: true)
-                if bytes.isEmpty { bytes = [StreamEvent.heartbeat] }
-                queue.heartbeatDue = false
-                return .some(bytes)
+                return queue.takeEvents().map { .some($0) }
             }
-            if let batch { return batch }
+            if let events { return events }
             await withUnsafeContinuation { continuation in
                 let wakeNow = queue.withLock { queue -> Bool in
-                    if queue.ended || !queue.pending.isEmpty || !queue.notifications.isEmpty || queue.heartbeatDue { return true }
-                    queue.waiter = continuation
+                    if queue.ended || queue.mustFinishWrite || queue.hasEventsToWrite { return true }
+                    queue.sleeper = continuation
                     return false
                 }
                 if wakeNow { continuation.resume() }
@@ -66,38 +99,68 @@ final class Subscriber: Sendable {
         }
     }
 
-    /// A topic's initial view model, unless a change has already brought a newer one.
+    /// On the stream's loop: writes what waits while the task sleeps, without
+    /// waking it. The socket is free as long as the task sleeps, and the task can
+    /// only wake on this same thread, after this job.
+    func deliver() {
+        assert(stream.loop.inLoopThread, "a stream is delivered off its loop")
+        let events = queue.withLock { queue -> [SharedBytes]? in
+            queue.deliveryQueued = false
+            guard queue.sleeper != nil, !queue.ended else { return nil }
+            return queue.takeEvents()
+        }
+        guard let events else { return }
+        do {
+            if try !stream.writeWithoutWaiting(events) {
+                wake { $0.mustFinishWrite = true }
+            }
+        } catch {
+            // The peer is gone.
+            end()
+        }
+    }
+
+    /// A topic's initial view model, unless a change has already brought a newer
+    /// one. Queued while the task subscribes, so the task itself writes it.
     func pushInitial(_ event: StreamEvent, for topic: Topic) {
-        wake { queue in
+        queue.withLock { queue in
             guard !queue.changed.contains(topic) else { return }
             queue.pending[topic] = event
         }
     }
 
-    /// A topic's new view model; replaces one not yet sent.
-    func push(_ event: StreamEvent, for topic: Topic) {
-        wake { queue in
+    /// A topic's new view model; replaces one not yet sent. True when the caller
+    /// must have the stream's loop `deliver` it.
+    func push(_ event: StreamEvent, for topic: Topic) -> Bool {
+        queue.withLock { queue in
             queue.changed.insert(topic)
             queue.pending[topic] = event
+            return queue.needsDelivery()
         }
     }
 
-    /// Queues a notification; false when the stream is too far behind to take it.
+    /// Queues a notification, or ends a stream too far behind to take it. True
+    /// when the caller must have the stream's loop `deliver` it.
     func pushNotification(_ event: StreamEvent) -> Bool {
-        var accepted = true
-        wake { queue in
-            if queue.notifications.count >= Self.maxQueuedNotifications {
-                queue.ended = true
-                accepted = false
-            } else {
-                queue.notifications.append(event)
+        var tooFarBehind = false
+        let mustDeliver = queue.withLock { queue -> Bool in
+            guard queue.notifications.count < Self.maxQueuedNotifications else {
+                tooFarBehind = true
+                return false
             }
+            queue.notifications.append(event)
+            return queue.needsDelivery()
         }
-        return accepted
+        if tooFarBehind { end() }
+        return mustDeliver
     }
 
-    func heartbeat() {
-        wake { $0.heartbeatDue = true }
+    /// A comment is due. True when the caller must have the stream's loop `deliver` it.
+    func heartbeat() -> Bool {
+        queue.withLock { queue in
+            queue.heartbeatDue = true
+            return queue.needsDelivery()
+        }
     }
 
     /// Ends the stream after what it is writing now.
@@ -108,12 +171,13 @@ final class Subscriber: Sendable {
     /// Events waiting to be written.
     var queuedCount: Int { queue.withLock { $0.pending.count + $0.notifications.count } }
 
+    /// Changes the queue and wakes the task if it sleeps.
     private func wake(_ change: (inout Queue) -> Void) {
-        let waiter = queue.withLock { queue -> UnsafeContinuation<Void, Never>? in
+        let sleeper = queue.withLock { queue -> UnsafeContinuation<Void, Never>? in
             change(&queue)
-            defer { queue.waiter = nil }
-            return queue.waiter
+            defer { queue.sleeper = nil }
+            return queue.sleeper
         }
-        waiter?.resume()
+        sleeper?.resume()
     }
 }
