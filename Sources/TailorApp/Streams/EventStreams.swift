@@ -36,8 +36,7 @@ final class EventStreams: Sendable {
 
     private struct State {
         var nextID: Int64
-        var subscribers: [Int: [ObjectIdentifier: Subscriber]] = [:]
-        var count = 0
+        var subscribers = SubscriberIndex()
         /// Recent changes and notifications, oldest first, at most `logCapacity`.
         var log: [LogEntry] = []
         var logStart = 0
@@ -76,11 +75,11 @@ final class EventStreams: Sendable {
         state = Mutex(State(nextID: firstID, loggedSince: firstID))
     }
 
-    var subscriberCount: Int { state.withLock { $0.count } }
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Events queued and not yet written, over all streams.
     var queuedEventCount: Int {
-        state.withLock { state in state.subscribers.values.flatMap(\.values) }.reduce(0) { $0 + $1.queuedCount }
+        state.withLock { $0.subscribers.all }.reduce(0) { $0 + $1.queuedCount }
     }
 
     // MARK: - Streams
@@ -107,8 +106,7 @@ final class EventStreams: Sendable {
     private func subscribe(_ subscriber: Subscriber, lastEventID: Int64?) -> Bool {
         let resendTopics = state.withLock { state -> [Topic]? in
             guard !state.closed else { return nil }
-            state.subscribers[subscriber.user, default: [:]][ObjectIdentifier(subscriber)] = subscriber
-            state.count += 1
+            state.subscribers.insert(subscriber)
             guard let last = lastEventID, last + 1 >= state.loggedSince, last < state.nextID else {
                 return subscriber.topics
             }
@@ -140,11 +138,7 @@ final class EventStreams: Sendable {
 
     private func unsubscribe(_ subscriber: Subscriber) {
         subscriber.end()
-        state.withLock { state in
-            guard state.subscribers[subscriber.user]?.removeValue(forKey: ObjectIdentifier(subscriber)) != nil else { return }
-            state.count -= 1
-            if state.subscribers[subscriber.user]?.isEmpty == true { state.subscribers[subscriber.user] = nil }
-        }
+        state.withLock { $0.subscribers.remove(subscriber) }
     }
 
     // MARK: - Changes
@@ -156,10 +150,8 @@ final class EventStreams: Sendable {
             var keys = Set<ViewKey>()
             for change in changes {
                 state.append(.change(id: state.takeID(), change))
-                for subscriber in state.subscribers[change.user]?.values ?? [:].values {
-                    for topic in subscriber.topics where change.touches(topic) {
-                        keys.insert(ViewKey(user: change.user, topic: topic))
-                    }
+                for topic in state.subscribers.followedTopics(of: change.user) where change.touches(topic) {
+                    keys.insert(ViewKey(user: change.user, topic: topic))
                 }
             }
             return keys
@@ -170,7 +162,7 @@ final class EventStreams: Sendable {
             var deliveries = Deliveries()
             for (key, json) in built {
                 let event = StreamEvent(id: state.takeID(), name: StreamEvent.name(of: key.topic), json: json)
-                for subscriber in state.subscribers[key.user]?.values ?? [:].values where subscriber.topics.contains(key.topic) {
+                for subscriber in state.subscribers.followers(of: key) {
                     if subscriber.push(event, for: key.topic) { deliveries.add(subscriber) }
                 }
             }
@@ -178,7 +170,7 @@ final class EventStreams: Sendable {
                 let event = StreamEvent(id: state.takeID(), name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(notification))))
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
-                for subscriber in state.subscribers[notification.recipient]?.values ?? [:].values where !subscriber.topics.contains(chatTopic) {
+                for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {
                     if subscriber.pushNotification(event) { deliveries.add(subscriber) }
                 }
             }
@@ -233,7 +225,7 @@ final class EventStreams: Sendable {
     /// Every followed view model anew, for when their date texts change at midnight.
     func republishAll() {
         let changes = state.withLock { state in
-            Set(state.subscribers.values.flatMap(\.values).flatMap { subscriber in
+            Set(state.subscribers.all.flatMap { subscriber in
                 subscriber.topics.map { TopicChange($0, of: subscriber.user) }
             })
         }
@@ -243,7 +235,7 @@ final class EventStreams: Sendable {
     /// A comment on every stream, so that proxies keep it open and a vanished
     /// peer is noticed by the write.
     func heartbeat() {
-        let all = state.withLock { state in state.subscribers.values.flatMap(\.values) }
+        let all = state.withLock { $0.subscribers.all }
         var deliveries = Deliveries()
         for subscriber in all where subscriber.heartbeat() { deliveries.add(subscriber) }
         deliveries.start()
@@ -253,7 +245,7 @@ final class EventStreams: Sendable {
     func closeAll() {
         let all = state.withLock { state -> [Subscriber] in
             state.closed = true
-            return state.subscribers.values.flatMap(\.values)
+            return state.subscribers.all
         }
         for subscriber in all { subscriber.end() }
     }

@@ -24,11 +24,13 @@ final class Subscriber: Sendable {
     static let maxQueuedNotifications = 64
 
     private struct Queue {
-        var pending: [Topic: StreamEvent] = [:]
+        /// The unsent view model of each topic, by the topic's place in `topics`.
+        var pending: [StreamEvent?]
+        var pendingCount = 0
         var notifications: [StreamEvent] = []
-        /// Topics that received a change since the stream opened: its initial
-        /// (possibly older) view model must not replace them.
-        var changed: Set<Topic> = []
+        /// Topics (bits by place) that received a change since the stream opened:
+        /// their initial (possibly older) view models must not replace them.
+        var changed: UInt64 = 0
         var heartbeatDue = false
         var ended = false
         /// A chunk went out in part; the task must finish it before anything else.
@@ -38,25 +40,45 @@ final class Subscriber: Sendable {
         /// A `deliver` job is queued on the loop.
         var deliveryQueued = false
 
-        var hasEventsToWrite: Bool { !pending.isEmpty || !notifications.isEmpty || heartbeatDue }
+        init(topicCount: Int) {
+            pending = Array(repeating: nil, count: topicCount)
+        }
+
+        var hasEventsToWrite: Bool { pendingCount > 0 || !notifications.isEmpty || heartbeatDue }
+
+        mutating func setPending(_ event: StreamEvent, at place: Int) {
+            if pending[place] == nil { pendingCount += 1 }
+            pending[place] = event
+        }
 
         /// What is to be written, oldest id first, and the queue emptied; nil when nothing is.
         mutating func takeEvents() -> [SharedBytes]? {
             guard hasEventsToWrite else { return nil }
-            var bytes: [SharedBytes]
-            if notifications.isEmpty && pending.count == 1 {
-                // The common case of a fan-out: one new view model, nothing to order.
-                bytes = [pending.first!.value.bytes]
-            } else {
-                var events = Array(pending.values) + notifications
-                events.sort { $0.id < $1.id }
-                bytes = events.map(\.bytes)
-            }
-            pending.removeAll(keepingCapacity: true)
-            notifications.removeAll(keepingCapacity: true)
-            if bytes.isEmpty { bytes = [StreamEvent.heartbeat] }
             heartbeatDue = false
-            return bytes
+            if notifications.isEmpty, pendingCount == 1, let place = pending.firstIndex(where: { $0 != nil }) {
+                // The common case of a fan-out: one new view model, nothing to order.
+                defer {
+                    pending[place] = nil
+                    pendingCount = 0
+                }
+                return [pending[place]!.bytes]
+            }
+            var events: [StreamEvent] = []
+            events.reserveCapacity(pendingCount + notifications.count)
+            if pendingCount > 0 {
+                for place in pending.indices {
+                    if let event = pending[place] {
+                        events.append(event)
+                        pending[place] = nil
+                    }
+                }
+                pendingCount = 0
+            }
+            events += notifications
+            notifications.removeAll(keepingCapacity: true)
+            guard !events.isEmpty else { return [StreamEvent.heartbeat] }
+            if events.count > 1 { events.sort { $0.id < $1.id } }
+            return events.map(\.bytes)
         }
 
         /// After new events: whether a `deliver` job must be queued for them.
@@ -67,12 +89,15 @@ final class Subscriber: Sendable {
         }
     }
 
-    private let queue = Mutex(Queue())
+    private let queue: Mutex<Queue>
 
+    /// At most 64 topics: their places are bits of `Queue.changed`.
     init(user: Int, topics: [Topic], stream: ResponseStream) {
+        precondition(topics.count <= UInt64.bitWidth, "a stream follows at most 64 topics")
         self.user = user
         self.topics = topics
         self.stream = stream
+        queue = Mutex(Queue(topicCount: topics.count))
     }
 
     /// For the stream's task: what to write next, oldest id first (empty when
@@ -123,18 +148,20 @@ final class Subscriber: Sendable {
     /// A topic's initial view model, unless a change has already brought a newer
     /// one. Queued while the task subscribes, so the task itself writes it.
     func pushInitial(_ event: StreamEvent, for topic: Topic) {
+        guard let place = topics.firstIndex(of: topic) else { return }
         queue.withLock { queue in
-            guard !queue.changed.contains(topic) else { return }
-            queue.pending[topic] = event
+            guard queue.changed & (1 << place) == 0 else { return }
+            queue.setPending(event, at: place)
         }
     }
 
     /// A topic's new view model; replaces one not yet sent. True when the caller
     /// must have the stream's loop `deliver` it.
     func push(_ event: StreamEvent, for topic: Topic) -> Bool {
-        queue.withLock { queue in
-            queue.changed.insert(topic)
-            queue.pending[topic] = event
+        guard let place = topics.firstIndex(of: topic) else { return false }
+        return queue.withLock { queue in
+            queue.changed |= 1 << place
+            queue.setPending(event, at: place)
             return queue.needsDelivery()
         }
     }
@@ -169,7 +196,7 @@ final class Subscriber: Sendable {
     }
 
     /// Events waiting to be written.
-    var queuedCount: Int { queue.withLock { $0.pending.count + $0.notifications.count } }
+    var queuedCount: Int { queue.withLock { $0.pendingCount + $0.notifications.count } }
 
     /// Changes the queue and wakes the task if it sleeps.
     private func wake(_ change: (inout Queue) -> Void) {

@@ -1,0 +1,56 @@
+/// The open streams, found by user and by the topic they follow, so that a
+/// change to one topic visits only that topic's streams, however many others
+/// the user has open.
+struct SubscriberIndex {
+    private var byUser: [Int: [ObjectIdentifier: Subscriber]] = [:]
+    private var byTopic: [ViewKey: [ObjectIdentifier: Subscriber]] = [:]
+    /// Per user, how many streams follow each topic.
+    private var followed: [Int: [Topic: Int]] = [:]
+
+    private(set) var count = 0
+
+    mutating func insert(_ subscriber: Subscriber) {
+        let id = ObjectIdentifier(subscriber)
+        byUser[subscriber.user, default: [:]][id] = subscriber
+        for topic in subscriber.topics {
+            byTopic[ViewKey(user: subscriber.user, topic: topic), default: [:]][id] = subscriber
+            followed[subscriber.user, default: [:]][topic, default: 0] += 1
+        }
+        count += 1
+    }
+
+    /// Removes `subscriber`, if it is here.
+    mutating func remove(_ subscriber: Subscriber) {
+        let id = ObjectIdentifier(subscriber)
+        let user = subscriber.user
+        guard byUser[user]?.removeValue(forKey: id) != nil else { return }
+        if byUser[user]?.isEmpty == true { byUser[user] = nil }
+        for topic in subscriber.topics {
+            let key = ViewKey(user: user, topic: topic)
+            byTopic[key]?.removeValue(forKey: id)
+            if byTopic[key]?.isEmpty == true { byTopic[key] = nil }
+            followed[user]?[topic]? -= 1
+            if followed[user]?[topic] == 0 { followed[user]?[topic] = nil }
+        }
+        if followed[user]?.isEmpty == true { followed[user] = nil }
+        count -= 1
+    }
+
+    /// Every stream of `user`.
+    func streams(of user: Int) -> Dictionary<ObjectIdentifier, Subscriber>.Values {
+        (byUser[user] ?? [:]).values
+    }
+
+    /// The streams that follow `key`.
+    func followers(of key: ViewKey) -> Dictionary<ObjectIdentifier, Subscriber>.Values {
+        (byTopic[key] ?? [:]).values
+    }
+
+    /// The topics of `user` that some stream follows.
+    func followedTopics(of user: Int) -> Dictionary<Topic, Int>.Keys {
+        (followed[user] ?? [:]).keys
+    }
+
+    /// Every stream.
+    var all: [Subscriber] { byUser.values.flatMap(\.values) }
+}
