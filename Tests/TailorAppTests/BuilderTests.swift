@@ -92,7 +92,7 @@ import TailorStore
         #expect(json.contains(#""message":"""#))
     }
 
-    @Test func aChatShowsMineAndTheirsWithStatesAndEarlierPage() {
+    @Test func aChatShowsMineAndTheirsWithStatesAndEarlierPage() throws {
         let alice = User(id: 1, name: "alice")
         let bob = User(id: 2, name: "bob")
         let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
@@ -101,12 +101,45 @@ import TailorStore
             Message(id: 11, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, readAt: nil),
         ], hasEarlier: true)
         let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, page: page, request: .latest, unread: 1)
+        let messages = try fields(of: model)
         #expect(model.title == "bob")
-        #expect(model.messages.map(\.sender) == ["me", "other"])
-        #expect(model.messages.map(\.state) == ["read", "sent"])
-        #expect(model.messages.map(\.senderName) == ["alice", "bob"])
+        #expect(messages.map { $0["sender"] } == ["me", "other"])
+        #expect(messages.map { $0["state"] } == ["read", "sent"])
+        #expect(messages.map { $0["senderName"] } == ["alice", "bob"])
         #expect(model.earlier == .get("/api/chats/7?before=10"))
         #expect(model.actions.send == .post("/api/chats/7/messages"))
+    }
+
+    /// Kept message lists never show an old state: a message read since, or
+    /// the other user's screen, is written anew; a new message is added.
+    @Test func keptMessageListsFollowReadStateReaderAndNewMessages() throws {
+        let alice = User(id: 1, name: "alice")
+        let bob = User(id: 2, name: "bob")
+        let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
+        let builder = ChatViewModelBuilder(dates: utc, pages: MessagePages())
+        func screen(of viewer: User, readAt: Int?, also more: [Message] = []) throws -> [[String: String]] {
+            let first = Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, readAt: readAt)
+            let page = MessagePage(messages: [first] + more, hasEarlier: false)
+            let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, page: page, request: .latest, unread: 0)
+            return try fields(of: model)
+        }
+        #expect(try screen(of: alice, readAt: nil)[0]["state"] == "sent")
+        #expect(try screen(of: alice, readAt: Self.now)[0]["state"] == "read")
+        #expect(try screen(of: bob, readAt: Self.now)[0]["sender"] == "other")
+        #expect(try screen(of: bob, readAt: Self.now)[0]["senderName"] == "alice")
+        let reply = Message(id: 12, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, readAt: nil)
+        let withReply = try screen(of: alice, readAt: nil, also: [reply])
+        #expect(withReply.map { $0["id"] } == ["10", "12"])
+        #expect(withReply.map { $0["state"] } == ["sent", "sent"])
+        #expect(withReply.map { $0["text"] } == ["hi", "hey"])
+    }
+
+    /// The text fields of each message of a chat screen.
+    private func fields(of model: ChatViewModel) throws -> [[String: String]] {
+        try model.messages.messageJSON.map { message in
+            let object = try JSONSerialization.jsonObject(with: Data(message)) as? [String: Any] ?? [:]
+            return object.compactMapValues { $0 as? String }
+        }
     }
 
     @Test func theSameViewModelEncodesToTheSameBytes() {

@@ -24,10 +24,13 @@ import Testing
     @Test func chatViewModelsAreCanonical() throws {
         let message = MessageViewModel(id: "1", text: Self.awkward, sender: "me", senderName: "alice", state: "read",
                                        time: "14:05", sentAt: "2026-11-21T14:05:09Z")
-        try expectCanonical(ChatViewModel(id: "1", title: "bob", unreadMessageCount: 2, messages: [message, message],
+        var messages = MessageList()
+        messages.append(id: 1, read: true, message)
+        messages.append(id: 2, read: true, message)
+        try expectCanonical(ChatViewModel(id: "1", title: "bob", unreadMessageCount: 2, messages: messages,
                                           earlier: .get("/api/chats/1?before=1"),
                                           actions: .init(send: .post("/api/chats/1/messages"), markRead: .post("/api/chats/1/read"))))
-        try expectCanonical(ChatViewModel(id: "1", title: "", unreadMessageCount: 0, messages: [], earlier: nil,
+        try expectCanonical(ChatViewModel(id: "1", title: "", unreadMessageCount: 0, messages: MessageList(), earlier: nil,
                                           actions: .init(send: .post("/a"), markRead: .post("/b"))))
         let item = ChatListItemViewModel(id: "1", contact: "bob", message: "", lastMessageDate: "", lastMessageAt: nil,
                                          unreadMessageCount: 0, open: open)

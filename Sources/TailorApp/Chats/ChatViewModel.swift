@@ -15,7 +15,8 @@ struct ChatViewModel: JSONWritable, Equatable, Sendable {
     let id: String
     let title: String
     let unreadMessageCount: Int
-    let messages: [MessageViewModel]
+    /// Each a `MessageViewModel`'s JSON, kept between rebuilds (`MessagePages`).
+    let messages: MessageList
     /// The page before this one, or null.
     let earlier: ActionViewModel?
     let actions: Actions
@@ -30,6 +31,8 @@ struct ChatViewModel: JSONWritable, Equatable, Sendable {
             $0.field("unreadMessageCount", unreadMessageCount)
         }
     }
+
+    var estimatedJSONSize: Int { messages.estimatedJSONSize + 512 }
 }
 
 /// A message as its reader sees it: `sender` is `me` or `other`.

@@ -24,12 +24,29 @@ struct ChatListViewModelBuilder {
     }
 }
 
-/// Builds one chat's screen for one of its two users.
+/// Builds one chat's screen for one of its two users. The latest page takes
+/// what it can from the screen's previous list in `pages`, which every build
+/// may share.
 struct ChatViewModelBuilder {
     let dates: DateText
+    var pages = MessagePages()
 
     func build(chat: Chat, viewer: User, contact: User, page: MessagePage, request: MessagePageRequest, unread: Int) -> ChatViewModel {
-        let messages = page.messages.map { message(for: $0, viewer: viewer, contact: contact) }
+        let screen = MessagePages.Screen(chat: chat.id, viewer: viewer.id)
+        let previous = request == .latest ? pages.latest(of: screen) : nil
+        var messages = MessageList(capacity: page.messages.count)
+        var reusable = previous?.entries[...] ?? []
+        for message in page.messages {
+            let read = message.readAt != nil
+            // Both lists are in id order, so one pass finds every message kept.
+            while let first = reusable.first, first.id < message.id { reusable.removeFirst() }
+            if let previous, let kept = reusable.first, kept.id == message.id, kept.read == read {
+                messages.append(kept, of: previous)
+            } else {
+                messages.append(id: message.id, read: read, self.message(for: message, viewer: viewer, contact: contact))
+            }
+        }
+        if request == .latest { pages.keep(messages, for: screen) }
         let earlier: ActionViewModel? = page.hasEarlier
             ? .get("/api/chats/\(chat.id)?before=\(page.messages.first!.id)" + (request.limit == MessagePageRequest.latest.limit ? "" : "&limit=\(request.limit)"))
             : nil

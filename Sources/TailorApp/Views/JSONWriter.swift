@@ -8,6 +8,12 @@ import TailorHTTP
 /// every change a stream follows, and encoding was most of that cost.
 protocol JSONWritable {
     func write(to json: inout JSONWriter)
+    /// Bytes to reserve before writing, so that large documents grow at most once.
+    var estimatedJSONSize: Int { get }
+}
+
+extension JSONWritable {
+    var estimatedJSONSize: Int { 256 }
 }
 
 /// Appends compact JSON (RFC 8259) to a byte array: objects, arrays, strings,
@@ -23,9 +29,17 @@ struct JSONWriter {
     }
 
     static func bytes(of value: some JSONWritable) -> [UInt8] {
-        var writer = JSONWriter()
+        var writer = JSONWriter(capacity: value.estimatedJSONSize)
         value.write(to: &writer)
         return writer.bytes
+    }
+
+    /// Writes `value` at the end of `bytes`, which it borrows, not copies.
+    static func append(_ value: some JSONWritable, to bytes: inout [UInt8]) {
+        var writer = JSONWriter(capacity: 0)
+        swap(&writer.bytes, &bytes)
+        value.write(to: &writer)
+        swap(&writer.bytes, &bytes)
     }
 
     // MARK: Containers
@@ -37,6 +51,16 @@ struct JSONWriter {
         atStart = true
         body(&self)
         bytes.append(UInt8(ascii: "}"))
+        atStart = false
+    }
+
+    /// An array of `count` values that `item` writes, one call each.
+    mutating func array(count: Int, _ item: (inout JSONWriter, Int) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        atStart = true
+        for index in 0..<count { item(&self, index) }
+        bytes.append(UInt8(ascii: "]"))
         atStart = false
     }
 
@@ -93,6 +117,13 @@ struct JSONWriter {
     }
 
     // MARK: Values
+
+    /// A value written before, placed as it is.
+    mutating func fragment(_ json: ArraySlice<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+        atStart = false
+    }
 
     mutating func string(_ value: String) {
         separate()

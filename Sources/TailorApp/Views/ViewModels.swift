@@ -8,6 +8,8 @@ final class ViewModels: Sendable {
     let cache: ViewCache
     let dates: DateText
     let now: @Sendable () -> Int
+    /// Chat screens' message JSON, shared by every build.
+    private let messagePages = MessagePages()
 
     init(database: Database, cache: ViewCache, dates: DateText, now: @escaping @Sendable () -> Int) {
         self.database = database
@@ -59,7 +61,7 @@ final class ViewModels: Sendable {
             else { return nil }
             let messages = try shared.page(of: id, page, in: store)
             let unread = try store.unreadCount(chat: id, reader: key.user)
-            let model = ChatViewModelBuilder(dates: dates).build(chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread)
+            let model = ChatViewModelBuilder(dates: dates, pages: messagePages).build(chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread)
             return ViewModelEncoding.representation(model)
         case .orders(let query):
             let orders = try store.orders(of: key.user, status: query.status, matching: query.text, sort: query.sort)
