@@ -51,9 +51,7 @@ public final class Database: Sendable {
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
         let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try SQLiteConnection(path: path, readOnly: true))
         defer { readers.withLock { $0.append(box) } }
-        try box.connection.execute("BEGIN")
-        defer { try? box.connection.execute("COMMIT") }
-        return try body(Store(box.connection))
+        return try box.connection.readTransaction { try body(Store(box.connection)) }
     }
 
     /// Closes the pooled readers and removes a temporary file.

@@ -2,7 +2,9 @@ import CSQLite
 
 /// One SQLite connection, used by one thread at a time (opened `NOMUTEX`).
 ///
-/// Statements are prepared once per SQL text and reused; SQLite's errors become
+/// Statements are prepared once per SQL text and reused, transaction control
+/// too: BEGIN and COMMIT run for every read and every event, and parsing them
+/// each time was a visible part of building view models. SQLite's errors become
 /// `SQLiteError`s that carry its message and the SQL.
 public final class SQLiteConnection {
     let handle: OpaquePointer
@@ -77,30 +79,42 @@ public final class SQLiteConnection {
 
     /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try control("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try control("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? control("ROLLBACK")
             throw error
         }
+    }
+
+    /// A read transaction: every statement of `body` sees one snapshot.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try control("BEGIN")
+        defer { try? control("COMMIT") }
+        return try body()
     }
 
     /// Runs `body` inside a savepoint of the open transaction: if it throws, only
     /// its own changes are undone.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT event")
+        try control("SAVEPOINT event")
         do {
             let result = try body()
-            try execute("RELEASE event")
+            try control("RELEASE event")
             return result
         } catch {
-            try? execute("ROLLBACK TO event")
-            try? execute("RELEASE event")
+            try? control("ROLLBACK TO event")
+            try? control("RELEASE event")
             throw error
         }
+    }
+
+    /// A transaction's BEGIN, COMMIT and the like, from the statement cache.
+    private func control(_ sql: String) throws {
+        _ = try run(sql)
     }
 
     /// An integer pragma's value.
