@@ -103,7 +103,8 @@ struct ScenarioCommand: AsyncParsableCommand {
         return LoadReport(
             target: url, users: users, subscribers: scenario.settings.subscribers, readers: readers, rate: rate,
             durationSeconds: duration, seed: scenario.settings.seed, routes: routes,
-            endToEnd: LoadReport.Latency(name: "message sent → recipient's stream", histogram: counts.endToEnd),
+            endToEnd: [LoadReport.Latency(name: "message due → recipient's stream", histogram: counts.fromDue),
+                       LoadReport.Latency(name: "message accepted → recipient's stream", histogram: counts.fromAccepted)],
             messages: LoadReport.Messages(scheduled: counts.scheduled, accepted: counts.accepted, delivered: counts.delivered, lost: counts.lost),
             requestsPerSecond: Double(requests) / elapsed, messagesPerSecond: Double(counts.accepted) / elapsed,
             eventsPerSecond: Double(statistics.eventsReceived) / elapsed, notModified: statistics.notModified,

@@ -42,7 +42,8 @@ struct LoadReport: Encodable {
     let durationSeconds: Double
     let seed: UInt64
     let routes: [Latency]
-    let endToEnd: Latency
+    /// From when each message was due, and from when its answer was read.
+    let endToEnd: [Latency]
     let messages: Messages
     let requestsPerSecond: Double
     let messagesPerSecond: Double
@@ -63,7 +64,7 @@ struct LoadReport: Encodable {
         lines.append("Tailor load: \(users) users, \(subscribers) streams, \(readers) readers, \(Self.number(rate, 0)) messages/s for \(Self.number(durationSeconds, 0)) s, seed \(seed), \(target)")
         lines.append("")
         lines.append(Self.row(["latency (ms)", "count", "p50", "p90", "p99", "p99.9", "max"]))
-        for latency in routes + [endToEnd] {
+        for latency in routes + endToEnd {
             lines.append(Self.row([latency.name, "\(latency.count)", Self.number(latency.p50Ms, 2), Self.number(latency.p90Ms, 2),
                                    Self.number(latency.p99Ms, 2), Self.number(latency.p999Ms, 2), Self.number(latency.maxMs, 2)]))
         }
@@ -82,7 +83,7 @@ struct LoadReport: Encodable {
     }
 
     private static func row(_ cells: [String]) -> String {
-        let first = cells[0].padding(to: 34)
+        let first = cells[0].padding(to: 40)
         return first + cells.dropFirst().map { $0.padded(to: 9) }.joined()
     }
 

@@ -1,13 +1,17 @@
 import Synchronization
 
-/// Every message the scenario sends, by number: when it was due, whether the
-/// server accepted it, and when its recipient's stream showed it. From this
-/// come end-to-end latencies and the count of lost events.
+/// Every message the scenario sends, by number: when it was due, when the
+/// server's answer accepted it, and when its recipient's stream showed it. From
+/// this come two end-to-end latencies and the count of lost events:
+/// - from when the message was due: what the sender lived through, including
+///   any wait for the POST and its answer;
+/// - from when its answer was read: the fan-out alone. An event that arrives
+///   before the answer is read counts as 0.
 final class MessageLedger: Sendable {
     private struct Record {
         var dueAt: UInt64 = 0
         var recipient: Int32 = -1
-        var accepted = false
+        var acceptedAt: UInt64 = 0
         var deliveredAt: UInt64 = 0
     }
 
@@ -16,7 +20,8 @@ final class MessageLedger: Sendable {
         var scheduled = 0
         var accepted = 0
         var delivered = 0
-        var endToEnd = LatencyHistogram()
+        var fromDue = LatencyHistogram()
+        var fromAccepted = LatencyHistogram()
     }
 
     private let state: Mutex<State>
@@ -33,10 +38,11 @@ final class MessageLedger: Sendable {
         }
     }
 
-    func accepted(_ number: Int) {
-        state.withLock {
-            $0.records[number].accepted = true
-            $0.accepted += 1
+    func accepted(_ number: Int, at time: UInt64) {
+        state.withLock { state in
+            state.records[number].acceptedAt = time
+            state.accepted += 1
+            if state.records[number].deliveredAt != 0 { state.fromAccepted.record(nanoseconds: 0) }
         }
     }
 
@@ -50,7 +56,12 @@ final class MessageLedger: Sendable {
                 guard state.records[number].deliveredAt == 0 else { continue }
                 state.records[number].deliveredAt = time
                 state.delivered += 1
-                state.endToEnd.record(nanoseconds: time &- state.records[number].dueAt)
+                state.fromDue.record(nanoseconds: time &- state.records[number].dueAt)
+                let acceptedAt = state.records[number].acceptedAt
+                if acceptedAt != 0 {
+                    // Both times were read before the lock: the answer may look a little later.
+                    state.fromAccepted.record(nanoseconds: time > acceptedAt ? time - acceptedAt : 0)
+                }
             }
         }
     }
@@ -61,17 +72,19 @@ final class MessageLedger: Sendable {
         var delivered: Int
         /// Accepted, to a recipient with a stream, and never shown on it.
         var lost: Int
-        var endToEnd: LatencyHistogram
+        var fromDue: LatencyHistogram
+        var fromAccepted: LatencyHistogram
     }
 
     /// `hasStream(user)` tells whether the recipient holds a stream.
     func counts(hasStream: (Int) -> Bool) -> Counts {
         state.withLock { state in
             var lost = 0
-            for record in state.records where record.accepted && record.deliveredAt == 0 && hasStream(Int(record.recipient)) {
+            for record in state.records where record.acceptedAt != 0 && record.deliveredAt == 0 && hasStream(Int(record.recipient)) {
                 lost += 1
             }
-            return Counts(scheduled: state.scheduled, accepted: state.accepted, delivered: state.delivered, lost: lost, endToEnd: state.endToEnd)
+            return Counts(scheduled: state.scheduled, accepted: state.accepted, delivered: state.delivered, lost: lost,
+                          fromDue: state.fromDue, fromAccepted: state.fromAccepted)
         }
     }
 

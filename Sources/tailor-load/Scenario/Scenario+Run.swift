@@ -71,7 +71,7 @@ extension Scenario {
                 let json = #"{"text":"load \#(number)","clientId":"m\#(number)"}"#
                 if await request(user.connection, "POST", "/api/chats/\(user.chatID)/messages", token: user.token, json: json,
                                  route: Self.sendRoute, dueAt: dueAt, expect: 201) != nil {
-                    ledger.accepted(number)
+                    ledger.accepted(number, at: MonotonicClock.now)
                 }
             case .markRead(let askedAt):
                 _ = await request(user.connection, "POST", "/api/chats/\(user.chatID)/read", token: user.token, json: "{}",
