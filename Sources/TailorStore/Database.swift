@@ -49,10 +49,23 @@ public final class Database: Sendable {
     /// transaction starts after another connection wrote, is checked once rather
     /// than at every statement.
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
-        let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try SQLiteConnection(path: path, readOnly: true))
+        let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try openReader())
         defer { readers.withLock { $0.append(box) } }
         return try box.connection.readTransaction { try body(Store(box.connection)) }
     }
+
+    /// A read-only connection that maps the database file into memory: SQLite
+    /// empties a reader's page cache whenever another connection has written,
+    /// so without the mapping every read transaction would copy each page it
+    /// touches in again with a system call.
+    private func openReader() throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        try connection.execute("PRAGMA mmap_size = \(Self.mappedBytes)")
+        return connection
+    }
+
+    /// The most of the database file a reader maps.
+    static let mappedBytes = 1 << 30
 
     /// Closes the pooled readers and removes a temporary file.
     public func close() {
