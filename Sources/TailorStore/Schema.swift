@@ -58,6 +58,12 @@ public enum Schema {
         ) WITHOUT ROWID;
         INSERT INTO users (name, name_key, created_at) VALUES ('bot', 'bot', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
         """,
+        // 2: a chat screen learns which messages it shows, and their states,
+        // from one index alone, without a table lookup per message.
+        """
+        CREATE INDEX messages_page ON messages(chat_id, id, sender_id, read_at);
+        DROP INDEX messages_chat;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -96,16 +96,17 @@ import TailorStore
         let alice = User(id: 1, name: "alice")
         let bob = User(id: 2, name: "bob")
         let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
-        let page = MessagePage(messages: [
+        let messages = [
             Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, readAt: Self.now),
             Message(id: 11, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, readAt: nil),
-        ], hasEarlier: true)
-        let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, page: page, request: .latest, unread: 1)
-        let messages = try fields(of: model)
+        ]
+        let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, page: Self.outline(of: messages, hasEarlier: true),
+                                                           request: .latest, unread: 1, load: Self.loader(of: messages))
+        let shown = try fields(of: model)
         #expect(model.title == "bob")
-        #expect(messages.map { $0["sender"] } == ["me", "other"])
-        #expect(messages.map { $0["state"] } == ["read", "sent"])
-        #expect(messages.map { $0["senderName"] } == ["alice", "bob"])
+        #expect(shown.map { $0["sender"] } == ["me", "other"])
+        #expect(shown.map { $0["state"] } == ["read", "sent"])
+        #expect(shown.map { $0["senderName"] } == ["alice", "bob"])
         #expect(model.earlier == .get("/api/chats/7?before=10"))
         #expect(model.actions.send == .post("/api/chats/7/messages"))
     }
@@ -117,10 +118,14 @@ import TailorStore
         let bob = User(id: 2, name: "bob")
         let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
         let builder = ChatViewModelBuilder(dates: utc, pages: MessagePages())
+        var loaded: [Int] = []
         func screen(of viewer: User, readAt: Int?, also more: [Message] = []) throws -> [[String: String]] {
-            let first = Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, readAt: readAt)
-            let page = MessagePage(messages: [first] + more, hasEarlier: false)
-            let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, page: page, request: .latest, unread: 0)
+            let messages = [Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, readAt: readAt)] + more
+            let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, page: Self.outline(of: messages, hasEarlier: false),
+                                      request: .latest, unread: 0) { id in
+                loaded.append(id)
+                return Self.loader(of: messages)(id)
+            }
             return try fields(of: model)
         }
         #expect(try screen(of: alice, readAt: nil)[0]["state"] == "sent")
@@ -132,6 +137,16 @@ import TailorStore
         #expect(withReply.map { $0["id"] } == ["10", "12"])
         #expect(withReply.map { $0["state"] } == ["sent", "sent"])
         #expect(withReply.map { $0["text"] } == ["hi", "hey"])
+        // Only what was new or changed was read whole: never the same state twice.
+        #expect(loaded == [10, 10, 10, 10, 12])
+    }
+
+    static func outline(of messages: [Message], hasEarlier: Bool) -> MessagePageOutline {
+        MessagePageOutline(states: messages.map(MessageState.init), hasEarlier: hasEarlier)
+    }
+
+    static func loader(of messages: [Message]) -> (Int) -> Message? {
+        { id in messages.first { $0.id == id } }
     }
 
     /// The text fields of each message of a chat screen.

@@ -109,6 +109,49 @@ import Testing
         #expect(try writer.first("SELECT count(*) FROM order_items WHERE order_id = ?", cheap.id) { $0.int(0) } == 0)
     }
 
+    @Test func aChatPageIsOutlinedFromItsIndexAlone() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        let store = Store(writer)
+        let alice = try store.insertUser(name: "alice", at: 1)
+        let bob = try store.insertUser(name: "bob", at: 1)
+        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
+        let ids = try (0..<5).map { try store.insertMessage(chat: chat.id, sender: $0 % 2 == 0 ? alice.id : bob.id, text: "m\($0)", clientID: nil, at: $0).id }
+        _ = try store.markRead(chat: chat.id, reader: alice.id, at: 9)
+
+        let latest = try store.messagePageOutline(chat: chat.id, before: nil, limit: 3)
+        #expect(latest.states.map(\.id) == Array(ids[2...]))
+        #expect(latest.states.map(\.isRead) == [false, true, false])
+        #expect(latest.hasEarlier)
+        let earlier = try store.messagePageOutline(chat: chat.id, before: ids[2], limit: 3)
+        #expect(earlier.states.map(\.id) == Array(ids[..<2]))
+        #expect(!earlier.hasEarlier)
+        #expect(try store.message(id: ids[1])?.text == "m1")
+
+        let plan = try writer.query("EXPLAIN QUERY PLAN SELECT id, sender_id, read_at IS NOT NULL FROM messages WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                                    chat.id, Int.max, 4) { $0.text(3) }
+        #expect(plan.contains { $0.contains("COVERING INDEX messages_page") }, "\(plan)")
+    }
+
+    @Test func messagesOfTheFirstSchemaAreOutlinedAfterTheMigration() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("first.sqlite").path
+        do {
+            let connection = try SQLiteConnection(path: file)
+            try connection.execute(Schema.migrations[0])
+            try connection.execute("PRAGMA user_version = 1")
+            try connection.execute("""
+                INSERT INTO users (name, name_key, created_at) VALUES ('alice', 'alice', 1), ('bob', 'bob', 1);
+                INSERT INTO chats (user_a, user_b, created_at, last_activity_at) VALUES (2, 3, 1, 1);
+                INSERT INTO messages (chat_id, sender_id, text, sent_at, read_at) VALUES (1, 2, 'old', 1, 5), (1, 3, 'new', 2, NULL);
+                """)
+        }
+        let (database, writer) = try Database.open(path: file)
+        defer { database.close() }
+        let page = try Store(writer).messagePageOutline(chat: 1, before: nil, limit: 50)
+        #expect(page.states == [MessageState(id: 1, senderID: 2, isRead: true), MessageState(id: 2, senderID: 3, isRead: false)])
+    }
+
     @Test func readersReadWhileTheWriterWrites() throws {
         let (database, writer) = try Database.open(path: path)
         defer { database.close() }

@@ -26,29 +26,29 @@ struct ChatListViewModelBuilder {
 
 /// Builds one chat's screen for one of its two users. The latest page takes
 /// what it can from the screen's previous list in `pages`, which every build
-/// may share.
+/// may share, and `load`s only the messages it has to write.
 struct ChatViewModelBuilder {
     let dates: DateText
     var pages = MessagePages()
 
-    func build(chat: Chat, viewer: User, contact: User, page: MessagePage, request: MessagePageRequest, unread: Int) -> ChatViewModel {
+    func build(chat: Chat, viewer: User, contact: User, page: MessagePageOutline, request: MessagePageRequest, unread: Int,
+               load: (Int) throws -> Message?) rethrows -> ChatViewModel {
         let screen = MessagePages.Screen(chat: chat.id, viewer: viewer.id)
         let previous = request == .latest ? pages.latest(of: screen) : nil
-        var messages = MessageList(capacity: page.messages.count)
+        var messages = MessageList(capacity: page.states.count)
         var reusable = previous?.entries[...] ?? []
-        for message in page.messages {
-            let read = message.readAt != nil
+        for state in page.states {
             // Both lists are in id order, so one pass finds every message kept.
-            while let first = reusable.first, first.id < message.id { reusable.removeFirst() }
-            if let previous, let kept = reusable.first, kept.id == message.id, kept.read == read {
+            while let first = reusable.first, first.id < state.id { reusable.removeFirst() }
+            if let previous, let kept = reusable.first, kept.id == state.id, kept.read == state.isRead {
                 messages.append(kept, of: previous)
-            } else {
-                messages.append(id: message.id, read: read, self.message(for: message, viewer: viewer, contact: contact))
+            } else if let message = try load(state.id) {
+                messages.append(id: state.id, read: state.isRead, self.message(for: message, viewer: viewer, contact: contact))
             }
         }
         if request == .latest { pages.keep(messages, for: screen) }
         let earlier: ActionViewModel? = page.hasEarlier
-            ? .get("/api/chats/\(chat.id)?before=\(page.messages.first!.id)" + (request.limit == MessagePageRequest.latest.limit ? "" : "&limit=\(request.limit)"))
+            ? .get("/api/chats/\(chat.id)?before=\(page.states.first!.id)" + (request.limit == MessagePageRequest.latest.limit ? "" : "&limit=\(request.limit)"))
             : nil
         return ChatViewModel(
             id: String(chat.id),

@@ -1,15 +1,16 @@
 import TailorStore
 
-/// What several builds in one read transaction may share: a chat, its users and
-/// a page of its messages are the same for both of its users' chat screens, so
-/// a publisher pass that rebuilds both reads them once.
+/// What several builds in one read transaction may share: a chat, its users, a
+/// page of its messages and a new message are the same for both of its users'
+/// chat screens, so a publisher pass that rebuilds both reads them once.
 ///
 /// Lives only as long as the transaction it was filled in, so it never holds
 /// anything stale.
 final class SharedReads {
     private var chats: [Int: Chat?] = [:]
     private var users: [Int: User?] = [:]
-    private var pages: [PageKey: MessagePage] = [:]
+    private var pages: [PageKey: MessagePageOutline] = [:]
+    private var messages: [Int: Message?] = [:]
 
     private struct PageKey: Hashable {
         let chat: Int
@@ -30,11 +31,18 @@ final class SharedReads {
         return user
     }
 
-    func page(of chat: Int, _ request: MessagePageRequest, in store: Store) throws -> MessagePage {
+    func page(of chat: Int, _ request: MessagePageRequest, in store: Store) throws -> MessagePageOutline {
         let key = PageKey(chat: chat, request: request)
         if let known = pages[key] { return known }
-        let page = try store.messages(chat: chat, before: request.before, limit: request.limit)
+        let page = try store.messagePageOutline(chat: chat, before: request.before, limit: request.limit)
         pages[key] = page
         return page
+    }
+
+    func message(_ id: Int, in store: Store) throws -> Message? {
+        if let known = messages[id] { return known }
+        let message = try store.message(id: id)
+        messages[id] = .some(message)
+        return message
     }
 }

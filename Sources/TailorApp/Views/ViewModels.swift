@@ -61,7 +61,10 @@ final class ViewModels: Sendable {
             else { return nil }
             let messages = try shared.page(of: id, page, in: store)
             let unread = try store.unreadCount(chat: id, reader: key.user)
-            let model = ChatViewModelBuilder(dates: dates, pages: messagePages).build(chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread)
+            let model = try ChatViewModelBuilder(dates: dates, pages: messagePages).build(
+                chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread) { id in
+                try shared.message(id, in: store)
+            }
             return ViewModelEncoding.representation(model)
         case .orders(let query):
             let orders = try store.orders(of: key.user, status: query.status, matching: query.text, sort: query.sort)

@@ -35,14 +35,33 @@ public struct ChatSummary: Sendable, Equatable {
     }
 }
 
-/// A chat's messages as one page, oldest first.
-public struct MessagePage: Sendable, Equatable {
-    public let messages: [Message]
+/// Where a message stands, without its text: enough to tell whether a kept
+/// copy of its JSON is still current.
+public struct MessageState: Sendable, Equatable {
+    public let id: Int
+    public let senderID: Int
+    public let isRead: Bool
+
+    public init(id: Int, senderID: Int, isRead: Bool) {
+        self.id = id
+        self.senderID = senderID
+        self.isRead = isRead
+    }
+
+    public init(_ message: Message) {
+        self.init(id: message.id, senderID: message.senderID, isRead: message.readAt != nil)
+    }
+}
+
+/// A page of a chat's messages, oldest first, by their states; whole messages
+/// are read by id where they are needed.
+public struct MessagePageOutline: Sendable, Equatable {
+    public let states: [MessageState]
     /// Whether older messages exist before the first one.
     public let hasEarlier: Bool
 
-    public init(messages: [Message], hasEarlier: Bool) {
-        self.messages = messages
+    public init(states: [MessageState], hasEarlier: Bool) {
+        self.states = states
         self.hasEarlier = hasEarlier
     }
 }

@@ -65,15 +65,23 @@ extension Store {
         }
     }
 
-    /// Up to `limit` messages before `beforeID` (or the latest), oldest first.
-    public func messages(chat: Int, before beforeID: Int?, limit: Int) throws -> MessagePage {
+    /// The states of up to `limit` messages before `beforeID` (or the latest),
+    /// oldest first, read from the `messages_page` index alone.
+    public func messagePageOutline(chat: Int, before beforeID: Int?, limit: Int) throws -> MessagePageOutline {
         var newestFirst = try connection.query("""
-            SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages
+            SELECT id, sender_id, read_at IS NOT NULL FROM messages
             WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?
-            """, chat, beforeID ?? Int.max, limit + 1, row: Self.message)
+            """, chat, beforeID ?? Int.max, limit + 1) { row in
+            MessageState(id: row.int(0), senderID: row.int(1), isRead: row.int(2) != 0)
+        }
         let hasEarlier = newestFirst.count > limit
         if hasEarlier { newestFirst.removeLast() }
-        return MessagePage(messages: newestFirst.reversed(), hasEarlier: hasEarlier)
+        return MessagePageOutline(states: newestFirst.reversed(), hasEarlier: hasEarlier)
+    }
+
+    public func message(id: Int) throws -> Message? {
+        try connection.first("SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages WHERE id = ?",
+                             id, row: Self.message)
     }
 
     public func unreadCount(chat: Int, reader: Int) throws -> Int {
