@@ -59,10 +59,13 @@ public enum Schema {
         INSERT INTO users (name, name_key, created_at) VALUES ('bot', 'bot', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
         """,
         // 2: a chat screen learns which messages it shows, and their states,
-        // from one index alone, without a table lookup per message.
+        // from one index alone, without a table lookup per message; unread
+        // counts likewise from the unread messages' index alone.
         """
         CREATE INDEX messages_page ON messages(chat_id, id, sender_id, read_at);
         DROP INDEX messages_chat;
+        DROP INDEX messages_unread;
+        CREATE INDEX messages_unread ON messages(chat_id, sender_id, read_at) WHERE read_at IS NULL;
         """,
     ]
 

@@ -109,7 +109,7 @@ import Testing
         #expect(try writer.first("SELECT count(*) FROM order_items WHERE order_id = ?", cheap.id) { $0.int(0) } == 0)
     }
 
-    @Test func aChatPageIsOutlinedFromItsIndexAlone() throws {
+    @Test func chatPagesAndUnreadCountsAreReadFromIndexesAlone() throws {
         let (database, writer) = try Database.open(path: path)
         defer { database.close() }
         let store = Store(writer)
@@ -131,6 +131,14 @@ import Testing
         let plan = try writer.query("EXPLAIN QUERY PLAN SELECT id, sender_id, read_at IS NOT NULL FROM messages WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
                                     chat.id, Int.max, 4) { $0.text(3) }
         #expect(plan.contains { $0.contains("COVERING INDEX messages_page") }, "\(plan)")
+        #expect(try store.unreadCount(chat: chat.id, reader: alice.id) == 0)
+        #expect(try store.unreadCount(chat: chat.id, reader: bob.id) == 3)
+        #expect(try store.unreadTotal(of: bob.id) == 3)
+        let counting = try writer.query("""
+            EXPLAIN QUERY PLAN SELECT count(*) FROM messages INDEXED BY messages_unread
+            WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL
+            """, chat.id, bob.id) { $0.text(3) }
+        #expect(counting.contains { $0.contains("COVERING INDEX messages_unread") }, "\(counting)")
     }
 
     @Test func messagesOfTheFirstSchemaAreOutlinedAfterTheMigration() throws {
