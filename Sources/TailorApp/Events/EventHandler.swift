@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TailorStore
 
@@ -8,28 +7,27 @@ import TailorStore
 /// Runs on the writer, right after the commit.
 ///
 /// The cache is told at once, before the writer answers, so that a client that
-/// reads after its write sees it. The streams' new view models are built on a
-/// queue of their own, so the writer goes on committing meanwhile. Changes that
-/// arrive while the queue is busy wait together, and the next pass builds each
+/// reads after its write sees it. The streams' new view models are built on
+/// publisher lanes, so the writer goes on committing meanwhile. Changes that
+/// arrive while a lane is busy wait together, and its next pass builds each
 /// touched view model once for all of them: under load, a chat that got ten
 /// messages is built once, not ten times. Each event is a whole view model, so
 /// nothing is lost by that.
+///
+/// A change always goes to the same lane (by its chat, else by its user), so
+/// one view model is built by one lane, in commit order, while the lanes build
+/// different ones side by side, none waiting for another's pass to end. Both
+/// users' screens of a chat share a lane, and so one read of its messages.
 final class EventHandler: Sendable {
     private let cache: ViewCache
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let streams = Mutex<EventStreams?>(nil)
-    private let publisher = DispatchQueue(label: "tailor.publisher")
-    private let unpublished = Mutex(Unpublished())
+    private let lanes: [PublisherLane]
 
-    private struct Unpublished {
-        var changes = Set<TopicChange>()
-        var notifications: [EventStreams.Notification] = []
-        var passScheduled = false
-    }
-
-    init(cache: ViewCache, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
+    init(cache: ViewCache, laneCount: Int = 2, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
         self.onMessage = onMessage
+        lanes = (0..<max(1, laneCount)).map { PublisherLane(index: $0) }
     }
 
     /// Connects the streams (made after the router that owns this handler).
@@ -52,28 +50,18 @@ final class EventHandler: Sendable {
         guard !changes.isEmpty || !notifications.isEmpty else { return }
         cache.apply(changes)
         guard let streams = streams.withLock({ $0 }) else { return }
-        let schedule = unpublished.withLock { waiting in
-            waiting.changes.formUnion(changes)
-            waiting.notifications += notifications
-            defer { waiting.passScheduled = true }
-            return !waiting.passScheduled
+        var work = [(changes: Set<TopicChange>, notifications: [EventStreams.Notification])](repeating: ([], []), count: lanes.count)
+        for change in changes { work[lane(of: change)].changes.insert(change) }
+        for notification in notifications { work[notification.recipient % lanes.count].notifications.append(notification) }
+        for (lane, work) in zip(lanes, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
+            lane.publish(work.changes, notifications: work.notifications, to: streams)
         }
-        if schedule { publisher.async { self.publishWaiting(to: streams) } }
     }
 
-    /// Publishes what waits, until nothing does.
-    private func publishWaiting(to streams: EventStreams) {
-        while true {
-            let waiting = unpublished.withLock { waiting -> Unpublished? in
-                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty else {
-                    waiting.passScheduled = false
-                    return nil
-                }
-                defer { waiting = Unpublished(passScheduled: true) }
-                return waiting
-            }
-            guard let waiting else { return }
-            streams.publish(waiting.changes, notifications: waiting.notifications)
+    private func lane(of change: TopicChange) -> Int {
+        switch change {
+        case .chat(_, let id): id % lanes.count
+        default: change.user % lanes.count
         }
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TailorHTTP
 import TailorLoop
@@ -157,7 +156,7 @@ final class EventStreams: Sendable {
             return keys
         }
         // Built outside the lock: readers and encoding take time.
-        let built = buildInParallel(Array(keys))
+        let built = build(Array(keys))
         let deliveries = state.withLock { state -> Deliveries in
             var deliveries = Deliveries()
             for (key, json) in built {
@@ -179,30 +178,9 @@ final class EventStreams: Sendable {
         deliveries.start()
     }
 
-    /// The topic's view model as JSON; a deleted order becomes `{"id", "deleted": true}`.
-    /// The current JSON of each key, read in one transaction per thread. A
-    /// large set is split across two threads, each with its own reader, so they
-    /// do not wait for each other.
-    private func buildInParallel(_ keys: [ViewKey]) -> [(ViewKey, SharedBytes)] {
-        @Sendable func build(_ share: [ViewKey]) -> [(ViewKey, SharedBytes)] {
-            zip(share, views.representations(for: share)).map { key, representation in (key, json(for: key, representation)) }
-        }
-        guard keys.count >= 16 else { return build(keys) }
-        // Both users' screens of one chat go to the same thread (by the chat's
-        // id), where they share one read of its messages; other topics alternate.
-        let parts = 2
-        var shares = [[ViewKey]](repeating: [], count: parts)
-        for index in keys.indices {
-            let part: Int
-            if case .chat(let id, _) = keys[index].topic { part = id % parts } else { part = index % parts }
-            shares[part].append(keys[index])
-        }
-        let results = Mutex([[(ViewKey, SharedBytes)]](repeating: [], count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { [shares] part in
-            let share = build(shares[part])
-            results.withLock { $0[part] = share }
-        }
-        return results.withLock { $0.flatMap { $0 } }
+    /// The current JSON of each key, read in one transaction.
+    private func build(_ keys: [ViewKey]) -> [(ViewKey, SharedBytes)] {
+        zip(keys, views.representations(for: keys)).map { key, representation in (key, json(for: key, representation)) }
     }
 
     private func currentJSON(for key: ViewKey) -> SharedBytes {

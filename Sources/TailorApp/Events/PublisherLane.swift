@@ -1,0 +1,45 @@
+import Dispatch
+import Synchronization
+
+/// One queue on which the streams' new view models are built. Changes handed to
+/// it while it is busy wait together for its next pass.
+final class PublisherLane: Sendable {
+    private struct Waiting {
+        var changes = Set<TopicChange>()
+        var notifications: [EventStreams.Notification] = []
+        var passScheduled = false
+    }
+
+    private let queue: DispatchQueue
+    private let waiting = Mutex(Waiting())
+
+    init(index: Int) {
+        queue = DispatchQueue(label: "tailor.publisher.\(index)")
+    }
+
+    func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], to streams: EventStreams) {
+        let schedule = waiting.withLock { waiting in
+            waiting.changes.formUnion(changes)
+            waiting.notifications += notifications
+            defer { waiting.passScheduled = true }
+            return !waiting.passScheduled
+        }
+        if schedule { queue.async { self.publishWaiting(to: streams) } }
+    }
+
+    /// Publishes what waits, until nothing does.
+    private func publishWaiting(to streams: EventStreams) {
+        while true {
+            let next = waiting.withLock { waiting -> Waiting? in
+                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty else {
+                    waiting.passScheduled = false
+                    return nil
+                }
+                defer { waiting = Waiting(passScheduled: true) }
+                return waiting
+            }
+            guard let next else { return }
+            streams.publish(next.changes, notifications: next.notifications)
+        }
+    }
+}
