@@ -23,6 +23,7 @@ final class EventHandler: Sendable {
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let streams = Mutex<EventStreams?>(nil)
     private let lanes: [PublisherLane]
+    private let names = Mutex<[Int: String]>([:])
 
     init(cache: ViewCache, laneCount: Int = 2, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
@@ -41,8 +42,8 @@ final class EventHandler: Sendable {
         for outcome in outcomes {
             changes.formUnion(Self.changes(for: outcome))
             if case .messageSent(let message, let chat, false) = outcome {
-                if let sender = try? store.user(id: message.senderID) {
-                    notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender.name, text: message.text))
+                if let sender = name(of: message.senderID, in: store) {
+                    notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender, text: message.text))
                 }
                 onMessage(message, chat)
             }
@@ -57,6 +58,21 @@ final class EventHandler: Sendable {
             lane.publish(work.changes, notifications: work.notifications, to: streams)
         }
     }
+
+    /// A sender's name for a notification: read once, then kept, since a
+    /// user's name never changes. At most `maxKeptNames`; past it the memory
+    /// starts over.
+    private func name(of user: Int, in store: Store) -> String? {
+        if let name = names.withLock({ $0[user] }) { return name }
+        guard let found = try? store.user(id: user) else { return nil }
+        names.withLock { names in
+            if names.count >= Self.maxKeptNames { names.removeAll() }
+            names[user] = found.name
+        }
+        return found.name
+    }
+
+    static let maxKeptNames = 100_000
 
     private func lane(of change: TopicChange) -> Int {
         switch change {

@@ -3,19 +3,24 @@ import TailorLoop
 
 /// One Server-Sent Event, its bytes made once: `id: N`, `event: NAME`, one `data:`
 /// line of JSON, and the blank line that ends it (WHATWG HTML §9.2).
+///
+/// Held as three pieces written together: the short head made here, the view
+/// model's own shared bytes (never copied), and the line ends.
 struct StreamEvent: Sendable {
     let id: Int64
-    let bytes: SharedBytes
+    let head: SharedBytes
+    let json: SharedBytes
 
-    /// `json` is a view model's shared bytes: copied once, into the event's.
     init(id: Int64, name: String, json: SharedBytes) {
         self.id = id
-        var text = Array("id: \(id)\nevent: \(name)\ndata: ".utf8)
-        text.reserveCapacity(text.count + json.count + 2)
-        text.append(contentsOf: json.bytes)
-        text.append(contentsOf: [10, 10])
-        bytes = SharedBytes(text)
+        head = SharedBytes(Array("id: \(id)\nevent: \(name)\ndata: ".utf8))
+        self.json = json
     }
+
+    /// The event as pieces of one write.
+    var pieces: [SharedBytes] { [head, json, Self.end] }
+
+    static let end = SharedBytes("\n\n")
 
     /// The event name of a topic's view model.
     static func name(of topic: Topic) -> String {

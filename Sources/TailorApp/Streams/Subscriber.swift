@@ -61,7 +61,7 @@ final class Subscriber: Sendable {
                     pending[place] = nil
                     pendingCount = 0
                 }
-                return [pending[place]!.bytes]
+                return pending[place]!.pieces
             }
             var events: [StreamEvent] = []
             events.reserveCapacity(pendingCount + notifications.count)
@@ -78,7 +78,7 @@ final class Subscriber: Sendable {
             notifications.removeAll(keepingCapacity: true)
             guard !events.isEmpty else { return [StreamEvent.heartbeat] }
             if events.count > 1 { events.sort { $0.id < $1.id } }
-            return events.map(\.bytes)
+            return events.flatMap(\.pieces)
         }
 
         /// After new events: whether a `deliver` job must be queued for them.
