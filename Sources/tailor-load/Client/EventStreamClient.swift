@@ -77,7 +77,7 @@ final class EventStreamClient: @unchecked Sendable {
                 continue
             }
             // A size line, possibly preceded by the CRLF that ends the last chunk.
-            guard let lineEnd = raw[index...].firstIndex(ofBytes: [13, 10]) else { break }
+            guard let lineEnd = raw[index...].firstIndex(ofBytes: Self.crlf) else { break }
             if lineEnd == index {
                 index += 2
                 continue
@@ -96,10 +96,13 @@ final class EventStreamClient: @unchecked Sendable {
     /// The next complete event in `lines`, if one has arrived whole. Comments
     /// (heartbeats) and `retry` are skipped.
     private func nextEvent() -> Event? {
-        while let end = lines[...].firstIndex(ofBytes: [10, 10]) {
+        while let end = lines[...].firstIndex(ofBytes: Self.blankLine) {
             var event = Event()
             var hasData = false
-            for line in lines[0..<end].split(separator: 10, omittingEmptySubsequences: true) {
+            var start = 0
+            while start < end {
+                let lineEnd = lines[start..<end].firstIndex(ofBytes: Self.newline) ?? end
+                let line = lines[start..<lineEnd]
                 if line.starts(with: "data: ".utf8) {
                     event.data = line.dropFirst(6)
                     hasData = true
@@ -108,6 +111,7 @@ final class EventStreamClient: @unchecked Sendable {
                 } else if line.starts(with: "id: ".utf8) {
                     event.id = String(decoding: line.dropFirst(4), as: UTF8.self)
                 }
+                start = lineEnd + 1
             }
             // Copied out: `lines` is about to lose these bytes.
             event.data = ArraySlice(Array(event.data))
@@ -116,4 +120,8 @@ final class EventStreamClient: @unchecked Sendable {
         }
         return nil
     }
+
+    private static let newline: [UInt8] = [10]
+    private static let blankLine: [UInt8] = [10, 10]
+    private static let crlf: [UInt8] = [13, 10]
 }
