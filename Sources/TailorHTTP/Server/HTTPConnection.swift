@@ -241,8 +241,11 @@ final class HTTPConnection {
         inbound.consume(inbound.count)
         inbound.shrink(to: 64)
         socket.deadline = 0
-        await stream(ResponseStream(socket: socket, writeTimeout: configuration.idleTimeout, chunked: minorVersion == 1))
-        if minorVersion == 1 {
+        let responseStream = ResponseStream(socket: socket, writeTimeout: configuration.idleTimeout, chunked: minorVersion == 1)
+        await stream(responseStream)
+        // A stream cut off inside a chunk (its reader too slow to take it) just
+        // closes: a last chunk there would read as part of the cut one.
+        if minorVersion == 1 && !responseStream.hasUnsentBytes {
             socket.deadline = MonotonicClock.after(seconds: 1)
             try? await socket.write(Self.lastChunk)
         }
