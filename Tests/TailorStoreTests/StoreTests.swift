@@ -113,9 +113,7 @@ import Testing
         let (database, writer) = try Database.open(path: path)
         defer { database.close() }
         let store = Store(writer)
-        let alice = try store.insertUser(name: "alice", at: 1)
-        let bob = try store.insertUser(name: "bob", at: 1)
-        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
+        let (alice, bob, chat) = try Self.chatOfTwo(in: store)
         let ids = try (0..<5).map { try store.insertMessage(chat: chat.id, sender: $0 % 2 == 0 ? alice.id : bob.id, text: "m\($0)", clientID: nil, at: $0).id }
         _ = try store.markRead(chat: chat.id, reader: alice.id, at: 9)
 
@@ -164,9 +162,7 @@ import Testing
         let (database, writer) = try Database.open(path: path)
         defer { database.close() }
         let store = Store(writer)
-        let alice = try store.insertUser(name: "alice", at: 1)
-        let bob = try store.insertUser(name: "bob", at: 1)
-        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
+        let (alice, bob, chat) = try Self.chatOfTwo(in: store)
         func fileSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
         let before = fileSize()
         // Each commit adds pages to the log; the writer itself never copies them back.
@@ -186,9 +182,7 @@ import Testing
         let (database, writer) = try Database.open(path: path)
         defer { database.close() }
         let store = Store(writer)
-        let alice = try store.insertUser(name: "alice", at: 1)
-        let bob = try store.insertUser(name: "bob", at: 1)
-        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
+        let (alice, bob, chat) = try Self.chatOfTwo(in: store)
         let box = WriterBox(writer)
         let writes = Thread {
             for index in 0..<500 {
@@ -207,6 +201,15 @@ import Testing
             reads += 1
         }
         #expect(reads > 1)
+    }
+}
+
+extension StoreTests {
+    /// Alice, Bob and their chat.
+    static func chatOfTwo(in store: Store) throws -> (alice: User, bob: User, chat: Chat) {
+        let alice = try store.insertUser(name: "alice", at: 1)
+        let bob = try store.insertUser(name: "bob", at: 1)
+        return (alice, bob, try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat)
     }
 }
 
