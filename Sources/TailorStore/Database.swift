@@ -4,8 +4,7 @@ import Synchronization
 /// The SQLite database of a running server: one writer connection, handed to the
 /// event router, and a pool of read-only connections for everything else.
 ///
-/// WAL mode lets readers work beside the writer without waiting for it, and a
-/// checkpointer copies the log back into the file beside them both.
+/// WAL mode lets readers work beside the writer without waiting for it.
 public final class Database: Sendable {
     public enum Synchronous: String, Sendable {
         /// WAL with `synchronous=NORMAL`: a commit survives a crash of the process;
@@ -36,21 +35,12 @@ public final class Database: Sendable {
         try writer.execute("PRAGMA journal_mode = WAL")
         try writer.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
         try Schema.migrate(writer)
-        let checkpoints = try SQLiteConnection(path: file)
-        try checkpoints.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
-        let checkpointer = Checkpointer(connection: checkpoints)
-        checkpointer.watch(writer)
-        return (Database(path: file, isTemporary: temporary, checkpointer: checkpointer), writer)
+        return (Database(path: file, isTemporary: temporary), writer)
     }
 
-    private let checkpointer: Checkpointer
-    /// Checkpoints the checkpointer has run.
-    var checkpointCount: Int { checkpointer.runCount }
-
-    private init(path: String, isTemporary: Bool, checkpointer: Checkpointer) {
+    private init(path: String, isTemporary: Bool) {
         self.path = path
         self.isTemporary = isTemporary
-        self.checkpointer = checkpointer
     }
 
     /// Runs `body` with a read-only connection from the pool (opened when none is
@@ -79,7 +69,6 @@ public final class Database: Sendable {
 
     /// Closes the pooled readers and removes a temporary file.
     public func close() {
-        checkpointer.finish()
         readers.withLock { $0.removeAll() }
         if isTemporary {
             for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }

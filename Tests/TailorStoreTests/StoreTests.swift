@@ -158,26 +158,6 @@ import Testing
         #expect(page.states == [MessageState(id: 1, senderID: 2, isRead: true), MessageState(id: 2, senderID: 3, isRead: false)])
     }
 
-    @Test func theLogIsCopiedBackIntoTheFileBesideTheWriter() throws {
-        let (database, writer) = try Database.open(path: path)
-        defer { database.close() }
-        let store = Store(writer)
-        let (alice, bob, chat) = try Self.chatOfTwo(in: store)
-        func fileSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
-        let before = fileSize()
-        // Each commit adds pages to the log; the writer itself never copies them back.
-        for index in 0..<(Checkpointer.logPagesThreshold + 200) {
-            try writer.transaction {
-                _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: String(repeating: "m", count: 400) + "\(index)", clientID: nil, at: index)
-            }
-        }
-        let giveUp = Date().addingTimeInterval(10)
-        while (fileSize() <= before || database.checkpointCount == 0) && Date() < giveUp { usleep(10_000) }
-        #expect(database.checkpointCount > 0)
-        #expect(fileSize() > before)
-        #expect(try database.read { try $0.unreadCount(chat: chat.id, reader: bob.id) } == Checkpointer.logPagesThreshold + 200)
-    }
-
     @Test func readersReadWhileTheWriterWrites() throws {
         let (database, writer) = try Database.open(path: path)
         defer { database.close() }

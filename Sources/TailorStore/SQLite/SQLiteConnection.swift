@@ -10,7 +10,6 @@ public final class SQLiteConnection {
     let handle: OpaquePointer
     public let path: String
     private var statements: [String: SQLiteStatement] = [:]
-    private var commitHandler: Unmanaged<CommitHandler>?
 
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws {
         var handle: OpaquePointer?
@@ -32,24 +31,6 @@ public final class SQLiteConnection {
     deinit {
         statements.removeAll()
         sqlite3_close_v2(handle)
-        commitHandler?.release()
-    }
-
-    /// Calls `handler` after each commit of this connection with the number of
-    /// pages in the write-ahead log, in place of SQLite's own checkpoints.
-    public func onCommitToLog(_ handler: @escaping (Int) -> Void) {
-        let box = Unmanaged.passRetained(CommitHandler(handler))
-        sqlite3_wal_hook(handle, { context, _, _, pages in
-            Unmanaged<CommitHandler>.fromOpaque(context!).takeUnretainedValue().handler(Int(pages))
-            return SQLITE_OK
-        }, box.toOpaque())
-        commitHandler?.release()
-        commitHandler = box
-    }
-
-    private final class CommitHandler {
-        let handler: (Int) -> Void
-        init(_ handler: @escaping (Int) -> Void) { self.handler = handler }
     }
 
     /// Runs one or more statements that return no rows (schema, pragmas).
