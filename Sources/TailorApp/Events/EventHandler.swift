@@ -25,6 +25,8 @@ final class EventHandler: Sendable {
     private let lanes: [PublisherLane]
     private let names = Mutex<[Int: String]>([:])
 
+    /// Two lanes keep both cores of a small machine building view models while
+    /// the writer commits; more would only take turns on them.
     init(cache: ViewCache, laneCount: Int = 2, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
         self.onMessage = onMessage

@@ -65,12 +65,7 @@ struct JSONWriter {
     }
 
     mutating func array(_ items: [some JSONWritable]) {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        atStart = true
-        for item in items { item.write(to: &self) }
-        bytes.append(UInt8(ascii: "]"))
-        atStart = false
+        array(count: items.count) { json, index in items[index].write(to: &json) }
     }
 
     // MARK: Members
