@@ -26,7 +26,7 @@ struct ChatListViewModelBuilder {
 
 /// Builds one chat's screen for one of its two users. The latest page takes
 /// what it can from the screen's previous list in `pages`, which every build
-/// may share, and `load`s only the messages it has to write.
+/// may share, and `load`s only the messages it has to write: the new ones.
 struct ChatViewModelBuilder {
     let dates: DateText
     var pages = MessagePages()
@@ -40,8 +40,8 @@ struct ChatViewModelBuilder {
         for state in page.states {
             // Both lists are in id order, so one pass finds every message kept.
             while let first = reusable.first, first.id < state.id { reusable.removeFirst() }
-            if let previous, let kept = reusable.first, kept.id == state.id, kept.read == state.isRead {
-                messages.append(kept, of: previous)
+            if let previous, let kept = reusable.first, kept.id == state.id, messages.append(kept, of: previous, read: state.isRead) {
+                continue
             } else if let message = try load(state.id) {
                 messages.append(id: state.id, read: state.isRead, self.message(for: message, viewer: viewer, contact: contact))
             }

@@ -1,14 +1,19 @@
 /// A chat screen's messages as JSON: each message written once into one
 /// buffer, and where it lies there, by message id, oldest first.
 ///
-/// A rebuilt screen takes the bytes of every message that is as it was from
-/// the screen's previous list (`MessagePages`), and writes only the new or
-/// newly read ones.
+/// A rebuilt screen takes the bytes of every message it had from the screen's
+/// previous list (`MessagePages`), and writes only the new ones.
+///
+/// A message's JSON shows its state as `"sent"` or `"read"`: four letters
+/// either way. So a kept message that was read since is copied and its state
+/// rewritten in place, rather than read from the database and written again.
 struct MessageList: JSONWritable, Equatable, Sendable {
     struct Entry: Equatable, Sendable {
         let id: Int
         let read: Bool
         let range: Range<Int>
+        /// Where the four letters of the state begin, from the range's start.
+        let stateOffset: Int
     }
 
     private(set) var entries: [Entry] = []
@@ -19,19 +24,47 @@ struct MessageList: JSONWritable, Equatable, Sendable {
         bytes.reserveCapacity(capacity * bytesPerMessage)
     }
 
-    /// Writes a message's view model.
+    /// Writes a message's view model, whose state is `sent` or `read`.
     mutating func append(id: Int, read: Bool, _ message: MessageViewModel) {
+        precondition(message.state == Self.letters(read: read).description, "a kept message is sent or read")
         let start = bytes.count
         JSONWriter.append(message, to: &bytes)
-        entries.append(Entry(id: id, read: read, range: start..<bytes.count))
+        entries.append(Entry(id: id, read: read, range: start..<bytes.count, stateOffset: Self.stateOffset(in: bytes[start...])))
     }
 
-    /// Takes a message's bytes from another list.
-    mutating func append(_ entry: Entry, of other: MessageList) {
+    /// Takes a message's bytes from another list, as `read` says it is now.
+    /// False, and nothing taken, when that would turn a read message back
+    /// into a sent one: reading cannot be undone, so such a list is not this
+    /// chat's and the message must be written anew.
+    mutating func append(_ entry: Entry, of other: MessageList, read: Bool) -> Bool {
+        guard read || !entry.read else { return false }
         let start = bytes.count
         bytes.append(contentsOf: other.bytes[entry.range])
-        entries.append(Entry(id: entry.id, read: entry.read, range: start..<bytes.count))
+        if read && !entry.read {
+            let letters = Self.letters(read: true)
+            let state = start + entry.stateOffset
+            letters.withUTF8Buffer { bytes.replaceSubrange(state..<state + $0.count, with: $0) }
+        }
+        entries.append(Entry(id: entry.id, read: read, range: start..<bytes.count, stateOffset: entry.stateOffset))
+        return true
     }
+
+    private static func letters(read: Bool) -> StaticString { read ? "read" : "sent" }
+
+    /// The state's offset in one message's JSON: just after the first
+    /// `"state":"`. The first is the key, since quotes inside a string value
+    /// are always escaped.
+    private static func stateOffset(in message: ArraySlice<UInt8>) -> Int {
+        let key = stateKey
+        var start = message.startIndex
+        while let quote = message[start...].firstIndex(of: UInt8(ascii: "\"")) {
+            if message[quote...].starts(with: key) { return quote + key.count - message.startIndex }
+            start = quote + 1
+        }
+        preconditionFailure("a message's JSON has a state")
+    }
+
+    private static let stateKey = Array(#""state":""#.utf8)
 
     /// Each message's JSON.
     var messageJSON: [ArraySlice<UInt8>] { entries.map { bytes[$0.range] } }
