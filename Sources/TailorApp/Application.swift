@@ -35,9 +35,10 @@ public final class Application: Sendable {
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
         let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay)
         let cache = ViewCache(budgetBytes: configuration.viewCacheBytes)
-        let handler = EventHandler(cache: cache, onMessage: { message, chat in chatbot.heard(message, in: chat) })
+        let directory = ChatDirectory()
+        let handler = EventHandler(cache: cache, directory: directory, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         events = EventRouter(writer: writer, handler: handler, now: now)
-        let views = ViewModels(database: database, cache: cache, dates: dates, now: now)
+        let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let context = AppContext(events: events, views: views, auth: Authenticator(database: database))
         streams = EventStreams(views: views, firstID: Int64(now()) * 1000)
         handler.attach(streams)

@@ -41,7 +41,7 @@ struct ChatRoutes {
         router.post("/api/chats/{id}/read") { request in
             let user = try context.auth.user(for: request)
             let id = try AppContext.id(request, missing: "chat")
-            guard case .messagesRead(_, _, let count) = try await route(.message(.read(chat: id, reader: user.id))) else {
+            guard case .messagesRead(_, _, let count, _) = try await route(.message(.read(chat: id, reader: user.id))) else {
                 throw HTTPError.internalError
             }
             return ViewModelEncoding.response(ReadCount(read: count))

@@ -37,7 +37,7 @@ public enum EventOutcome: Sendable {
     case chatOpened(Chat, contact: User, created: Bool)
     /// `duplicate` when the client id was seen before and nothing was stored.
     case messageSent(Message, in: Chat, duplicate: Bool)
-    case messagesRead(chat: Chat, reader: Int, count: Int)
+    case messagesRead(chat: Chat, reader: Int, count: Int, at: Int)
     case orderChanged(Order)
     case orderDeleted(user: Int, order: Int)
 }

@@ -27,7 +27,7 @@ struct EventApplier {
 
         case .message(.read(let chatID, let reader)):
             guard let chat = try store.chat(id: chatID), chat.includes(reader) else { throw StoreError.notFound }
-            return .messagesRead(chat: chat, reader: reader, count: try store.markRead(chat: chatID, reader: reader, at: now))
+            return .messagesRead(chat: chat, reader: reader, count: try store.markRead(chat: chatID, reader: reader, at: now), at: now)
 
         case .order(.place(let user, let name, let currency, let items)):
             return .orderChanged(try store.insertOrder(user: user, name: name, currency: currency, items: items, at: now))

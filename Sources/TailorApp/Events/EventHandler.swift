@@ -2,7 +2,7 @@ import Synchronization
 import TailorStore
 
 /// Works out, for each committed change, which users' view models it touched, and
-/// tells those who care: the view cache drops them, the event streams get their
+/// tells those who care: the kept chats follow it, the view cache drops them, the event streams get their
 /// new versions and the notifications, the chatbot hears messages sent to it.
 /// Runs on the writer, right after the commit.
 ///
@@ -20,6 +20,7 @@ import TailorStore
 /// users' screens of a chat share a lane, and so one read of its messages.
 final class EventHandler: Sendable {
     private let cache: ViewCache
+    private let directory: ChatDirectory
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let streams = Mutex<EventStreams?>(nil)
     private let lanes: [PublisherLane]
@@ -27,8 +28,9 @@ final class EventHandler: Sendable {
 
     /// Two lanes keep both cores of a small machine building view models while
     /// the writer commits; more would only take turns on them.
-    init(cache: ViewCache, laneCount: Int = 2, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
+    init(cache: ViewCache, directory: ChatDirectory, laneCount: Int = 2, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
+        self.directory = directory
         self.onMessage = onMessage
         lanes = (0..<max(1, laneCount)).map { PublisherLane(index: $0) }
     }
@@ -39,6 +41,8 @@ final class EventHandler: Sendable {
     }
 
     func committed(_ outcomes: [EventOutcome], store: Store) {
+        // Before the cache forgets: a view built after that reads the kept chats as they are now.
+        directory.committed(outcomes, store: store)
         var changes = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
         for outcome in outcomes {
@@ -98,7 +102,7 @@ final class EventHandler: Sendable {
             return [.chats(user: chat.userA), .chats(user: chat.userB),
                     .chat(user: chat.userA, id: chat.id), .chat(user: chat.userB, id: chat.id),
                     .badge(user: recipient)]
-        case .messagesRead(let chat, let reader, let count):
+        case .messagesRead(let chat, let reader, let count, _):
             guard count > 0 else { return [] }
             // The reader's counts drop; the sender sees read ticks.
             return [.chats(user: reader), .badge(user: reader),

@@ -1,19 +1,22 @@
 import TailorHTTP
 import TailorStore
 
-/// The view models of every user, answered from the cache or built from the
-/// model on a reader connection, encoded once, and offered to the cache.
+/// The view models of every user, answered from the cache or built (from the
+/// kept chats when they hold what a view needs, else from the model on a reader
+/// connection), encoded once, and offered to the cache.
 final class ViewModels: Sendable {
     let database: Database
     let cache: ViewCache
+    let directory: ChatDirectory
     let dates: DateText
     let now: @Sendable () -> Int
     /// Chat screens' message JSON, shared by every build.
     private let messagePages = MessagePages()
 
-    init(database: Database, cache: ViewCache, dates: DateText, now: @escaping @Sendable () -> Int) {
+    init(database: Database, cache: ViewCache, directory: ChatDirectory, dates: DateText, now: @escaping @Sendable () -> Int) {
         self.database = database
         self.cache = cache
+        self.directory = directory
         self.dates = dates
         self.now = now
     }
@@ -23,28 +26,60 @@ final class ViewModels: Sendable {
     func representation(for key: ViewKey) throws -> CachedRepresentation? {
         if let cached = cache.lookup(key) { return cached }
         let sequence = cache.sequence
-        guard let built = try database.read({ try build(key, from: $0) }) else { return nil }
+        guard let built = try buildFromKeptChats(key) ?? database.read({ try build(key, from: $0) }) else { return nil }
         cache.offer(built, for: key, builtAfter: sequence)
         return built
     }
 
-    /// Several view models read in one transaction, for a publisher pass: the
-    /// builds share a snapshot and a warm page cache. Nil where a topic is not
-    /// the user's to see or its build failed.
+    /// Several view models for a publisher pass. Those the kept chats cannot
+    /// make are read in one transaction: the builds share a snapshot and a warm
+    /// page cache. Nil where a topic is not the user's to see or its build failed.
     func representations(for keys: [ViewKey]) -> [CachedRepresentation?] {
         var results = keys.map { cache.lookup($0) }
         let missing = results.indices.filter { results[$0] == nil }
         guard !missing.isEmpty else { return results }
         let sequence = cache.sequence
-        _ = try? database.read { store in
-            let shared = SharedReads()
-            for index in missing { results[index] = try? build(keys[index], from: store, sharing: shared) }
+        for index in missing { results[index] = buildFromKeptChats(keys[index]) }
+        let unbuilt = missing.filter { results[$0] == nil }
+        if !unbuilt.isEmpty {
+            _ = try? database.read { store in
+                let shared = SharedReads()
+                for index in unbuilt { results[index] = try? build(keys[index], from: store, sharing: shared) }
+            }
         }
         for index in missing {
             if let built = results[index] { cache.offer(built, for: keys[index], builtAfter: sequence) }
         }
         return results
     }
+
+    /// A chat list, badge or latest chat screen from the kept chats; nil when
+    /// they do not hold all it needs.
+    func buildFromKeptChats(_ key: ViewKey) -> CachedRepresentation? {
+        switch key.topic {
+        case .chats:
+            guard let summaries = directory.summaries(of: key.user) else { return nil }
+            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, now: now()))
+        case .badge:
+            guard let unread = directory.unreadTotal(of: key.user) else { return nil }
+            return ViewModelEncoding.representation(BadgeViewModel(unread: unread))
+        case .chat(let id, let page) where page == .latest:
+            guard let screen = directory.screen(of: id, for: key.user) else { return nil }
+            // Messages the screen has not written yet must be among the recent
+            // ones, else the database is asked after all.
+            let model = try? ChatViewModelBuilder(dates: dates, pages: messagePages).build(
+                chat: screen.chat, viewer: screen.viewer, contact: screen.contact, page: screen.page, request: page,
+                unread: screen.unread) { id in
+                guard let message = screen.recent.first(where: { $0.id == id }) else { throw NotKept() }
+                return message
+            }
+            return model.map { ViewModelEncoding.representation($0) }
+        default:
+            return nil
+        }
+    }
+
+    private struct NotKept: Error {}
 
     /// `shared` lets builds in one transaction read a chat's messages once.
     func build(_ key: ViewKey, from store: Store, sharing shared: SharedReads = SharedReads()) throws -> CachedRepresentation? {

@@ -34,6 +34,16 @@ extension Store {
                              min(first, second), max(first, second), row: Self.chat)
     }
 
+    /// The ids of a user's chats.
+    public func chatIDs(of user: Int) throws -> [Int] {
+        try connection.query("SELECT id FROM chats WHERE user_a = ?1 UNION ALL SELECT id FROM chats WHERE user_b = ?1", user) { $0.int(0) }
+    }
+
+    /// When a chat last had a message, or its creation when it has none.
+    public func lastActivity(ofChat id: Int) throws -> Int? {
+        try connection.first("SELECT last_activity_at FROM chats WHERE id = ?", id) { $0.int(0) }
+    }
+
     /// The message `sender` sent earlier in `chat` with this client id, if any.
     public func message(chat: Int, sender: Int, clientID: String) throws -> Message? {
         try connection.first("""

@@ -1,0 +1,172 @@
+import Synchronization
+import TailorStore
+
+/// The chats of recently active users, as their lists, badges and latest chat
+/// screens show them, kept in memory and brought up to date by the writer
+/// right after each commit. Those views are then built without reading the
+/// database; under load they are most of what the publishers build.
+///
+/// Only the writer changes it, and it reads what it adds on its own
+/// connection, which has seen every commit. A user is kept with all of their
+/// chats or not at all, so a chat list built from here is never missing one.
+/// A view whose user or chat is not kept is built from the database as before.
+///
+/// Memory is bounded by two generations of users, like `MessagePages`: when
+/// the users touched since the last turn hold half of `chatBudget` chats, the
+/// ones not touched since the turn before are let go, with the chats that no
+/// kept user has.
+final class ChatDirectory: Sendable {
+    /// A latest chat screen's makings.
+    struct Screen {
+        let chat: Chat
+        let viewer: User
+        let contact: User
+        let page: MessagePageOutline
+        let unread: Int
+        let recent: [Message]
+    }
+
+    /// Chats kept at most over both generations (about 2 KiB each).
+    static let chatBudget = 10_000
+
+    private struct State {
+        var chats: [Int: KeptChat] = [:]
+        /// Each kept user's chats, by id.
+        var newer: [Int: [Int]] = [:]
+        var older: [Int: [Int]] = [:]
+        var newerChats = 0
+
+        func chats(of user: Int) -> [Int]? { newer[user] ?? older[user] }
+    }
+
+    private let state = Mutex(State())
+
+    // MARK: Reading
+
+    /// A user's chat list, most recent activity first; nil if not kept.
+    func summaries(of user: Int) -> [ChatSummary]? {
+        state.withLock { state in
+            guard let ids = state.chats(of: user) else { return nil }
+            let chats = ids.compactMap { state.chats[$0] }
+            guard chats.count == ids.count else { return nil }
+            return chats.sorted { ($0.lastActivityAt, $0.chat.id) > ($1.lastActivityAt, $1.chat.id) }
+                .map { $0.summary(for: user) }
+        }
+    }
+
+    /// Unread messages over all of a user's chats; nil if not kept.
+    func unreadTotal(of user: Int) -> Int? {
+        state.withLock { state in
+            guard let ids = state.chats(of: user) else { return nil }
+            let chats = ids.compactMap { state.chats[$0] }
+            guard chats.count == ids.count else { return nil }
+            return chats.reduce(0) { $0 + $1.unread(of: user) }
+        }
+    }
+
+    /// The latest screen of `chat` for `viewer`; nil if the chat is not kept or
+    /// is not the viewer's.
+    func screen(of chat: Int, for viewer: Int) -> Screen? {
+        state.withLock { state in
+            guard let kept = state.chats[chat], kept.chat.includes(viewer) else { return nil }
+            return Screen(chat: kept.chat, viewer: kept.user(viewer), contact: kept.user(kept.chat.contact(of: viewer)),
+                          page: kept.outline, unread: kept.unread(of: viewer), recent: kept.recent)
+        }
+    }
+
+    // MARK: Keeping up, on the writer
+
+    /// Brings kept chats up to date with what was just committed, and keeps the
+    /// users it touched, read from `store` (the writer's connection) if new.
+    func committed(_ outcomes: [EventOutcome], store: Store) {
+        let (touched, stale) = state.withLock { Self.apply(outcomes, to: &$0) }
+        guard !touched.isEmpty else { return }
+        let unknown = state.withLock { state in touched.filter { state.chats(of: $0) == nil } }
+        let read = Self.read(users: stale.union(unknown), from: store, knowing: { id in
+            self.state.withLock { $0.chats[id] != nil }
+        })
+        state.withLock { state in
+            for (id, kept) in read.chats where state.chats[id] == nil { state.chats[id] = kept }
+            for user in touched {
+                if let ids = read.users[user] {
+                    Self.keep(user, chats: ids, in: &state)
+                } else if stale.contains(user) {
+                    // Not read again, so its kept list may lack a chat: let it go.
+                    Self.forget(user, in: &state)
+                } else if let ids = state.chats(of: user) {
+                    Self.keep(user, chats: ids, in: &state)
+                }
+            }
+            Self.turnGenerationsIfFull(&state)
+        }
+    }
+
+    /// Applies what changed to the kept chats. Returns the users touched, and
+    /// those whose kept lists now lack a chat.
+    private static func apply(_ outcomes: [EventOutcome], to state: inout State) -> (touched: Set<Int>, stale: Set<Int>) {
+        var touched = Set<Int>()
+        var stale = Set<Int>()
+        for outcome in outcomes {
+            switch outcome {
+            case .signedUp(let user):
+                touched.insert(user.id)
+            case .chatOpened(let chat, _, let created):
+                touched.formUnion([chat.userA, chat.userB])
+                if created { stale.formUnion([chat.userA, chat.userB]) }
+            case .messageSent(let message, let chat, let duplicate):
+                touched.formUnion([chat.userA, chat.userB])
+                if !duplicate { state.chats[chat.id]?.sent(message) }
+            case .messagesRead(let chat, let reader, let count, let time):
+                touched.formUnion([chat.userA, chat.userB])
+                if count > 0 { state.chats[chat.id]?.read(by: reader, at: time) }
+            case .orderChanged, .orderDeleted:
+                break
+            }
+        }
+        return (touched, stale)
+    }
+
+    /// Reads `users` whole: each one's chat ids, and every chat not known yet.
+    /// A user whose chats cannot all be read is left out.
+    private static func read(users: Set<Int>, from store: Store, knowing isKnown: (Int) -> Bool)
+        -> (users: [Int: [Int]], chats: [Int: KeptChat]) {
+        var readUsers: [Int: [Int]] = [:]
+        var readChats: [Int: KeptChat] = [:]
+        for user in users {
+            guard let ids = try? store.chatIDs(of: user) else { continue }
+            let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store)) }
+            guard chats.allSatisfy({ $0.1 != nil }) else { continue }
+            for case let (id, kept?) in chats { readChats[id] = kept }
+            readUsers[user] = ids
+        }
+        return (readUsers, readChats)
+    }
+
+    /// Puts `user` in the newer generation.
+    private static func keep(_ user: Int, chats ids: [Int], in state: inout State) {
+        forget(user, in: &state)
+        state.newer[user] = ids
+        state.newerChats += max(ids.count, 1)
+    }
+
+    private static func forget(_ user: Int, in state: inout State) {
+        if let held = state.newer.removeValue(forKey: user) { state.newerChats -= max(held.count, 1) }
+        state.older[user] = nil
+    }
+
+    /// When the newer generation holds half the budget, lets the older one go
+    /// with every chat none of the kept users has.
+    private static func turnGenerationsIfFull(_ state: inout State) {
+        guard state.newerChats >= chatBudget / 2 else { return }
+        let dropped = state.older
+        state.older = state.newer
+        state.newer = [:]
+        state.newerChats = 0
+        for ids in dropped.values {
+            for id in ids {
+                guard let chat = state.chats[id]?.chat else { continue }
+                if state.chats(of: chat.userA) == nil && state.chats(of: chat.userB) == nil { state.chats[id] = nil }
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import TailorStore
+
+/// One chat as its users' lists and screens show it now: what `ChatDirectory`
+/// keeps of it, and changes as messages are sent and read.
+struct KeptChat: Sendable {
+    let chat: Chat
+    let userA: User
+    let userB: User
+    var lastActivityAt: Int
+    var lastMessage: Message?
+    /// The states of the newest messages, oldest first: at most a latest page.
+    var latest: [MessageState]
+    /// Whether older messages exist before the first of `latest`.
+    var hasEarlier: Bool
+    var unreadOfA: Int
+    var unreadOfB: Int
+    /// The newest messages whole, oldest first, for the screens that have not
+    /// written them yet: a new message reaches both screens of its chat.
+    var recent: [Message]
+
+    /// Messages of the latest page: what `GET /api/chats/{id}` shows unasked.
+    static let pageSize = MessagePageRequest.latest.limit
+    /// Whole messages kept: a burst of sends between two passes fits.
+    static let recentCount = 8
+
+    func user(_ id: Int) -> User { id == userA.id ? userA : userB }
+
+    func unread(of user: Int) -> Int { user == chat.userA ? unreadOfA : unreadOfB }
+
+    func summary(for user: Int) -> ChatSummary {
+        ChatSummary(chatID: chat.id, contact: self.user(chat.contact(of: user)), createdAt: chat.createdAt,
+                    lastMessage: lastMessage, unreadCount: unread(of: user))
+    }
+
+    var outline: MessagePageOutline { MessagePageOutline(states: latest, hasEarlier: hasEarlier) }
+
+    // MARK: Changes
+
+    mutating func sent(_ message: Message) {
+        lastMessage = message
+        lastActivityAt = message.sentAt
+        latest.append(MessageState(message))
+        if latest.count > Self.pageSize {
+            latest.removeFirst(latest.count - Self.pageSize)
+            hasEarlier = true
+        }
+        recent.append(message)
+        if recent.count > Self.recentCount { recent.removeFirst(recent.count - Self.recentCount) }
+        if message.senderID == chat.userA { unreadOfB += 1 } else { unreadOfA += 1 }
+    }
+
+    /// `reader` read every message of the other side at `time`.
+    mutating func read(by reader: Int, at time: Int) {
+        if reader == chat.userA { unreadOfA = 0 } else { unreadOfB = 0 }
+        latest = latest.map { state in
+            state.senderID == reader || state.isRead ? state : MessageState(id: state.id, senderID: state.senderID, isRead: true)
+        }
+        recent = recent.map { $0.senderID == reader || $0.readAt != nil ? $0 : $0.read(at: time) }
+        if let last = lastMessage, last.senderID != reader, last.readAt == nil { lastMessage = last.read(at: time) }
+    }
+}
+
+extension KeptChat {
+    /// The chat as the database holds it now.
+    init?(chat id: Int, from store: Store) throws {
+        guard let chat = try store.chat(id: id), let activity = try store.lastActivity(ofChat: id),
+              let userA = try store.user(id: chat.userA), let userB = try store.user(id: chat.userB)
+        else { return nil }
+        let page = try store.messagePageOutline(chat: id, before: nil, limit: Self.pageSize)
+        var recent: [Message] = []
+        for state in page.states.suffix(Self.recentCount) {
+            if let message = try store.message(id: state.id) { recent.append(message) }
+        }
+        self.init(chat: chat, userA: userA, userB: userB, lastActivityAt: activity, lastMessage: recent.last,
+                  latest: page.states, hasEarlier: page.hasEarlier,
+                  unreadOfA: try store.unreadCount(chat: id, reader: chat.userA),
+                  unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent)
+    }
+}
+
+private extension Message {
+    func read(at time: Int) -> Message {
+        Message(id: id, chatID: chatID, senderID: senderID, text: text, clientID: clientID, sentAt: sentAt, readAt: time)
+    }
+}
