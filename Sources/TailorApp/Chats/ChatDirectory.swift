@@ -12,7 +12,7 @@ import TailorStore
 /// A view whose user or chat is not kept is built from the database as before.
 ///
 /// Memory is bounded by two generations of users, like `MessagePages`: when
-/// the users touched since the last turn hold half of `chatBudget` chats, the
+/// the users touched since the last turn hold half of the chat budget, the
 /// ones not touched since the turn before are let go, with the chats that no
 /// kept user has.
 final class ChatDirectory: Sendable {
@@ -26,8 +26,20 @@ final class ChatDirectory: Sendable {
         let recent: [Message]
     }
 
-    /// Chats kept at most over both generations (about 2 KiB each).
-    static let chatBudget = 10_000
+    /// Chats kept at most over both generations, unless told otherwise: each
+    /// holds a page of message states and a few whole messages, about 2 KiB.
+    static let defaultChatBudget = 10_000
+
+    /// Chats the users of both generations may hold (a user without chats
+    /// counts as one).
+    let chatBudget: Int
+
+    init(chatBudget: Int = defaultChatBudget) {
+        self.chatBudget = max(chatBudget, 2)
+    }
+
+    /// Chats kept now.
+    var keptChatCount: Int { state.withLock { $0.chats.count } }
 
     private struct State {
         var chats: [Int: KeptChat] = [:]
@@ -97,7 +109,7 @@ final class ChatDirectory: Sendable {
                     Self.keep(user, chats: ids, in: &state)
                 }
             }
-            Self.turnGenerationsIfFull(&state)
+            Self.turnGenerationsIfFull(&state, budget: chatBudget)
         }
     }
 
@@ -156,8 +168,8 @@ final class ChatDirectory: Sendable {
 
     /// When the newer generation holds half the budget, lets the older one go
     /// with every chat none of the kept users has.
-    private static func turnGenerationsIfFull(_ state: inout State) {
-        guard state.newerChats >= chatBudget / 2 else { return }
+    private static func turnGenerationsIfFull(_ state: inout State, budget: Int) {
+        guard state.newerChats >= budget / 2 else { return }
         let dropped = state.older
         state.older = state.newer
         state.newer = [:]

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import TailorStore
+@testable import TailorApp
+
+/// The kept chats against a real SQLite file: after every change the writer
+/// makes, what they show must be what the database answers.
+@Suite struct ChatDirectoryTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-directory-\(UUID().uuidString)")
+
+    /// Applies events as the writer does and hands the outcomes on.
+    final class Writer {
+        let database: Database
+        let connection: SQLiteConnection
+        let directory: ChatDirectory
+        var clock = 1_000
+
+        init(path: String, directory: ChatDirectory) throws {
+            (database, connection) = try Database.open(path: path)
+            self.directory = directory
+        }
+
+        var store: Store { Store(connection) }
+
+        @discardableResult
+        func apply(_ events: Event...) throws -> [EventOutcome] {
+            clock += 1_000
+            let applier = EventApplier(store: store)
+            let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
+            directory.committed(outcomes, store: store)
+            return outcomes
+        }
+
+        func signUp(_ name: String) throws -> User {
+            guard case .signedUp(let user) = try apply(.account(.signUp(name: name, tokenHash: Array(name.utf8))))[0] else {
+                throw StoreError.notFound
+            }
+            return user
+        }
+
+        func open(_ user: User, with contact: String) throws -> Chat {
+            guard case .chatOpened(let chat, _, _) = try apply(.chat(.open(user: user.id, contact: contact)))[0] else {
+                throw StoreError.notFound
+            }
+            return chat
+        }
+
+        func send(_ text: String, from user: User, in chat: Chat, clientID: String? = nil) throws {
+            try apply(.message(.send(chat: chat.id, sender: user.id, text: text, clientID: clientID)))
+        }
+
+        func read(_ chat: Chat, by user: User) throws {
+            try apply(.message(.read(chat: chat.id, reader: user.id)))
+        }
+    }
+
+    /// What the kept chats show of `user` equals what the database answers.
+    func expectKept(_ user: User, in writer: Writer, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let store = writer.store
+        let summaries = try store.chatSummaries(of: user.id)
+        #expect(writer.directory.summaries(of: user.id) == summaries, sourceLocation: sourceLocation)
+        #expect(try writer.directory.unreadTotal(of: user.id) == store.unreadTotal(of: user.id), sourceLocation: sourceLocation)
+        for summary in summaries {
+            let screen = try #require(writer.directory.screen(of: summary.chatID, for: user.id), sourceLocation: sourceLocation)
+            let page = try store.messagePageOutline(chat: summary.chatID, before: nil, limit: MessagePageRequest.latest.limit)
+            #expect(screen.page == page, sourceLocation: sourceLocation)
+            #expect(try screen.unread == store.unreadCount(chat: summary.chatID, reader: user.id), sourceLocation: sourceLocation)
+            #expect(screen.viewer == user && screen.contact == summary.contact, sourceLocation: sourceLocation)
+            let recent = try page.states.suffix(KeptChat.recentCount).compactMap { try store.message(id: $0.id) }
+            #expect(screen.recent == recent, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func keptChatsShowWhatTheDatabaseShowsAfterEveryChange() throws {
+        let writer = try Writer(path: folder.appendingPathComponent("kept.sqlite").path, directory: ChatDirectory())
+        defer { writer.database.close() }
+        let alice = try writer.signUp("alice")
+        let bob = try writer.signUp("bob")
+        let carol = try writer.signUp("carol")
+        let everyone = [alice, bob, carol]
+        for user in everyone { try expectKept(user, in: writer) }
+
+        let chat = try writer.open(alice, with: "bob")
+        for user in everyone { try expectKept(user, in: writer) }
+        try writer.send("hi bob", from: alice, in: chat, clientID: "c1")
+        try writer.send("hi bob", from: alice, in: chat, clientID: "c1")
+        try writer.send("hey", from: bob, in: chat)
+        for user in everyone { try expectKept(user, in: writer) }
+        try writer.read(chat, by: bob)
+        for user in everyone { try expectKept(user, in: writer) }
+
+        // A second chat comes first in both lists; a page overflows into earlier.
+        let other = try writer.open(carol, with: "alice")
+        for index in 0..<60 { try writer.send("m\(index)", from: index % 3 == 0 ? alice : carol, in: other) }
+        for user in everyone { try expectKept(user, in: writer) }
+        try writer.read(other, by: alice)
+        try writer.apply(.message(.send(chat: chat.id, sender: bob.id, text: "one", clientID: nil)),
+                         .message(.read(chat: other.id, reader: carol.id)),
+                         .message(.send(chat: chat.id, sender: alice.id, text: "two", clientID: nil)))
+        for user in everyone { try expectKept(user, in: writer) }
+        #expect(writer.directory.summaries(of: alice.id)?.map(\.chatID) == [chat.id, other.id])
+    }
+
+    /// Users not touched for two turns are let go with their chats, and are
+    /// read again whole when they come back.
+    @Test func memoryIsBoundedAndForgottenUsersAreReadAgain() throws {
+        let directory = ChatDirectory(chatBudget: 8)
+        let writer = try Writer(path: folder.appendingPathComponent("bounded.sqlite").path, directory: directory)
+        defer { writer.database.close() }
+        var pairs: [(User, User, Chat)] = []
+        for index in 0..<12 {
+            let first = try writer.signUp("first\(index)")
+            let second = try writer.signUp("second\(index)")
+            let chat = try writer.open(first, with: second.name)
+            try writer.send("hello \(index)", from: first, in: chat)
+            pairs.append((first, second, chat))
+            #expect(directory.keptChatCount <= 8)
+        }
+        let (first, second, chat) = pairs[0]
+        #expect(directory.summaries(of: first.id) == nil)
+        #expect(directory.screen(of: chat.id, for: first.id) == nil)
+        #expect(directory.unreadTotal(of: second.id) == nil)
+        try writer.send("back", from: second, in: chat)
+        try expectKept(first, in: writer)
+        try expectKept(second, in: writer)
+    }
+}
