@@ -19,6 +19,8 @@ import Testing
         #expect(ETag.ifNoneMatch(#""x", W/\#(one)"#, matches: one))
         #expect(ETag.ifNoneMatch("*", matches: one))
         #expect(!ETag.ifNoneMatch(#""x""#, matches: one))
+        #expect(ETag.strong(hash: 0x1f) == #""000000000000001f""#)
+        #expect(ETag.strong(hash: 0x0123_4567_89ab_cdef, suffix: "-gzip") == #""0123456789abcdef-gzip""#)
     }
 
     @Test func acceptEncodingIsRead() {

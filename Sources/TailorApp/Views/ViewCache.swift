@@ -61,16 +61,22 @@ final class ViewCache: Sendable {
 
     /// Drops what `changes` touched.
     func apply(_ changes: Set<TopicChange>) {
+        // Dropped versions are freed after the lock, not while readers wait for it.
+        var dropped: [CachedRepresentation] = []
         state.withLock { state in
             state.sequence += 1
             for change in changes {
-                guard let topics = state.entries[change.user] else { continue }
-                for (topic, entry) in topics where change.touches(topic) {
-                    state.entries[change.user]![topic] = nil
+                // Taken out while changed, so that the user's topics are not copied.
+                guard var topics = state.entries.removeValue(forKey: change.user) else { continue }
+                for topic in topics.keys.filter({ change.touches($0) }) {
+                    guard let entry = topics.removeValue(forKey: topic) else { continue }
                     state.bytes -= entry.representation.byteCount
+                    dropped.append(entry.representation)
                 }
+                if !topics.isEmpty { state.entries[change.user] = topics }
             }
         }
+        dropped.removeAll()
     }
 
     /// Drops everything, e.g. when date texts roll over at midnight.

@@ -44,11 +44,21 @@ public final class CachedRepresentation: Sendable {
         gzipETag = compressible && bytes.count >= Self.gzipThreshold ? ETag.strong(hash: hash, suffix: "-gzip") : nil
         // Say Vary whenever the answer could depend on Accept-Encoding, so a shared
         // cache never hands gzip to a client that did not ask for it.
-        let vary = compressible ? [HTTPField("Vary", "Accept-Encoding")] : []
-        identityNotModifiedFields = [HTTPField("ETag", identityETag)] + vary
-        identityFields = [HTTPField("Content-Type", contentType)] + identityNotModifiedFields
-        gzipNotModifiedFields = [HTTPField("ETag", gzipETag ?? identityETag)] + vary
-        gzipFields = [HTTPField("Content-Type", contentType), HTTPField("Content-Encoding", "gzip")] + gzipNotModifiedFields
+        let type = HTTPField("Content-Type", contentType)
+        let tag = HTTPField("ETag", identityETag)
+        if compressible {
+            let vary = HTTPField("Vary", "Accept-Encoding")
+            let gzipTag = HTTPField("ETag", gzipETag ?? identityETag)
+            identityNotModifiedFields = [tag, vary]
+            identityFields = [type, tag, vary]
+            gzipNotModifiedFields = [gzipTag, vary]
+            gzipFields = [type, HTTPField("Content-Encoding", "gzip"), gzipTag, vary]
+        } else {
+            identityNotModifiedFields = [tag]
+            identityFields = [type, tag]
+            gzipNotModifiedFields = [tag]
+            gzipFields = [type, HTTPField("Content-Encoding", "gzip"), tag]
+        }
     }
 
     /// The gzip variant, made on first use; nil when the body is too small or

@@ -26,10 +26,24 @@ public enum ETag {
         return hash ^ (hash >> 32)
     }
 
-    /// The tag for a hash made by `hash(_:)`.
+    /// The tag for a hash made by `hash(_:)`. Written digit by digit: every
+    /// rebuilt view model gets one.
     public static func strong(hash: UInt64, suffix: String = "") -> String {
-        let hex = String(hash, radix: 16)
-        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + suffix + "\""
+        let suffix = suffix.utf8
+        return String(unsafeUninitializedCapacity: 18 + suffix.count) { text in
+            let digits: StaticString = "0123456789abcdef"
+            text[0] = UInt8(ascii: "\"")
+            for place in 0..<16 {
+                text[1 + place] = digits.utf8Start[Int(truncatingIfNeeded: hash >> UInt64(60 - 4 * place)) & 0xf]
+            }
+            var end = 17
+            for byte in suffix {
+                text[end] = byte
+                end += 1
+            }
+            text[end] = UInt8(ascii: "\"")
+            return end + 1
+        }
     }
 
     /// Whether an `If-None-Match` value matches `tag`: `*`, or any listed tag
