@@ -18,6 +18,7 @@ public final class Database: Sendable {
     /// Whether the file is temporary (`:memory:` asked for) and removed on close.
     public let isTemporary: Bool
     private let readers = Mutex<[ConnectionBox]>([])
+    let checkpointer: Checkpointer
 
     /// Opens (creating the file and its folder) and migrates the database, and
     /// returns the writer connection with it. `:memory:` is a temporary file, so
@@ -34,13 +35,22 @@ public final class Database: Sendable {
         let writer = try SQLiteConnection(path: file)
         try writer.execute("PRAGMA journal_mode = WAL")
         try writer.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
+        // A log that grew past this while a checkpoint fell behind is cut back
+        // when it starts over.
+        try writer.execute("PRAGMA journal_size_limit = \(Self.logBytesKept)")
         try Schema.migrate(writer)
-        return (Database(path: file, isTemporary: temporary), writer)
+        let checkpointer = try Checkpointer(path: file, synchronous: synchronous)
+        checkpointer.watch(writer)
+        return (Database(path: file, isTemporary: temporary, checkpointer: checkpointer), writer)
     }
 
-    private init(path: String, isTemporary: Bool) {
+    /// The size the write-ahead log file is cut back to when it starts over.
+    static let logBytesKept = 16 << 20
+
+    private init(path: String, isTemporary: Bool, checkpointer: Checkpointer) {
         self.path = path
         self.isTemporary = isTemporary
+        self.checkpointer = checkpointer
     }
 
     /// Runs `body` with a read-only connection from the pool (opened when none is
@@ -69,6 +79,7 @@ public final class Database: Sendable {
 
     /// Closes the pooled readers and removes a temporary file.
     public func close() {
+        checkpointer.finish()
         readers.withLock { $0.removeAll() }
         if isTemporary {
             for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }

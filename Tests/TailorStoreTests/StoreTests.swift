@@ -186,6 +186,67 @@ import Testing
 
 extension StoreTests {
     /// Alice, Bob and their chat.
+    /// Each message is a commit of about four pages (frames in the log), so a
+    /// thousand of them cross the threshold at which a commit asks for a
+    /// checkpoint, and stay below the one at which the writer copies itself.
+    @Test func checkpointsRunBesideTheWriterAndTheLogStartsOverAfterThem() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        let store = Store(writer)
+        let (alice, _, chat) = try Self.chatOfTwo(in: store)
+        func send(_ count: Int) throws {
+            for index in 0..<count {
+                try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index) }
+            }
+        }
+        try send(1000)
+        database.checkpointer.finish()
+        #expect(database.checkpointer.done.onQueue > 0)
+        #expect(database.checkpointer.done.byWriter == 0)
+        // Everything was copied while the writer rested: its next commit
+        // starts the log over.
+        try send(1)
+        #expect(try logFrames(writer) < 10)
+        #expect(try writer.first("SELECT count(*) FROM messages") { $0.int(0) } == 1001)
+    }
+
+    /// Frames in the log, as a checkpoint tells.
+    private func logFrames(_ connection: SQLiteConnection) throws -> Int {
+        try connection.first("PRAGMA wal_checkpoint(PASSIVE)") { $0.int(1) } ?? 0
+    }
+
+    /// A reader that holds an old snapshot keeps the log from starting over;
+    /// the writer then copies what it can itself, and once the reader is gone
+    /// the log starts over and its file is cut back.
+    @Test func aLogHeldByAReaderIsCopiedByTheWriterAndCutBackAfterwards() throws {
+        let (database, writer) = try Database.open(path: path)
+        defer { database.close() }
+        let store = Store(writer)
+        let (alice, _, chat) = try Self.chatOfTwo(in: store)
+        let reader = try SQLiteConnection(path: path, readOnly: true)
+        try reader.readTransaction {
+            #expect(try reader.first("SELECT count(*) FROM messages") { $0.int(0) } == 0)
+            for index in 0..<2500 {
+                try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index) }
+            }
+            #expect(try reader.first("SELECT count(*) FROM messages") { $0.int(0) } == 0)
+        }
+        #expect(database.checkpointer.done.byWriter > 0)
+        #expect(logBytes() > Database.logBytesKept)
+        for index in 0..<50 {
+            try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "n\(index)", clientID: nil, at: index) }
+            database.checkpointer.finish()
+        }
+        #expect(logBytes() <= Database.logBytesKept)
+    }
+
+    /// A page and the frame header the log adds to it.
+    static let frameBytes = 4096 + 24
+
+    private func logBytes() -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+    }
+
     static func chatOfTwo(in store: Store) throws -> (alice: User, bob: User, chat: Chat) {
         let alice = try store.insertUser(name: "alice", at: 1)
         let bob = try store.insertUser(name: "bob", at: 1)

@@ -10,6 +10,8 @@ public final class SQLiteConnection {
     let handle: OpaquePointer
     public let path: String
     private var statements: [String: SQLiteStatement] = [:]
+    /// What `afterEachCommit` was given, kept as long as the connection.
+    private var commitHook: CommitHook?
 
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws {
         var handle: OpaquePointer?
@@ -31,6 +33,25 @@ public final class SQLiteConnection {
     deinit {
         statements.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Calls `body` on this connection's thread after each commit, with the
+    /// connection's raw handle and the frames its write-ahead log now holds.
+    /// Setting it turns SQLite's own checkpoints after commits off: `body`
+    /// decides instead.
+    func afterEachCommit(_ body: @escaping (OpaquePointer, Int) -> Void) {
+        let hook = CommitHook(body)
+        commitHook = hook
+        sqlite3_wal_hook(handle, { context, handle, _, frames in
+            guard let context, let handle else { return SQLITE_OK }
+            Unmanaged<CommitHook>.fromOpaque(context).takeUnretainedValue().body(handle, Int(frames))
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
+    private final class CommitHook {
+        let body: (OpaquePointer, Int) -> Void
+        init(_ body: @escaping (OpaquePointer, Int) -> Void) { self.body = body }
     }
 
     /// Runs one or more statements that return no rows (schema, pragmas).
