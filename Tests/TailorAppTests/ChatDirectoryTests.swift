@@ -101,6 +101,27 @@ import TailorStore
         #expect(writer.directory.summaries(of: alice.id)?.map(\.chatID) == [chat.id, other.id])
     }
 
+    /// The chatbot talks with everyone: a user with more chats than a kept
+    /// one may have is let go, and the views of their contacts still are kept.
+    @Test func aUserWithVeryManyChatsIsNotKeptButTheirContactsAre() throws {
+        let writer = try Writer(path: folder.appendingPathComponent("many.sqlite").path, directory: ChatDirectory())
+        defer { writer.database.close() }
+        let hub = try writer.signUp("hub")
+        var contacts: [(User, Chat)] = []
+        for index in 0...ChatDirectory.maxChatsOfKeptUser {
+            let user = try writer.signUp("user\(index)")
+            contacts.append((user, try writer.open(user, with: "hub")))
+            #expect((writer.directory.summaries(of: hub.id) != nil) == (contacts.count <= ChatDirectory.maxChatsOfKeptUser))
+        }
+        let (last, chat) = contacts[contacts.count - 1]
+        try writer.send("hello hub", from: last, in: chat)
+        try writer.send("hello \(last.name)", from: hub, in: chat)
+        #expect(writer.directory.summaries(of: hub.id) == nil)
+        #expect(writer.directory.unreadTotal(of: hub.id) == nil)
+        try expectKept(last, in: writer)
+        try expectKept(contacts[0].0, in: writer)
+    }
+
     /// Users not touched for two turns are let go with their chats, and are
     /// read again whole when they come back.
     @Test func memoryIsBoundedAndForgottenUsersAreReadAgain() throws {

@@ -34,6 +34,11 @@ final class ChatDirectory: Sendable {
     /// counts as one).
     let chatBudget: Int
 
+    /// A user with more chats than this is not kept (the chatbot talks with
+    /// everyone): reading them all would hold the writer up, and their views
+    /// are built from the database.
+    static let maxChatsOfKeptUser = 256
+
     init(chatBudget: Int = defaultChatBudget) {
         self.chatBudget = max(chatBudget, 2)
     }
@@ -139,13 +144,13 @@ final class ChatDirectory: Sendable {
     }
 
     /// Reads `users` whole: each one's chat ids, and every chat not known yet.
-    /// A user whose chats cannot all be read is left out.
+    /// A user whose chats cannot all be read, or who has too many, is left out.
     private static func read(users: Set<Int>, from store: Store, knowing isKnown: (Int) -> Bool)
         -> (users: [Int: [Int]], chats: [Int: KeptChat]) {
         var readUsers: [Int: [Int]] = [:]
         var readChats: [Int: KeptChat] = [:]
         for user in users {
-            guard let ids = try? store.chatIDs(of: user) else { continue }
+            guard let ids = try? store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1), ids.count <= maxChatsOfKeptUser else { continue }
             let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store)) }
             guard chats.allSatisfy({ $0.1 != nil }) else { continue }
             for case let (id, kept?) in chats { readChats[id] = kept }

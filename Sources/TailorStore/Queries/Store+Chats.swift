@@ -34,9 +34,9 @@ extension Store {
                              min(first, second), max(first, second), row: Self.chat)
     }
 
-    /// The ids of a user's chats.
-    public func chatIDs(of user: Int) throws -> [Int] {
-        try connection.query("SELECT id FROM chats WHERE user_a = ?1 UNION ALL SELECT id FROM chats WHERE user_b = ?1", user) { $0.int(0) }
+    /// The ids of a user's chats, at most `limit`.
+    public func chatIDs(of user: Int, limit: Int = Int.max) throws -> [Int] {
+        try connection.query("SELECT id FROM chats WHERE user_a = ?1 UNION ALL SELECT id FROM chats WHERE user_b = ?1 LIMIT ?2", user, limit) { $0.int(0) }
     }
 
     /// When a chat last had a message, or its creation when it has none.
