@@ -53,7 +53,7 @@ final class ChatDirectory: Sendable {
         var older: [Int: [Int]] = [:]
         var newerChats = 0
 
-        func chats(of user: Int) -> [Int]? { newer[user] ?? older[user] }
+        func chatIDs(of user: Int) -> [Int]? { newer[user] ?? older[user] }
     }
 
     private let state = Mutex(State())
@@ -63,7 +63,7 @@ final class ChatDirectory: Sendable {
     /// A user's chat list, most recent activity first; nil if not kept.
     func summaries(of user: Int) -> [ChatSummary]? {
         state.withLock { state in
-            guard let ids = state.chats(of: user) else { return nil }
+            guard let ids = state.chatIDs(of: user) else { return nil }
             let chats = ids.compactMap { state.chats[$0] }
             guard chats.count == ids.count else { return nil }
             return chats.sorted { ($0.lastActivityAt, $0.chat.id) > ($1.lastActivityAt, $1.chat.id) }
@@ -74,7 +74,7 @@ final class ChatDirectory: Sendable {
     /// Unread messages over all of a user's chats; nil if not kept.
     func unreadTotal(of user: Int) -> Int? {
         state.withLock { state in
-            guard let ids = state.chats(of: user) else { return nil }
+            guard let ids = state.chatIDs(of: user) else { return nil }
             let chats = ids.compactMap { state.chats[$0] }
             guard chats.count == ids.count else { return nil }
             return chats.reduce(0) { $0 + $1.unread(of: user) }
@@ -98,7 +98,7 @@ final class ChatDirectory: Sendable {
     func committed(_ outcomes: [EventOutcome], store: Store) {
         let (touched, stale) = state.withLock { Self.apply(outcomes, to: &$0) }
         guard !touched.isEmpty else { return }
-        let unknown = state.withLock { state in touched.filter { state.chats(of: $0) == nil } }
+        let unknown = state.withLock { state in touched.filter { state.chatIDs(of: $0) == nil } }
         let read = Self.read(users: stale.union(unknown), from: store, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
         })
@@ -110,7 +110,7 @@ final class ChatDirectory: Sendable {
                 } else if stale.contains(user) {
                     // Not read again, so its kept list may lack a chat: let it go.
                     Self.forget(user, in: &state)
-                } else if let ids = state.chats(of: user) {
+                } else if let ids = state.chatIDs(of: user) {
                     Self.keep(user, chats: ids, in: &state)
                 }
             }
@@ -161,29 +161,42 @@ final class ChatDirectory: Sendable {
 
     /// Puts `user` in the newer generation.
     private static func keep(_ user: Int, chats ids: [Int], in state: inout State) {
-        forget(user, in: &state)
+        takeOut(user, from: &state)
         state.newer[user] = ids
         state.newerChats += max(ids.count, 1)
     }
 
+    /// Lets `user` go, with their chats that no kept user has.
     private static func forget(_ user: Int, in state: inout State) {
-        if let held = state.newer.removeValue(forKey: user) { state.newerChats -= max(held.count, 1) }
-        state.older[user] = nil
+        guard let ids = takeOut(user, from: &state) else { return }
+        letGo(of: ids, in: &state)
     }
 
-    /// When the newer generation holds half the budget, lets the older one go
-    /// with every chat none of the kept users has.
+    /// Removes `user` from both generations; returns their chats if kept.
+    @discardableResult
+    private static func takeOut(_ user: Int, from state: inout State) -> [Int]? {
+        if let held = state.newer.removeValue(forKey: user) {
+            state.newerChats -= max(held.count, 1)
+            return held
+        }
+        return state.older.removeValue(forKey: user)
+    }
+
+    /// When the newer generation holds half the budget, lets the older one go.
     private static func turnGenerationsIfFull(_ state: inout State, budget: Int) {
         guard state.newerChats >= budget / 2 else { return }
         let dropped = state.older
         state.older = state.newer
         state.newer = [:]
         state.newerChats = 0
-        for ids in dropped.values {
-            for id in ids {
-                guard let chat = state.chats[id]?.chat else { continue }
-                if state.chats(of: chat.userA) == nil && state.chats(of: chat.userB) == nil { state.chats[id] = nil }
-            }
+        for ids in dropped.values { letGo(of: ids, in: &state) }
+    }
+
+    /// Drops those of `ids` that no kept user has.
+    private static func letGo(of ids: [Int], in state: inout State) {
+        for id in ids {
+            guard let chat = state.chats[id]?.chat else { continue }
+            if state.chatIDs(of: chat.userA) == nil && state.chatIDs(of: chat.userB) == nil { state.chats[id] = nil }
         }
     }
 }
