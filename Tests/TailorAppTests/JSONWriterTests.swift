@@ -25,8 +25,8 @@ import Testing
         let message = MessageViewModel(id: "1", text: Self.awkward, sender: "me", senderName: "alice", state: "read",
                                        time: "14:05", sentAt: "2026-11-21T14:05:09Z")
         var messages = MessageList()
-        messages.append(id: 1, read: true, message)
-        messages.append(id: 2, read: true, message)
+        messages.append(id: 1, message)
+        messages.append(id: 2, message)
         try expectCanonical(ChatViewModel(id: "1", title: "bob", unreadMessageCount: 2, messages: messages,
                                           earlier: .get("/api/chats/1?before=1"),
                                           actions: .init(send: .post("/api/chats/1/messages"), markRead: .post("/api/chats/1/read"))))

@@ -43,7 +43,7 @@ struct ChatViewModelBuilder {
             if let previous, let kept = reusable.first, kept.id == state.id, messages.append(kept, of: previous, read: state.isRead) {
                 continue
             } else if let message = try load(state.id) {
-                messages.append(id: state.id, read: state.isRead, self.message(for: message, viewer: viewer, contact: contact))
+                messages.append(id: state.id, self.message(for: message, viewer: viewer, contact: contact))
             }
         }
         if request == .latest { pages.keep(messages, for: screen) }

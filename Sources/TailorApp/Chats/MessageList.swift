@@ -24,29 +24,37 @@ struct MessageList: JSONWritable, Equatable, Sendable {
         bytes.reserveCapacity(capacity * bytesPerMessage)
     }
 
-    /// Writes a message's view model, whose state is `sent` or `read`.
-    mutating func append(id: Int, read: Bool, _ message: MessageViewModel) {
-        precondition(message.state == Self.letters(read: read).description, "a kept message is sent or read")
+    /// Writes a message's view model; the list notes whether it shows it read.
+    mutating func append(id: Int, _ message: MessageViewModel) {
         let start = bytes.count
         JSONWriter.append(message, to: &bytes)
-        entries.append(Entry(id: id, read: read, range: start..<bytes.count, stateOffset: Self.stateOffset(in: bytes[start...])))
+        entries.append(Entry(id: id, read: message.state == "read", range: start..<bytes.count,
+                             stateOffset: Self.stateOffset(in: bytes[start...])))
     }
 
     /// Takes a message's bytes from another list, as `read` says it is now.
-    /// False, and nothing taken, when that would turn a read message back
-    /// into a sent one: reading cannot be undone, so such a list is not this
-    /// chat's and the message must be written anew.
+    /// False, and nothing taken, unless its state is the one asked for or
+    /// `sent` becoming `read`: reading cannot be undone, so anything else
+    /// means the message must be written anew.
     mutating func append(_ entry: Entry, of other: MessageList, read: Bool) -> Bool {
-        guard read || !entry.read else { return false }
+        let rewrite = read && !entry.read
+        guard entry.read == read || (rewrite && other.shows(Self.letters(read: false), at: entry)) else { return false }
         let start = bytes.count
         bytes.append(contentsOf: other.bytes[entry.range])
-        if read && !entry.read {
-            let letters = Self.letters(read: true)
+        if rewrite {
             let state = start + entry.stateOffset
-            letters.withUTF8Buffer { bytes.replaceSubrange(state..<state + $0.count, with: $0) }
+            Self.letters(read: true).withUTF8Buffer { bytes.replaceSubrange(state..<state + $0.count, with: $0) }
         }
         entries.append(Entry(id: entry.id, read: read, range: start..<bytes.count, stateOffset: entry.stateOffset))
         return true
+    }
+
+    /// Whether `entry`'s state reads `letters`.
+    private func shows(_ letters: StaticString, at entry: Entry) -> Bool {
+        let state = entry.range.lowerBound + entry.stateOffset
+        return letters.withUTF8Buffer { letters in
+            state + letters.count <= entry.range.upperBound && bytes[state..<state + letters.count].elementsEqual(letters)
+        }
     }
 
     private static func letters(read: Bool) -> StaticString { read ? "read" : "sent" }

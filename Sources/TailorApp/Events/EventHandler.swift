@@ -2,9 +2,9 @@ import Synchronization
 import TailorStore
 
 /// Works out, for each committed change, which users' view models it touched, and
-/// tells those who care: the kept chats follow it, the view cache drops them, the event streams get their
-/// new versions and the notifications, the chatbot hears messages sent to it.
-/// Runs on the writer, right after the commit.
+/// tells those who care: the kept chats follow it, the view cache drops them,
+/// the event streams get their new versions and the notifications, the chatbot
+/// hears messages sent to it. Runs on the writer, right after the commit.
 ///
 /// The cache is told at once, before the writer answers, so that a client that
 /// reads after its write sees it. The streams' new view models are built on
