@@ -101,6 +101,51 @@ import TailorStore
         #expect(writer.directory.summaries(of: alice.id)?.map(\.chatID) == [chat.id, other.id])
     }
 
+    /// Views built from the kept chats are byte for byte those built from the
+    /// database, also when more messages came than a kept chat holds whole
+    /// (the build then falls back to the database).
+    @Test func viewsFromKeptChatsAreTheBytesTheDatabaseGives() throws {
+        let directory = ChatDirectory()
+        let writer = try Writer(path: folder.appendingPathComponent("views.sqlite").path, directory: directory)
+        defer { writer.database.close() }
+        let now: @Sendable () -> Int = { 1_795_269_909_000 }
+        // A cache that keeps nothing: every view is built.
+        let views = ViewModels(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: directory,
+                               dates: DateText(zone: .utc), now: now)
+        let alice = try writer.signUp("alice")
+        let bob = try writer.signUp("bob")
+        let chat = try writer.open(alice, with: "bob")
+        let keys = [alice, bob].flatMap { user in
+            [ViewKey(user: user.id, topic: .chats), ViewKey(user: user.id, topic: .badge),
+             ViewKey(user: user.id, topic: .chat(id: chat.id, page: .latest))]
+        }
+        func expectSameAsTheDatabase(fallingBack: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let fresh = ViewModels(database: writer.database, cache: ViewCache(budgetBytes: 1 << 20), directory: ChatDirectory(),
+                                   dates: DateText(zone: .utc), now: now)
+            for key in keys {
+                let expected = try writer.database.read { try fresh.build(key, from: $0) }?.identity.array
+                let kept = views.buildFromKeptChats(key)
+                if fallingBack, case .chat = key.topic {
+                    #expect(kept == nil, sourceLocation: sourceLocation)
+                } else {
+                    #expect(kept?.identity.array == expected, "\(key)", sourceLocation: sourceLocation)
+                }
+                #expect(try views.representation(for: key)?.identity.array == expected, "\(key)", sourceLocation: sourceLocation)
+            }
+        }
+        try writer.send("hi bob", from: alice, in: chat)
+        try expectSameAsTheDatabase()
+        try writer.send("hey", from: bob, in: chat)
+        try writer.send("how are you?", from: bob, in: chat)
+        try expectSameAsTheDatabase()
+        try writer.read(chat, by: alice)
+        try expectSameAsTheDatabase()
+        for index in 0...KeptChat.recentCount { try writer.send("burst \(index)", from: alice, in: chat) }
+        try expectSameAsTheDatabase(fallingBack: true)
+        try writer.send("after", from: bob, in: chat)
+        try expectSameAsTheDatabase()
+    }
+
     /// The chatbot talks with everyone: a user with more chats than a kept
     /// one may have is let go with the chats no one else keeps, and the views
     /// of their contacts are still kept.
