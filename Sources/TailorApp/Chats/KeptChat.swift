@@ -6,8 +6,6 @@ struct KeptChat: Sendable {
     let chat: Chat
     let userA: User
     let userB: User
-    var lastActivityAt: Int
-    var lastMessage: Message?
     /// The states of the newest messages, oldest first: at most a latest page.
     var latest: [MessageState]
     /// Whether older messages exist before the first of `latest`.
@@ -15,13 +13,19 @@ struct KeptChat: Sendable {
     var unreadOfA: Int
     var unreadOfB: Int
     /// The newest messages whole, oldest first, for the screens that have not
-    /// written them yet: a new message reaches both screens of its chat.
+    /// written them yet (a new message reaches both screens of its chat), and
+    /// for the chat lists, which show the last.
     var recent: [Message]
 
     /// Messages of the latest page: what `GET /api/chats/{id}` shows unasked.
     static let pageSize = MessagePageRequest.latest.limit
     /// Whole messages kept: a burst of sends between two passes fits.
     static let recentCount = 8
+
+    var lastMessage: Message? { recent.last }
+
+    /// What orders a chat list: its last message, or its creation when it has none.
+    var lastActivityAt: Int { lastMessage?.sentAt ?? chat.createdAt }
 
     func user(_ id: Int) -> User { id == userA.id ? userA : userB }
 
@@ -37,8 +41,6 @@ struct KeptChat: Sendable {
     // MARK: Changes
 
     mutating func sent(_ message: Message) {
-        lastMessage = message
-        lastActivityAt = message.sentAt
         latest.append(MessageState(message))
         if latest.count > Self.pageSize {
             latest.removeFirst(latest.count - Self.pageSize)
@@ -56,23 +58,20 @@ struct KeptChat: Sendable {
             state.senderID == reader || state.isRead ? state : MessageState(id: state.id, senderID: state.senderID, isRead: true)
         }
         recent = recent.map { $0.senderID == reader || $0.readAt != nil ? $0 : $0.read(at: time) }
-        if let last = lastMessage, last.senderID != reader, last.readAt == nil { lastMessage = last.read(at: time) }
     }
 }
 
 extension KeptChat {
     /// The chat as the database holds it now.
     init?(chat id: Int, from store: Store) throws {
-        guard let chat = try store.chat(id: id), let activity = try store.lastActivity(ofChat: id),
-              let userA = try store.user(id: chat.userA), let userB = try store.user(id: chat.userB)
+        guard let chat = try store.chat(id: id), let userA = try store.user(id: chat.userA), let userB = try store.user(id: chat.userB)
         else { return nil }
         let page = try store.messagePageOutline(chat: id, before: nil, limit: Self.pageSize)
         var recent: [Message] = []
         for state in page.states.suffix(Self.recentCount) {
             if let message = try store.message(id: state.id) { recent.append(message) }
         }
-        self.init(chat: chat, userA: userA, userB: userB, lastActivityAt: activity, lastMessage: recent.last,
-                  latest: page.states, hasEarlier: page.hasEarlier,
+        self.init(chat: chat, userA: userA, userB: userB, latest: page.states, hasEarlier: page.hasEarlier,
                   unreadOfA: try store.unreadCount(chat: id, reader: chat.userA),
                   unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent)
     }

@@ -39,11 +39,6 @@ extension Store {
         try connection.query("SELECT id FROM chats WHERE user_a = ?1 UNION ALL SELECT id FROM chats WHERE user_b = ?1 LIMIT ?2", user, limit) { $0.int(0) }
     }
 
-    /// When a chat last had a message, or its creation when it has none.
-    public func lastActivity(ofChat id: Int) throws -> Int? {
-        try connection.first("SELECT last_activity_at FROM chats WHERE id = ?", id) { $0.int(0) }
-    }
-
     /// The message `sender` sent earlier in `chat` with this client id, if any.
     public func message(chat: Int, sender: Int, clientID: String) throws -> Message? {
         try connection.first("""
