@@ -4,6 +4,7 @@ import TailorStore
 /// page of its messages and a new message are the same for both of its users'
 /// chat screens, so a publisher pass that rebuilds both reads them once.
 ///
+/// Used where a view is built from the database rather than the kept chats.
 /// Lives only as long as the transaction it was filled in, so it never holds
 /// anything stale.
 final class SharedReads {
@@ -18,31 +19,29 @@ final class SharedReads {
     }
 
     func chat(_ id: Int, in store: Store) throws -> Chat? {
-        if let known = chats[id] { return known }
-        let chat = try store.chat(id: id)
-        chats[id] = .some(chat)
-        return chat
+        try Self.remembered(id, in: &chats) { try store.chat(id: id) }
     }
 
     func user(_ id: Int, in store: Store) throws -> User? {
-        if let known = users[id] { return known }
-        let user = try store.user(id: id)
-        users[id] = .some(user)
-        return user
+        try Self.remembered(id, in: &users) { try store.user(id: id) }
     }
 
     func page(of chat: Int, _ request: MessagePageRequest, in store: Store) throws -> MessagePageOutline {
-        let key = PageKey(chat: chat, request: request)
-        if let known = pages[key] { return known }
-        let page = try store.messagePageOutline(chat: chat, before: request.before, limit: request.limit)
-        pages[key] = page
-        return page
+        try Self.remembered(PageKey(chat: chat, request: request), in: &pages) {
+            try store.messagePageOutline(chat: chat, before: request.before, limit: request.limit)
+        }
     }
 
     func message(_ id: Int, in store: Store) throws -> Message? {
-        if let known = messages[id] { return known }
-        let message = try store.message(id: id)
-        messages[id] = .some(message)
-        return message
+        try Self.remembered(id, in: &messages) { try store.message(id: id) }
+    }
+
+    /// What `read` gives for `key`, read only the first time (nil too is kept).
+    private static func remembered<Key: Hashable, Value>(_ key: Key, in memory: inout [Key: Value],
+                                                          _ read: () throws -> Value) rethrows -> Value {
+        if let known = memory[key] { return known }
+        let value = try read()
+        memory[key] = value
+        return value
     }
 }
