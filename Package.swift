@@ -74,7 +74,7 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP"]),
+        .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore"]),
         .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorStore"]),
         .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP"]),

@@ -16,9 +16,12 @@ public final class Application: Sendable {
     private let midnight: Task<Void, Never>
     private let heartbeat: Task<Void, Never>
     private let streams: EventStreams
+    private let logger: Logger
+    private let shutdownState = ShutdownState()
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration
+        self.logger = logger
         guard let zone = TimeZoneRules.named(configuration.timeZone) else {
             throw ConfigurationError("unknown time zone \(configuration.timeZone): use an IANA name such as Europe/Berlin "
                 + "(the tz database in /usr/share/zoneinfo comes with Debian's tzdata package)")
@@ -39,12 +42,13 @@ public final class Application: Sendable {
         let handler = EventHandler(cache: cache, directory: directory, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         events = EventRouter(writer: writer, handler: handler, now: now)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
-        let context = AppContext(events: events, views: views, auth: Authenticator(database: database))
+        let auth = Authenticator(database: database)
+        let context = AppContext(events: events, views: views, auth: auth)
         streams = EventStreams(views: views, firstID: Int64(now()) * 1000)
         handler.attach(streams)
 
         var router = Router()
-        HealthRoutes.register(on: &router)
+        HealthRoutes(events: events, shutdown: shutdownState, logger: logger).register(on: &router)
         AccountRoutes(context: context).register(on: &router)
         ChatRoutes(context: context).register(on: &router)
         OrderRoutes(context: context).register(on: &router)
@@ -58,7 +62,8 @@ public final class Application: Sendable {
         }
         server = try HTTPServer(
             configuration: configuration.server,
-            responder: HTTPResponder(router: router, fallback: fallback),
+            responder: HTTPResponder(router: router, fallback: fallback, admission: { auth.refusal(for: $0) },
+                                     answerForFailure: { APIError.answer(for: $0) }, logger: logger),
             logger: logger)
         chatbot.attach(to: events, loops: server.group)
 
@@ -118,10 +123,16 @@ public final class Application: Sendable {
     /// Stops gracefully: no new connections, requests in flight finish, then the
     /// database closes.
     public func shutdown() {
+        shutdownState.begin()
         midnight.cancel()
         heartbeat.cancel()
         streams.closeAll()
         server.shutdown()
+        do {
+            try events.finish()
+        } catch {
+            logger.error("the write-ahead log could not be copied into the database file on the way out: \(error)")
+        }
         database.close()
     }
 }

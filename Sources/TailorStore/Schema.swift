@@ -67,6 +67,72 @@ public enum Schema {
         DROP INDEX messages_unread;
         CREATE INDEX messages_unread ON messages(chat_id, sender_id, read_at) WHERE read_at IS NULL;
         """,
+        // 3: ids are never used twice. Without AUTOINCREMENT, SQLite gives a new
+        // row the largest id plus one, so deleting the newest order and placing
+        // another gave the new one the deleted one's id: a stream told that
+        // order 2 was deleted then heard of a different order 2. Each table is
+        // copied into one that remembers its highest id ever. Runs with foreign
+        // keys off (see `migrate`), so dropping a table deletes nothing else.
+        // `readiness` is the row `/readyz` writes to prove that writes commit.
+        """
+        CREATE TABLE users_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL UNIQUE,
+            created_at INTEGER NOT NULL
+        );
+        INSERT INTO users_new SELECT id, name, name_key, created_at FROM users;
+        DROP TABLE users;
+        ALTER TABLE users_new RENAME TO users;
+
+        CREATE TABLE chats_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_a INTEGER NOT NULL REFERENCES users(id),
+            user_b INTEGER NOT NULL REFERENCES users(id),
+            created_at INTEGER NOT NULL,
+            last_activity_at INTEGER NOT NULL,
+            CHECK (user_a < user_b),
+            UNIQUE (user_a, user_b)
+        );
+        INSERT INTO chats_new SELECT id, user_a, user_b, created_at, last_activity_at FROM chats;
+        DROP TABLE chats;
+        ALTER TABLE chats_new RENAME TO chats;
+        CREATE INDEX chats_user_b ON chats(user_b);
+
+        CREATE TABLE messages_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+            sender_id INTEGER NOT NULL REFERENCES users(id),
+            text TEXT NOT NULL,
+            client_id TEXT,
+            sent_at INTEGER NOT NULL,
+            read_at INTEGER
+        );
+        INSERT INTO messages_new SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages;
+        DROP TABLE messages;
+        ALTER TABLE messages_new RENAME TO messages;
+        CREATE INDEX messages_page ON messages(chat_id, id, sender_id, read_at);
+        CREATE UNIQUE INDEX messages_client_id ON messages(chat_id, sender_id, client_id) WHERE client_id IS NOT NULL;
+        CREATE INDEX messages_unread ON messages(chat_id, sender_id, read_at) WHERE read_at IS NULL;
+
+        CREATE TABLE orders_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            name TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            status TEXT NOT NULL,
+            total_cents INTEGER NOT NULL,
+            item_count INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        INSERT INTO orders_new SELECT id, user_id, name, currency, status, total_cents, item_count, created_at FROM orders;
+        DROP TABLE orders;
+        ALTER TABLE orders_new RENAME TO orders;
+        CREATE INDEX orders_user ON orders(user_id, id);
+
+        CREATE TABLE readiness (id INTEGER PRIMARY KEY CHECK (id = 1), checked_at INTEGER NOT NULL);
+        INSERT INTO readiness VALUES (1, 0);
+        """,
     ]
 
     /// The version a database has once every migration is applied.
@@ -79,20 +145,33 @@ public enum Schema {
         guard version <= migrations.count else {
             throw SchemaError.newerThanProgram(database: version, program: migrations.count)
         }
+        guard version < migrations.count else { return }
+        // Migrations rebuild tables; with foreign keys on, dropping the old
+        // table would delete the rows that refer to it. The pragma is a no-op
+        // inside a transaction, so it is set around them, and each migration
+        // proves before its commit that every reference still holds.
+        try connection.execute("PRAGMA foreign_keys = OFF")
         for (index, migration) in migrations.enumerated() where index >= version {
             try connection.transaction {
                 try connection.execute(migration)
+                if let broken = try connection.first("PRAGMA foreign_key_check", row: { $0.text(0) }) {
+                    throw SchemaError.brokenReference(table: broken)
+                }
                 try connection.execute("PRAGMA user_version = \(index + 1)")
             }
         }
+        try connection.execute("PRAGMA foreign_keys = ON")
     }
 }
 
 public enum SchemaError: Error, CustomStringConvertible {
     case newerThanProgram(database: Int, program: Int)
+    case brokenReference(table: String)
 
     public var description: String {
         switch self {
+        case .brokenReference(let table):
+            "a migration left rows in \(table) that refer to nothing"
         case .newerThanProgram(let database, let program):
             "the database has schema version \(database), newer than this program's \(program)"
         }

@@ -70,19 +70,31 @@ struct ServeCommand: ParsableCommand {
     var idleTimeout = 60.0
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535.") }
+        try Self.require(port, in: 0...65535, "--port")
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
         }
-        guard maxConnections > 0, maxBody >= 0, maxRequestLine > 0, maxHeaderBytes > 0, maxHeaderFields > 0 else {
-            throw ValidationError("limits must be positive.")
-        }
-        guard headerTimeout > 0, idleTimeout > 0 else { throw ValidationError("timeouts must be positive.") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1.") }
         guard Database.Synchronous(rawValue: sync) != nil else { throw ValidationError("--sync must be normal or full.") }
-        guard heartbeat > 0 else { throw ValidationError("--heartbeat must be positive.") }
-        guard botDelay >= 0 else { throw ValidationError("--bot-delay must not be negative.") }
-        guard viewCacheBytes > 0 else { throw ValidationError("--view-cache-bytes must be positive.") }
+        // Every number has a range: a value past it (or inf, nan) would otherwise
+        // pass here and trap later, when it is turned into a deadline or a count.
+        if let threads { try Self.require(threads, in: 1...1024, "--threads") }
+        try Self.require(maxConnections, in: 1...1_000_000, "--max-connections")
+        try Self.require(maxBody, in: 0...(1 << 30), "--max-body")
+        try Self.require(maxRequestLine, in: 64...(1 << 20), "--max-request-line")
+        try Self.require(maxHeaderBytes, in: 256...(16 << 20), "--max-header-bytes")
+        try Self.require(maxHeaderFields, in: 1...10_000, "--max-header-fields")
+        try Self.require(viewCacheBytes, in: 1...(1 << 40), "--view-cache-bytes")
+        try Self.require(headerTimeout, in: 0.01...3600, "--header-timeout")
+        try Self.require(idleTimeout, in: 0.01...86400, "--idle-timeout")
+        try Self.require(heartbeat, in: 0.01...3600, "--heartbeat")
+        try Self.require(botDelay, in: 0...3600, "--bot-delay")
+    }
+
+    /// Fails with the flag's name and range; `contains` is false for nan and inf.
+    private static func require<Number: Comparable>(_ value: Number, in range: ClosedRange<Number>, _ flag: String) throws {
+        guard range.contains(value) else {
+            throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound); got \(value).")
+        }
     }
 
     func run() throws {

@@ -1,3 +1,5 @@
+import Logging
+import Synchronization
 import Testing
 @testable import TailorHTTP
 
@@ -45,11 +47,66 @@ import Testing
     }
 
     @Test func queryItemsAreDecoded() {
-        let request = HTTPRequest(method: .get, path: "/api/orders", query: "q=green+tea&sort=total&x=%E2%82%AC&flag")
+        let items = QueryString.items(ArraySlice("q=green+tea&sort=total&x=%E2%82%AC&flag".utf8))
+        #expect(QueryString.items(ArraySlice("q=%zz".utf8)) == nil)
+        let request = HTTPRequest(method: .get, path: "/api/orders", queryItems: items ?? [])
         #expect(request.query("q") == "green tea")
         #expect(request.query("sort") == "total")
         #expect(request.query("x") == "€")
         #expect(request.query("flag") == "")
         #expect(request.query("missing") == nil)
+    }
+
+    /// Every 5xx is logged with its cause; a failure the application knows
+    /// (here: a full disk) gets its own answer.
+    @Test func aFailureIsLoggedWithItsCauseAndAnswered() async {
+        struct DiskFull: Error {}
+        struct Broken: Error {}
+        let lines = RecordedLines()
+        var router = Router()
+        router.get("/full") { _ in throw DiskFull() }
+        router.get("/broken") { _ in throw Broken() }
+        let responder = HTTPResponder(
+            router: router,
+            answerForFailure: { $0 is DiskFull ? HTTPError(.insufficientStorage, code: "storage_full", message: "full") : nil },
+            logger: Logger(label: "test") { _ in lines })
+        #expect(await responder.respond(to: HTTPRequest(method: .get, path: "/full")).status == .insufficientStorage)
+        #expect(await responder.respond(to: HTTPRequest(method: .get, path: "/broken")).status == .internalServerError)
+        let logged = lines.all
+        #expect(logged.count == 2)
+        #expect(logged.first?.contains("GET /full answered 507 storage_full: DiskFull") == true)
+        #expect(logged.last?.contains("GET /broken answered 500 internal_error: Broken") == true)
+    }
+
+    @Test func aFloodOfFailuresIsLoggedInPart() {
+        let lines = RecordedLines()
+        let log = ThrottledLog(logger: Logger(label: "test") { _ in lines }, burst: 3, interval: 3600)
+        for index in 0..<100 { log.log("failure \(index)") }
+        #expect(lines.all == ["failure 0", "failure 1", "failure 2"])
+    }
+}
+
+/// A log handler that keeps the messages it is given.
+final class RecordedLines: LogHandler, Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+
+    func log(event: LogEvent) {
+        lines.withLock { $0.append("\(event.message)") }
+    }
+
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}
+    }
+
+    var logLevel: Logger.Level {
+        get { .trace }
+        set {}
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
     }
 }

@@ -89,4 +89,47 @@ import Testing
         kill(first.process.processIdentifier, SIGTERM)
         #expect(first.waitForExit(timeout: 5) == 0)
     }
+
+    /// Values a flag's type accepts but the server cannot use: each is refused at
+    /// start with the flag's name, instead of trapping later.
+    @Test(arguments: [
+        ["--bot-delay", "1e16"], ["--idle-timeout", "inf"], ["--header-timeout", "1e300"], ["--heartbeat", "inf"],
+        ["--heartbeat", "nan"], ["--bot-delay", "-1"], ["--max-body", "99999999999999"], ["--threads", "100000"],
+    ])
+    func aNumberOutsideItsRangeIsRefusedAtStart(flag: [String]) throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--db", ":memory:"] + flag
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let giveUp = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < giveUp { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains(flag[0]), "\(message)")
+    }
+
+    /// A clean stop copies the write-ahead log into the database file: what is
+    /// left is the file alone, with everything in it.
+    @Test func aCleanStopLeavesNoWriteAheadLog() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-stop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("tailor.sqlite").path
+        let server = try RunningServer(arguments: ["--db", path])
+        let client = try RawClient(port: server.port)
+        for index in 0..<50 {
+            let body = #"{"name":"user\#(index)"}"#
+            try client.send("POST /api/users HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            #expect(try client.readResponse().status == 201)
+        }
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(server.waitForExit(timeout: 5) == 0)
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(log == 0)
+    }
 }

@@ -39,6 +39,24 @@ final class Authenticator: Sendable {
         return user
     }
 
+    /// The routes under `/api` that need no account: sign-up and sign-in.
+    static let openRoutes: Set<String> = ["/api/users", "/api/session"]
+
+    /// Why a request held before its body would be refused for its credentials,
+    /// or nil when they are good or the route needs none. A store that fails
+    /// here is left to the handler, which meets it again and reports it.
+    func refusal(for request: HTTPRequest) -> HTTPError? {
+        guard request.path.hasPrefix("/api/"), !(Self.openRoutes.contains(request.path) && request.method == .post) else { return nil }
+        do {
+            _ = try user(for: request)
+            return nil
+        } catch let refusal as HTTPError {
+            return refusal
+        } catch {
+            return nil
+        }
+    }
+
     func user(token: String) throws -> User? {
         let hash = Self.hash(token)
         if let user = known.withLock({ $0[hash] }) { return user }

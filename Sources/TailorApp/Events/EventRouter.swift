@@ -50,6 +50,25 @@ public final class EventRouter: Sendable {
         }
     }
 
+    /// Commits a small write on the writer's queue, behind the events waiting
+    /// there: proof that the database takes writes and that the writer runs.
+    func checkWrites() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writerQueue.async { [self] in
+                continuation.resume(with: Result {
+                    try writer.connection.transaction { try Store(writer.connection).recordReadiness(at: now()) }
+                })
+            }
+        }
+    }
+
+    /// After the last event, on the way out: copies the write-ahead log into the
+    /// database file and empties it, so that a stopped server leaves one file
+    /// that holds everything.
+    func finish() throws {
+        try writerQueue.sync { try writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
     /// Writes batches until no event waits.
     private func writeBatches() {
         while true {

@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorStore
 
 /// The API's errors, each with the status and code of API.md.
 enum APIError {
@@ -22,7 +23,23 @@ enum APIError {
         HTTPError(.conflict, code: code, message: message)
     }
 
-    static let malformedJSON = HTTPError(.badRequest, code: "malformed_json", message: "The body is not valid JSON.")
+    static func malformedJSON(_ reason: String) -> HTTPError {
+        HTTPError(.badRequest, code: "malformed_json", message: reason)
+    }
     static let notJSON = HTTPError(.unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as Content-Type: application/json.")
-    static let unavailable = HTTPError(.serviceUnavailable, code: "unavailable", message: "The store could not be reached; try again.")
+    static let unavailable = HTTPError(.serviceUnavailable, code: "unavailable", message: "The store could not be reached; try again.",
+                                       headers: [HTTPField("Retry-After", "1")])
+    static let storageFull = HTTPError(.insufficientStorage, code: "storage_full",
+                                       message: "The server's disk is full: nothing was stored. Try again later.",
+                                       headers: [HTTPField("Retry-After", "60")])
+
+    /// What a client is told when the store failed: a full disk and a failure
+    /// that may pass say when to try again; anything else is the server's own
+    /// fault (500).
+    static func answer(for failure: any Error) -> HTTPError? {
+        guard let failure = failure as? SQLiteError else { return nil }
+        if failure.isStorageFull { return storageFull }
+        if failure.mayPass { return unavailable }
+        return nil
+    }
 }

@@ -21,7 +21,12 @@ struct JSONBody {
               type.split(separator: ";").first?.trimmed == "application/json" else {
             throw APIError.notJSON
         }
-        guard let value = try? JSONParser.parse(request.body) else { throw APIError.malformedJSON }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(request.body)
+        } catch let malformed as JSONParser.Malformed {
+            throw APIError.malformedJSON(malformed.reason)
+        }
         guard case .object(let fields) = value else { throw APIError.invalid("The body must be a JSON object.") }
         self.fields = fields
     }

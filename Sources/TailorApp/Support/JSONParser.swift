@@ -7,7 +7,10 @@ struct JSONParser {
     /// body cannot exhaust the stack.
     static let maxDepth = 64
 
-    struct Malformed: Error {}
+    /// Why the body is not JSON, in words for the error's message.
+    struct Malformed: Error {
+        var reason = "The body is not valid JSON."
+    }
 
     private let bytes: [UInt8]
     private var index = 0
@@ -53,7 +56,9 @@ struct JSONParser {
             let key = try string()
             skipWhitespace()
             guard try take(UInt8(ascii: ":")) else { throw Malformed() }
-            fields[key] = try value()
+            guard fields.updateValue(try value(), forKey: key) == nil else {
+                throw Malformed(reason: "The body names \"\(key)\" twice.")
+            }
             skipWhitespace()
         } while try take(UInt8(ascii: ","))
         guard try take(UInt8(ascii: "}")) else { throw Malformed() }
@@ -153,7 +158,9 @@ struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw Malformed() }
         }
-        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else { throw Malformed() }
+        // Past Double's range this is ±infinity: still valid JSON, which each
+        // field's range check then refuses (422), as it would 1e300.
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw Malformed() }
         return value
     }
 

@@ -12,9 +12,9 @@ public struct HTTPRequest: Sendable {
     }
 
     /// A request made in code, for tests and internal calls.
-    public init(method: HTTPMethod, path: String, query: String = "", headers: [(String, String)] = [], body: [UInt8] = []) {
+    public init(method: HTTPMethod, path: String, queryItems: [QueryItem] = [], headers: [(String, String)] = [], body: [UInt8] = []) {
         self.init(head: HTTPRequestHead(
-            method: method, path: path, query: query, minorVersion: 1, headers: HTTPHeaders(headers),
+            method: method, path: path, queryItems: queryItems, minorVersion: 1, headers: HTTPHeaders(headers),
             keepAlive: true, bodyFraming: body.isEmpty ? .none : .length(body.count), expectsContinue: false), body: body)
     }
 
@@ -27,19 +27,8 @@ public struct HTTPRequest: Sendable {
         parameters.first { $0.name == name }?.value
     }
 
-    /// The query's decoded `name=value` pairs, in order.
-    public var queryItems: [(name: String, value: String)] {
-        guard !head.query.isEmpty else { return [] }
-        return head.query.split(separator: "&").compactMap { item in
-            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = PercentDecoding.decode(pair[0], plusIsSpace: true), !name.isEmpty else { return nil }
-            let value = pair.count > 1 ? PercentDecoding.decode(pair[1], plusIsSpace: true) ?? "" : ""
-            return (name, value)
-        }
-    }
-
     /// The first decoded value of the query parameter `name`.
     public func query(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
+        head.queryItems.first { $0.name == name }?.value
     }
 }

@@ -69,6 +69,11 @@ public struct HTTPHeaders: Sendable {
         fields.first { Self.equalIgnoringCase(head[Int($0.nameStart)..<Int($0.nameEnd)], name.utf8) }
     }
 
+    /// How many fields are named `name`.
+    func count(of name: String) -> Int {
+        fields.reduce(0) { $0 + (Self.equalIgnoringCase(head[Int($1.nameStart)..<Int($1.nameEnd)], name.utf8) ? 1 : 0) }
+    }
+
     func matching(_ name: String) -> [Field] {
         fields.filter { Self.equalIgnoringCase(head[Int($0.nameStart)..<Int($0.nameEnd)], name.utf8) }
     }

@@ -10,8 +10,8 @@ public struct HTTPRequestHead: Sendable {
     public var method: HTTPMethod
     /// The target's path, percent-decoded: `/api/chats/42`.
     public var path: String
-    /// The raw query after `?`, still percent-encoded; empty when there is none.
-    public var query: String
+    /// The query's `name=value` pairs after `?`, percent-decoded, in order.
+    public var queryItems: [QueryItem]
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
     public var minorVersion: Int
     public var headers: HTTPHeaders

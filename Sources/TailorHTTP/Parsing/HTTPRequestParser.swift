@@ -146,8 +146,13 @@ public struct HTTPRequestParser: Sendable {
         }
         let headers = HTTPHeaders(head: copy, fields: fields)
 
-        if minorVersion == 1 && headers.matching("host").count != 1 {
+        if minorVersion == 1 && headers.count(of: "host") != 1 {
             return .failure(.malformed("An HTTP/1.1 request needs exactly one Host field."))
+        }
+        // Two values of a field that can hold one leave it open which one counts,
+        // and two parts of a system may pick differently (RFC 9110 §5.3).
+        for name in Self.singletonFields where headers.count(of: name) > 1 {
+            return .failure(.malformed("The \(name) field appears more than once."))
         }
         let framing: HTTPRequestHead.BodyFraming
         switch Self.bodyFraming(headers, minorVersion: minorVersion) {
@@ -166,10 +171,12 @@ public struct HTTPRequestParser: Sendable {
             : headers.contains("connection", token: "keep-alive")
 
         return .head(HTTPRequestHead(
-            method: method, path: target.path, query: target.query, minorVersion: minorVersion,
+            method: method, path: target.path, queryItems: target.queryItems, minorVersion: minorVersion,
             headers: headers, keepAlive: keepAlive, bodyFraming: framing,
             expectsContinue: expectsContinue), length: end)
     }
+
+    static let singletonFields = ["host", "authorization", "content-type"]
 
     /// RFC 9112 §6.3: chunked wins if present but is only accepted alone; a length
     /// must be one decimal number; both at once is a smuggling attempt.

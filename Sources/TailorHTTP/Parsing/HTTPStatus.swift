@@ -27,9 +27,11 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let unsupportedMediaType = HTTPStatus(415, "Unsupported Media Type")
     public static let expectationFailed = HTTPStatus(417, "Expectation Failed")
     public static let unprocessableContent = HTTPStatus(422, "Unprocessable Content")
+    public static let tooManyRequests = HTTPStatus(429, "Too Many Requests")
     public static let headersTooLarge = HTTPStatus(431, "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(500, "Internal Server Error")
     public static let notImplemented = HTTPStatus(501, "Not Implemented")
     public static let serviceUnavailable = HTTPStatus(503, "Service Unavailable")
     public static let versionNotSupported = HTTPStatus(505, "HTTP Version Not Supported")
+    public static let insufficientStorage = HTTPStatus(507, "Insufficient Storage")
 }

@@ -26,10 +26,6 @@ public enum PercentDecoding {
         return String(validating: decoded, as: UTF8.self)
     }
 
-    public static func decode(_ text: Substring, plusIsSpace: Bool) -> String? {
-        decode(Array(text.utf8), plusIsSpace: plusIsSpace)
-    }
-
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

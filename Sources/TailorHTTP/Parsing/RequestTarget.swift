@@ -1,7 +1,7 @@
-/// The request target split into a decoded path and a raw query (RFC 9112 §3.2).
+/// The request target split into a decoded path and decoded query pairs (RFC 9112 §3.2).
 struct RequestTarget {
     var path: String
-    var query: String
+    var queryItems: [QueryItem]
 
     static func parse(_ bytes: ArraySlice<UInt8>, method: HTTPMethod) -> Result<RequestTarget, HTTPParseError> {
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -10,7 +10,7 @@ struct RequestTarget {
         var target = bytes
         if target.first == UInt8(ascii: "*") && target.count == 1 {
             guard method == .options else { return .failure(.malformed("The target * is for OPTIONS only.")) }
-            return .success(RequestTarget(path: "*", query: ""))
+            return .success(RequestTarget(path: "*", queryItems: []))
         }
         if target.first != UInt8(ascii: "/") {
             // absolute-form (RFC 9112 §3.2.2): keep the path, drop scheme and authority.
@@ -26,11 +26,13 @@ struct RequestTarget {
         }
         let queryStart = target.firstIndex(of: UInt8(ascii: "?"))
         let rawPath = target[..<(queryStart ?? target.endIndex)]
-        let query = queryStart.map { String(decoding: target[($0 + 1)...], as: UTF8.self) } ?? ""
         guard let path = PercentDecoding.decode(rawPath, plusIsSpace: false), !path.utf8.contains(0) else {
             return .failure(.malformed("The path has a malformed percent-escape, a NUL byte, or invalid UTF-8."))
         }
-        return .success(RequestTarget(path: path, query: query))
+        guard let queryItems = QueryString.items(queryStart.map { target[($0 + 1)...] } ?? []) else {
+            return .failure(.malformed("The query has a malformed percent-escape, a NUL byte, or invalid UTF-8."))
+        }
+        return .success(RequestTarget(path: path, queryItems: queryItems))
     }
 
     private static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {

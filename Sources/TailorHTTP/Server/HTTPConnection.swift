@@ -54,6 +54,9 @@ final class HTTPConnection {
             case .rejected(let error):
                 try await answerAndClose(HTTPError(error).response, minorVersion: head.minorVersion)
                 return
+            case .answeredBeforeBody(let response):
+                try await answerAndClose(response, minorVersion: head.minorVersion)
+                return
             case .timedOut:
                 try await answerAndClose(HTTPError.timedOut.response, minorVersion: head.minorVersion)
                 return
@@ -128,6 +131,8 @@ final class HTTPConnection {
     private enum BodyOutcome {
         case complete([UInt8])
         case rejected(HTTPParseError)
+        /// The client waits for `100 Continue`, but the head already decides the answer.
+        case answeredBeforeBody(HTTPResponse)
         case timedOut
         case peerGone
     }
@@ -139,7 +144,10 @@ final class HTTPConnection {
         case .length(let length):
             // Refused before a byte of it is read (RFC 9110 §15.5.14).
             guard length <= configuration.maxBodyBytes else { return .rejected(.bodyTooLarge) }
-            if head.expectsContinue && inbound.count < length { try await sendContinue() }
+            if head.expectsContinue && inbound.count < length {
+                if let answer = server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
+                try await sendContinue()
+            }
             var body: [UInt8] = []
             body.reserveCapacity(length)
             while true {
@@ -150,7 +158,10 @@ final class HTTPConnection {
                 if let stop = try await readMore() { return stop }
             }
         case .chunked:
-            if head.expectsContinue && inbound.isEmpty { try await sendContinue() }
+            if head.expectsContinue && inbound.isEmpty {
+                if let answer = server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
+                try await sendContinue()
+            }
             var decoder = ChunkedBodyDecoder(maxBodyBytes: configuration.maxBodyBytes,
                                              maxTrailerBytes: configuration.parserLimits.maxHeadBytes)
             while true {

@@ -17,6 +17,16 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         "SQLite error \(code): \(message)" + (sql.map { " in: \($0)" } ?? "")
     }
 
+    /// The disk (or the file's size limit) is full: nothing more is stored
+    /// until room is made.
+    public var isStorageFull: Bool { code & 0xFF == SQLITE_FULL }
+
+    /// A failure that may pass by itself: the file busy or locked beyond the
+    /// busy timeout, an I/O error, or a file that cannot be written now.
+    public var mayPass: Bool {
+        [SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PROTOCOL].contains(code & 0xFF)
+    }
+
     /// A UNIQUE, CHECK, NOT NULL or foreign-key rule said no.
     public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
 }
