@@ -142,7 +142,22 @@ int csystem_connect_tcp(const char *host, int port, const char *source) {
     return fd;
 }
 
-int csystem_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+int csystem_accept(int listener, uint8_t peer[16]) {
+    struct sockaddr_storage address;
+    socklen_t length = sizeof address;
+    int fd = accept4(listener, (struct sockaddr *)&address, &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 || peer == NULL) return fd;
+    memset(peer, 0, 16);
+    if (address.ss_family == AF_INET6) {
+        memcpy(peer, &((struct sockaddr_in6 *)&address)->sin6_addr, 16);
+    } else if (address.ss_family == AF_INET) {
+        // As an IPv4-mapped IPv6 address, so that both families share one key.
+        peer[10] = 0xff;
+        peer[11] = 0xff;
+        memcpy(peer + 12, &((struct sockaddr_in *)&address)->sin_addr, 4);
+    }
+    return fd;
+}
 
 int csystem_set_nodelay(int fd) {
     int one = 1;

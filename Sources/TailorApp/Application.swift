@@ -48,7 +48,7 @@ public final class Application: Sendable {
         handler.attach(streams)
 
         var router = Router()
-        HealthRoutes(events: events, shutdown: shutdownState, logger: logger).register(on: &router)
+        HealthRoutes(events: events, shutdown: shutdownState).register(on: &router)
         AccountRoutes(context: context).register(on: &router)
         ChatRoutes(context: context).register(on: &router)
         OrderRoutes(context: context).register(on: &router)

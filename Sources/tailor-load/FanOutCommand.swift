@@ -51,7 +51,7 @@ struct FanOutCommand: ParsableCommand {
         // Open the streams in steps, so the listener's backlog is never flooded.
         while sockets.count < streams {
             for _ in 0..<min(500, streams - sockets.count) {
-                let fd = csystem_connect_tcp("127.0.0.1", Int32(port), nil)
+                let fd = csystem_connect_tcp("127.0.0.1", Int32(port), LoadTarget.loopbackSource(forConnection: sockets.count))
                 guard fd >= 0 else { throw SystemError("connect to 127.0.0.1:\(port)") }
                 sockets.append(fd)
                 guard request.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == request.count else {

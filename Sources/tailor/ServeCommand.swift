@@ -51,6 +51,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Past this many open connections, new ones get 503 and are closed.")
     var maxConnections = 10_000
 
+    @Option(help: "Past this many open connections from one client address, new ones get 503; 0 for no limit (behind a proxy).")
+    var maxConnectionsPerAddress = 256
+
     @Option(help: "Request body limit in bytes (413 past it).")
     var maxBody = 1024 * 1024
 
@@ -66,6 +69,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds for a request's head, and each piece of its body, to arrive.")
     var headerTimeout = 10.0
 
+    @Option(help: "Seconds for a whole request body to arrive (408 past it).")
+    var bodyTimeout = 30.0
+
     @Option(help: "Seconds an idle keep-alive connection is kept.")
     var idleTimeout = 60.0
 
@@ -79,12 +85,14 @@ struct ServeCommand: ParsableCommand {
         // pass here and trap later, when it is turned into a deadline or a count.
         if let threads { try Self.require(threads, in: 1...1024, "--threads") }
         try Self.require(maxConnections, in: 1...1_000_000, "--max-connections")
+        try Self.require(maxConnectionsPerAddress, in: 0...1_000_000, "--max-connections-per-address")
         try Self.require(maxBody, in: 0...(1 << 30), "--max-body")
         try Self.require(maxRequestLine, in: 64...(1 << 20), "--max-request-line")
         try Self.require(maxHeaderBytes, in: 256...(16 << 20), "--max-header-bytes")
         try Self.require(maxHeaderFields, in: 1...10_000, "--max-header-fields")
         try Self.require(viewCacheBytes, in: 1...(1 << 40), "--view-cache-bytes")
         try Self.require(headerTimeout, in: 0.01...3600, "--header-timeout")
+        try Self.require(bodyTimeout, in: 0.01...3600, "--body-timeout")
         try Self.require(idleTimeout, in: 0.01...86400, "--idle-timeout")
         try Self.require(heartbeat, in: 0.01...3600, "--heartbeat")
         try Self.require(botDelay, in: 0...3600, "--bot-delay")
@@ -96,6 +104,10 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound); got \(value).")
         }
     }
+
+    /// Descriptors kept out of `--max-connections`: the database's connections,
+    /// static files being read, epoll and eventfds, the listener's reserve.
+    static let filesKeptForOtherUses = 64
 
     func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
@@ -112,7 +124,12 @@ struct ServeCommand: ParsableCommand {
         configuration.server.host = host
         configuration.server.port = port
         configuration.server.loopCount = threads ?? ProcessSetup.usableCPUCount
-        configuration.server.maxConnections = maxConnections
+        configuration.server.maxConnections = max(1, min(maxConnections, openFiles - Self.filesKeptForOtherUses))
+        if configuration.server.maxConnections < maxConnections {
+            logger.warning("--max-connections lowered from \(maxConnections) to \(configuration.server.maxConnections): the open-files limit is \(openFiles), and \(Self.filesKeptForOtherUses) are kept for the database, files and streams of the server itself")
+        }
+        configuration.server.maxConnectionsPerAddress = maxConnectionsPerAddress
+        configuration.server.bodyTimeout = bodyTimeout
         configuration.server.maxBodyBytes = maxBody
         configuration.server.parserLimits.maxRequestLineBytes = maxRequestLine
         configuration.server.parserLimits.maxHeadBytes = maxHeaderBytes

@@ -173,4 +173,51 @@ import TailorHTTP
         #expect(try client.readResponse().text == #"{"slow":true}"#)
         #expect(try client.readResponse().text == #"{"status":"ok"}"#)
     }
+
+    /// A connection that never sends a byte is closed after the head timeout
+    /// counted from its accept, not kept for the idle timeout: ten thousand
+    /// silent ones would otherwise hold every place for a minute.
+    @Test func aSilentConnectionIsClosedAfterTheHeadTimeout() throws {
+        let server = try TestServer {
+            $0.headerTimeout = 0.5
+            $0.idleTimeout = 60
+        }
+        let client = try server.client(timeout: 3)
+        #expect(client.isClosedByServer())
+        #expect(server.waitForConnectionCount(0))
+    }
+
+    /// Each piece of a dribbled body arrives within the head timeout, but the
+    /// whole body must arrive within the body timeout.
+    @Test func aDribbledBodyGets408AtItsDeadline() throws {
+        let server = try TestServer {
+            $0.headerTimeout = 1
+            $0.bodyTimeout = 1
+        }
+        let client = try server.client(timeout: 5)
+        try client.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n")
+        let started = Date()
+        var answer: TestResponse?
+        for _ in 0..<20 {
+            usleep(300_000)
+            guard (try? client.send("x")) != nil else { break }
+            if Date().timeIntervalSince(started) > 2.5 { break }
+        }
+        answer = try? client.readResponse()
+        #expect(answer?.status == 408)
+        #expect(Date().timeIntervalSince(started) < 4)
+    }
+
+    @Test func connectionsPastTheLimitPerAddressGet503() throws {
+        let server = try TestServer { $0.maxConnectionsPerAddress = 3 }
+        let held = try (0..<3).map { _ in try server.client() }
+        #expect(server.waitForConnectionCount(3))
+        let refused = try server.client()
+        #expect(try refused.readResponse().status == 503)
+        #expect(refused.isClosedByServer())
+        try held[0].send("GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        #expect(try held[0].readResponse().status == 200)
+        #expect(server.waitForConnectionCount(2))
+        #expect(try server.get("/healthz").status == 200)
+    }
 }

@@ -182,7 +182,8 @@ import Testing
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = limit.rlim_max
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        let app = try TestApp()
+        // All from 127.0.0.1: past the default limit per client address.
+        let app = try TestApp { $0.server.maxConnectionsPerAddress = 0 }
         let alice = try app.user("alice")
         var streams: [SSEClient] = []
         for index in 0..<1000 {

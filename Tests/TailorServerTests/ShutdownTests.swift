@@ -132,4 +132,45 @@ import Testing
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(log == 0)
     }
+
+    /// With fewer descriptors than `--max-connections` asks for, the limit is
+    /// lowered at start and said; connections past it get 503 instead of
+    /// running the process out of descriptors, and the server keeps answering.
+    @Test func theConnectionLimitFitsTheOpenFilesLimit() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -n 100 && exec \"$0\" serve --port 0 --db :memory: --public /tmp --header-timeout 60", Self.executable.path]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var line = ""
+        while !line.hasSuffix("\n") {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { break }
+            line += String(decoding: byte, as: UTF8.self)
+        }
+        let port = try #require(Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
+        let first = try RawClient(port: port)
+        try first.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try first.readResponse().status == 200)
+        var held: [RawClient] = []
+        var refused = 0
+        for _ in 0..<60 {
+            let client = try RawClient(port: port, timeout: 0.1)
+            if let response = try? client.readResponse(), response.status == 503 { refused += 1 } else { held.append(client) }
+        }
+        #expect(refused >= 20)
+        try first.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try first.readResponse().status == 200)
+        process.terminate()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("--max-connections lowered from 10000 to 36"), "\(message)")
+    }
 }

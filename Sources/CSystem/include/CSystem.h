@@ -48,7 +48,9 @@ int csystem_listen_tcp(const char *host, int port, int backlog, int reuse_port, 
 /// 127.0.0.2, … has its own range of ephemeral ports.
 int csystem_connect_tcp(const char *host, int port, const char *source);
 /// Accepts one connection as non-blocking and close-on-exec; -1 with errno.
-int csystem_accept(int listener);
+/// A non-NULL `peer` receives the client's address as 16 bytes (IPv4 mapped
+/// into IPv6), in the same call.
+int csystem_accept(int listener, uint8_t peer[16]);
 int csystem_set_nodelay(int fd);
 int csystem_set_receive_buffer(int fd, int bytes);
 

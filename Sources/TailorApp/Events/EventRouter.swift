@@ -50,15 +50,31 @@ public final class EventRouter: Sendable {
         }
     }
 
+    /// What a readiness write came to.
+    enum WriteCheck: Sendable {
+        case committed
+        case failed(any Error)
+        /// The writer did not get to it in time: stuck, or far behind.
+        case timedOut
+    }
+
     /// Commits a small write on the writer's queue, behind the events waiting
     /// there: proof that the database takes writes and that the writer runs.
-    func checkWrites() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    /// The timer is a dispatch timer, not a task, so that it fires even when
+    /// the shared pool of tasks is busy.
+    func checkWrites(within seconds: Double) async -> WriteCheck {
+        await withCheckedContinuation { (continuation: CheckedContinuation<WriteCheck, Never>) in
+            let waiting = Mutex<CheckedContinuation<WriteCheck, Never>?>(continuation)
+            let answer: @Sendable (WriteCheck) -> Void = { check in waiting.withLock { $0.take() }?.resume(returning: check) }
             writerQueue.async { [self] in
-                continuation.resume(with: Result {
+                do {
                     try writer.connection.transaction { try Store(writer.connection).recordReadiness(at: now()) }
-                })
+                    answer(.committed)
+                } catch {
+                    answer(.failed(error))
+                }
             }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer(.timedOut) }
         }
     }
 

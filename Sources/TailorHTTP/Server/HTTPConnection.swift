@@ -15,6 +15,11 @@ final class HTTPConnection {
     private var parser: HTTPRequestParser
     private var inbound = InboundBuffer(capacity: 4096)
     private var outbound = OutboundQueue()
+    /// No request has been read yet: the head timer runs from the accept, so
+    /// that a connection that never sends a byte is not kept as if it were idle.
+    private var awaitingFirstRequest = true
+    /// When the body being read must be complete.
+    private var bodyDeadline: UInt64 = 0
 
     /// Reads happen in pieces at least this large.
     private static let readSize = 4096
@@ -86,7 +91,9 @@ final class HTTPConnection {
 
     /// The next request's head, or nil when the connection should end quietly.
     private func nextHead() async throws -> HTTPRequestHead? {
-        socket.deadline = MonotonicClock.after(seconds: inbound.isEmpty ? configuration.idleTimeout : configuration.headerTimeout)
+        let idleWait = inbound.isEmpty && !awaitingFirstRequest
+        socket.deadline = MonotonicClock.after(seconds: idleWait ? configuration.idleTimeout : configuration.headerTimeout)
+        defer { awaitingFirstRequest = false }
         while true {
             switch parser.parse(inbound.readable) {
             case .head(let head, let length):
@@ -101,14 +108,14 @@ final class HTTPConnection {
             }
             // Everything answered so far goes out before we wait for more.
             if !outbound.isEmpty { try await flush() }
-            let idle = inbound.isEmpty
-            if idle && server.isDraining { return nil }
-            socket.isIdle = idle
+            let empty = inbound.isEmpty
+            if empty && server.isDraining { return nil }
+            socket.isIdle = empty
             let count: Int
             do {
                 count = try await socket.read(into: inbound.space(minimum: Self.readSize))
                 socket.isIdle = false
-            } catch ConnectionError.timedOut where !idle {
+            } catch ConnectionError.timedOut where !inbound.isEmpty {
                 try await answerAndClose(HTTPError.timedOut.response, minorVersion: 1)
                 return nil
             } catch ConnectionError.shuttingDown {
@@ -123,8 +130,9 @@ final class HTTPConnection {
             }
             guard count > 0 else { return nil }
             inbound.commit(count)
-            // The head timer starts with a request's first byte.
-            if idle { socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout) }
+            // After a keep-alive wait the head timer starts with the request's
+            // first byte; the first request's runs from the accept.
+            if empty && !awaitingFirstRequest { socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout) }
         }
     }
 
@@ -138,6 +146,7 @@ final class HTTPConnection {
     }
 
     private func readBody(for head: HTTPRequestHead) async throws -> BodyOutcome {
+        bodyDeadline = MonotonicClock.after(seconds: configuration.bodyTimeout)
         switch head.bodyFraming {
         case .none:
             return .complete([])
@@ -176,9 +185,10 @@ final class HTTPConnection {
         }
     }
 
-    /// Reads the next piece of a body; each must arrive within the head timeout.
+    /// Reads the next piece of a body; each must arrive within the head
+    /// timeout, and all of them within the body timeout.
     private func readMore() async throws -> BodyOutcome? {
-        socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout)
+        socket.deadline = min(MonotonicClock.after(seconds: configuration.headerTimeout), bodyDeadline)
         do {
             let count = try await socket.read(into: inbound.space(minimum: 16 * 1024))
             guard count > 0 else { return .peerGone }

@@ -18,6 +18,8 @@ public final class HTTPServer: Sendable {
     /// One per loop, indexed by the loop's index; each used on its own loop only.
     private let dates: LoopLocal<HTTPDate>
     private let activeConnections = Atomic<Int>(0)
+    /// Open connections per client address, when they are limited.
+    private let connectionsByAddress = Mutex<[PeerAddress: Int]>([:])
     private let draining = Atomic<Bool>(false)
 
     /// Binds the listening socket at once, so a port in use fails here.
@@ -25,7 +27,10 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
-        listener = try SocketListener(host: configuration.host, port: configuration.port)
+        let exhaustion = ThrottledLog(logger: logger, level: .warning, burst: 1, interval: 10)
+        listener = try SocketListener(host: configuration.host, port: configuration.port) { code in
+            exhaustion.log("accepting paused: no file descriptor left (errno \(code)); raise the open-files limit or lower --max-connections")
+        }
         group = try EventLoopGroup(loopCount: configuration.loopCount)
         dates = LoopLocal(count: group.loops.count) { HTTPDate() }
     }
@@ -39,7 +44,7 @@ public final class HTTPServer: Sendable {
     public var connectionCount: Int { activeConnections.load(ordering: .relaxed) }
 
     public func start() throws {
-        try listener.start(on: group) { [self] fd, loop in accept(fd, on: loop) }
+        try listener.start(on: group) { [self] fd, peer, loop in accept(fd, from: peer, on: loop) }
     }
 
     /// Stops accepting, closes idle connections, lets requests in flight finish
@@ -57,9 +62,9 @@ public final class HTTPServer: Sendable {
         group.shutdown()
     }
 
-    private func accept(_ fd: Int32, on loop: EventLoop) {
+    private func accept(_ fd: Int32, from peer: PeerAddress, on loop: EventLoop) {
         let count = activeConnections.wrappingAdd(1, ordering: .relaxed).newValue
-        guard count <= configuration.maxConnections, !isDraining else {
+        guard count <= configuration.maxConnections, !isDraining, admit(peer) else {
             activeConnections.subtract(1, ordering: .relaxed)
             refuse(fd)
             return
@@ -70,13 +75,35 @@ public final class HTTPServer: Sendable {
         } catch {
             logger.warning("could not take a connection: \(error)")
             close(fd)
+            release(peer)
             activeConnections.subtract(1, ordering: .relaxed)
             return
         }
         let date = dates[loop.index]
         Task(executorPreference: loop) {
             await HTTPConnection(socket: socket, server: self, date: date).run()
+            self.release(peer)
             self.activeConnections.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Counts a connection from `peer`, or refuses it past the per-address limit.
+    private func admit(_ peer: PeerAddress) -> Bool {
+        let limit = configuration.maxConnectionsPerAddress
+        guard limit > 0 else { return true }
+        return connectionsByAddress.withLock { counts in
+            let count = counts[peer, default: 0]
+            guard count < limit else { return false }
+            counts[peer] = count + 1
+            return true
+        }
+    }
+
+    private func release(_ peer: PeerAddress) {
+        guard configuration.maxConnectionsPerAddress > 0 else { return }
+        connectionsByAddress.withLock { counts in
+            let count = counts[peer, default: 1] - 1
+            counts[peer] = count == 0 ? nil : count
         }
     }
 

@@ -6,8 +6,8 @@ final class LoadTarget: Sendable {
     let host: String
     let port: Int
     /// Connections per source address before the next one is used: below the
-    /// ephemeral port range (32768–60999 by default on Linux), with room to spare.
-    static let connectionsPerSource = 20_000
+    /// server's default limit of connections per client address (256).
+    static let connectionsPerSource = 200
     private let opened = Atomic<Int>(0)
 
     /// Parses `http://HOST:PORT` (a path after it is ignored).
@@ -24,8 +24,14 @@ final class LoadTarget: Sendable {
     /// address in 127.0.0.0/8; elsewhere the system's choice.
     func nextSourceAddress() -> String? {
         guard host.hasPrefix("127.") else { return nil }
-        let index = opened.add(1, ordering: .relaxed).newValue - 1
-        let block = index / Self.connectionsPerSource
-        return block == 0 ? nil : "127.0.0.\(1 + block)"
+        return Self.loopbackSource(forConnection: opened.add(1, ordering: .relaxed).newValue - 1)
+    }
+
+    /// The source address of the `index`th connection to a loopback server:
+    /// 127.0.0.1 for the first `connectionsPerSource`, then 127.0.0.2, … and on
+    /// into 127.0.1.1, so that no address passes the server's per-address limit.
+    static func loopbackSource(forConnection index: Int) -> String? {
+        let block = index / connectionsPerSource
+        return block == 0 ? nil : "127.0.\(block / 250).\(1 + block % 250)"
     }
 }

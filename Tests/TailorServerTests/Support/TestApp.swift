@@ -8,7 +8,7 @@ final class TestApp {
     let folder: URL
     var port: Int { application.port }
 
-    init(botDelay: Double = 0.05, heartbeat: Double = 15) throws {
+    init(botDelay: Double = 0.05, heartbeat: Double = 15, configure: (inout TailorConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-app-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = TailorConfiguration()
@@ -18,6 +18,7 @@ final class TestApp {
         configuration.databasePath = folder.appendingPathComponent("tailor.sqlite").path
         configuration.botDelay = botDelay
         configuration.heartbeat = heartbeat
+        configure(&configuration)
         application = try Application(configuration: configuration)
         try application.start()
     }
