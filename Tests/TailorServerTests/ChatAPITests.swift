@@ -91,6 +91,29 @@ import Testing
         #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(longest)x"}"#).status == 422)
     }
 
+    /// One character can be a megabyte: a letter with combining accents. Texts
+    /// are limited in bytes of UTF-8 too, whatever their count of characters.
+    @Test func textsAreLimitedInBytesToo() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let accents = String(repeating: "\u{301}", count: 20_000)
+        let oneCharacter = "e" + accents
+        #expect(oneCharacter.count == 1)
+        let message = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(oneCharacter)"}"#)
+        #expect(message.status == 422)
+        #expect(message.text.contains("bytes"))
+        let clientID = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hi","clientId":"\#(oneCharacter)"}"#)
+        #expect(clientID.status == 422)
+        let order = try alice.send("POST", "/api/orders", json: #"{"name":"\#(oneCharacter)","items":[{"title":"t","quantity":1,"priceCents":1}]}"#)
+        #expect(order.status == 422)
+        let title = try alice.send("POST", "/api/orders", json: #"{"name":"n","items":[{"title":"\#(oneCharacter)","quantity":1,"priceCents":1}]}"#)
+        #expect(title.status == 422)
+        #expect(title.text.contains("items[0].title"))
+        #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
+    }
+
     @Test func pagesGoBackWithEarlier() throws {
         let app = try TestApp()
         let alice = try app.user("alice")

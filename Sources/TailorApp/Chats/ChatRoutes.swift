@@ -5,10 +5,12 @@ import TailorStore
 struct ChatRoutes {
     let context: AppContext
 
-    /// Longest message, in characters after trimming.
+    /// Longest message, in characters and in bytes of UTF-8 after trimming.
     static let maxMessageLength = 4000
+    static let maxMessageBytes = 16 * 1024
     /// Longest client id a sender may attach for safe retries.
     static let maxClientIDLength = 100
+    static let maxClientIDBytes = 128
 
     private struct SentMessage: JSONWritable {
         let message: MessageViewModel
@@ -85,14 +87,9 @@ struct ChatRoutes {
         let user = try context.auth.user(for: request)
         let id = try AppContext.id(request, missing: "chat")
         let body = try JSONBody(request)
-        let text = try body.string("text")!.trimmed
-        guard (1...Self.maxMessageLength).contains(text.count) else {
-            throw APIError.invalid("\"text\" must be 1 to \(Self.maxMessageLength) characters after trimming.")
-        }
-        let clientID = try body.string("clientId", required: false)
-        if let clientID, !(1...Self.maxClientIDLength).contains(clientID.count) {
-            throw APIError.invalid("\"clientId\" must be 1 to \(Self.maxClientIDLength) characters.")
-        }
+        let text = try body.text("text", characters: 1...Self.maxMessageLength, bytes: Self.maxMessageBytes)!
+        let clientID = try body.text("clientId", characters: 1...Self.maxClientIDLength, bytes: Self.maxClientIDBytes,
+                                     trimming: false, required: false)
         guard case .messageSent(let message, _, let duplicate) = try await route(.message(.send(chat: id, sender: user.id, text: text, clientID: clientID))) else {
             throw HTTPError.internalError
         }

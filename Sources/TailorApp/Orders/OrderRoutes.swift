@@ -43,7 +43,9 @@ struct OrderRoutes {
             query.status = value
         }
         if let text = request.query("q") {
-            guard text.count <= 100 else { throw APIError.invalidQuery("q must be at most 100 characters.") }
+            guard text.utf8.count <= 400, text.count <= 100 else {
+                throw APIError.invalidQuery("q must be at most 100 characters and 400 bytes of UTF-8.")
+            }
             query.text = text.trimmed
         }
         return query
@@ -52,8 +54,7 @@ struct OrderRoutes {
     private func place(_ request: HTTPRequest) async throws -> HTTPResponse {
         let user = try context.auth.user(for: request)
         let body = try JSONBody(request)
-        let name = try body.string("name")!.trimmed
-        guard (1...100).contains(name.count) else { throw APIError.invalid("\"name\" must be 1 to 100 characters after trimming.") }
+        let name = try body.text("name", characters: 1...100, bytes: 400)!
         let currencyCode = try body.string("currency", required: false) ?? Currency.usd.rawValue
         guard let currency = Currency(rawValue: currencyCode) else {
             throw APIError.invalid("\"currency\" must be one of \(Currency.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -63,8 +64,7 @@ struct OrderRoutes {
         let items = try itemValues.enumerated().map { index, value -> OrderItem in
             guard case .object(let fields) = value else { throw APIError.invalid("items[\(index)] must be an object.") }
             let item = JSONBody(fields: fields)
-            let title = try item.string("title")!.trimmed
-            guard (1...200).contains(title.count) else { throw APIError.invalid("items[\(index)].title must be 1 to 200 characters.") }
+            let title = try item.text("title", characters: 1...200, bytes: 800, label: "items[\(index)].title")!
             return OrderItem(title: title, quantity: try item.integer("quantity", in: 1...1000),
                              priceCents: try item.integer("priceCents", in: 0...10_000_000))
         }
