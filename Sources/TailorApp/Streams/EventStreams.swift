@@ -1,3 +1,5 @@
+import Dispatch
+import Logging
 import Synchronization
 import TailorHTTP
 import TailorLoop
@@ -68,10 +70,17 @@ final class EventStreams: Sendable {
 
     private let views: ViewModels
     private let state: Mutex<State>
+    private let failures: ThrottledLog
 
-    init(views: ViewModels, firstID: Int64) {
+    /// A change whose view model failed to build is tried again this many
+    /// times, after `retryDelay` and twice as long each time after that.
+    static let buildAttempts = 5
+    static let retryDelay = 0.05
+
+    init(views: ViewModels, firstID: Int64, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
         state = Mutex(State(nextID: firstID, loggedSince: firstID))
+        failures = ThrottledLog(logger: logger)
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -125,11 +134,21 @@ final class EventStreams: Sendable {
         }
         guard let resendTopics else { return false }
         for topic in resendTopics {
-            let json = currentJSON(for: ViewKey(user: subscriber.user, topic: topic))
+            let key = ViewKey(user: subscriber.user, topic: topic)
+            let bytes: SharedBytes
+            do {
+                bytes = json(for: key, try views.representation(for: key))
+            } catch {
+                // Without its first view model the stream would be wrong, not
+                // just late: it ends, and the client's reconnect tries again.
+                failures.log("a stream of user \(subscriber.user) ended: its \(topic) view model failed to build: \(error)")
+                unsubscribe(subscriber)
+                return false
+            }
             // The id is taken and the event queued under the lock, so that no later
             // id can be queued before it.
             state.withLock { state in
-                subscriber.pushInitial(StreamEvent(id: state.takeID(), name: StreamEvent.name(of: topic), json: json), for: topic)
+                subscriber.pushInitial(StreamEvent(id: state.takeID(), name: StreamEvent.name(of: topic), json: bytes), for: topic)
             }
         }
         return true
@@ -144,7 +163,8 @@ final class EventStreams: Sendable {
 
     /// After a commit: new events for the followed topics `changes` touched, and
     /// the notifications for streams not showing the chat a message arrived in.
-    func publish(_ changes: Set<TopicChange>, notifications: [Notification]) {
+    /// A view model that fails to build is not sent; its change is tried again.
+    func publish(_ changes: Set<TopicChange>, notifications: [Notification], attempt: Int = 1) {
         let keys = state.withLock { state -> Set<ViewKey> in
             var keys = Set<ViewKey>()
             for change in changes {
@@ -156,7 +176,20 @@ final class EventStreams: Sendable {
             return keys
         }
         // Built outside the lock: readers and encoding take time.
-        let built = build(Array(keys))
+        var built: [(ViewKey, SharedBytes)] = []
+        var failed: [ViewKey] = []
+        for (key, build) in zip(keys, views.representations(for: Array(keys))) {
+            switch build {
+            case .built(let representation):
+                built.append((key, json(for: key, representation)))
+            case .notVisible:
+                built.append((key, json(for: key, nil)))
+            case .failed(let error):
+                failures.log("the \(key.topic) view model of user \(key.user) failed to build (attempt \(attempt)): \(error)")
+                failed.append(key)
+            }
+        }
+        if !failed.isEmpty { retry(failed, attempt: attempt) }
         let deliveries = state.withLock { state -> Deliveries in
             var deliveries = Deliveries()
             for (key, json) in built {
@@ -178,13 +211,19 @@ final class EventStreams: Sendable {
         deliveries.start()
     }
 
-    /// The current JSON of each key, read in one transaction.
-    private func build(_ keys: [ViewKey]) -> [(ViewKey, SharedBytes)] {
-        zip(keys, views.representations(for: keys)).map { key, representation in (key, json(for: key, representation)) }
-    }
-
-    private func currentJSON(for key: ViewKey) -> SharedBytes {
-        json(for: key, try? views.representation(for: key))
+    /// Publishes the failed views' changes again after a growing delay; past
+    /// `buildAttempts` the streams keep their last good view model until the
+    /// next change (or reconnect) brings a new one.
+    private func retry(_ keys: [ViewKey], attempt: Int) {
+        guard attempt < Self.buildAttempts else {
+            failures.log("gave up rebuilding \(keys.count) view models after \(attempt) attempts")
+            return
+        }
+        let changes = Set(keys.map { TopicChange($0.topic, of: $0.user) })
+        let delay = Self.retryDelay * Double(1 << (attempt - 1))
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+            publish(changes, notifications: [], attempt: attempt + 1)
+        }
     }
 
     /// A view model's bytes, or what a topic becomes when it is gone.

@@ -33,24 +33,35 @@ final class ViewModels: Sendable {
 
     /// Several view models for a publisher pass. Those the kept chats cannot
     /// make are read in one transaction: the builds share a snapshot and a warm
-    /// page cache. Nil where a topic is not the user's to see or its build failed.
-    func representations(for keys: [ViewKey]) -> [CachedRepresentation?] {
-        var results = keys.map { cache.lookup($0) }
+    /// page cache.
+    func representations(for keys: [ViewKey]) -> [ViewBuild] {
+        var results = keys.map { key in cache.lookup(key).map(ViewBuild.built) }
         let missing = results.indices.filter { results[$0] == nil }
-        guard !missing.isEmpty else { return results }
+        guard !missing.isEmpty else { return results.map { $0! } }
         let sequence = cache.sequence
-        for index in missing { results[index] = buildFromKeptChats(keys[index]) }
+        for index in missing { results[index] = buildFromKeptChats(keys[index]).map(ViewBuild.built) }
         let unbuilt = missing.filter { results[$0] == nil }
         if !unbuilt.isEmpty {
-            _ = try? database.read { store in
-                let shared = SharedReads()
-                for index in unbuilt { results[index] = try? build(keys[index], from: store, sharing: shared) }
+            do {
+                try database.read { store in
+                    let shared = SharedReads()
+                    for index in unbuilt {
+                        do {
+                            results[index] = try build(keys[index], from: store, sharing: shared).map(ViewBuild.built) ?? .notVisible
+                        } catch {
+                            results[index] = .failed(error)
+                        }
+                    }
+                }
+            } catch {
+                // The read transaction itself failed to begin or end.
+                for index in unbuilt where results[index] == nil { results[index] = .failed(error) }
             }
         }
         for index in missing {
-            if let built = results[index] { cache.offer(built, for: keys[index], builtAfter: sequence) }
+            if case .built(let built)? = results[index] { cache.offer(built, for: keys[index], builtAfter: sequence) }
         }
-        return results
+        return results.map { $0 ?? .notVisible }
     }
 
     /// A chat list, badge or latest chat screen from the kept chats; nil when
