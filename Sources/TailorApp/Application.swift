@@ -42,7 +42,7 @@ public final class Application: Sendable {
         let handler = EventHandler(cache: cache, directory: directory, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         events = EventRouter(writer: writer, handler: handler, now: now)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
-        let auth = Authenticator(database: database)
+        let auth = Authenticator(database: database, writeLimit: configuration.writeLimit, accountLimit: configuration.accountLimit)
         let context = AppContext(events: events, views: views, auth: auth)
         streams = EventStreams(views: views, firstID: Int64(now()) * 1000)
         handler.attach(streams)

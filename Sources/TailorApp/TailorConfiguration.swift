@@ -20,6 +20,11 @@ public struct TailorConfiguration: Sendable {
     public var demo = false
     /// Bytes of encoded view models kept in memory.
     public var viewCacheBytes = 64 * 1024 * 1024
+    /// Each user's writes: generous for people and for scripts that import
+    /// history; the load scenario at its aim sends 2–3 a second per user.
+    public var writeLimit = RateLimit(perSecond: 20, burst: 200)
+    /// Sign-ups and sign-ins per client address.
+    public var accountLimit = RateLimit(perSecond: 1, burst: 100)
 
     public init() {}
 }

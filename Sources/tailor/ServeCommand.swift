@@ -42,6 +42,18 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Bytes of encoded view models kept in memory.")
     var viewCacheBytes = 64 * 1024 * 1024
 
+    @Option(help: "Writes a user may make per second on average (429 past it); 0 for no limit.")
+    var writeRate = 20.0
+
+    @Option(help: "Writes a user may make at once before --write-rate applies.")
+    var writeBurst = 200.0
+
+    @Option(help: "Sign-ups and sign-ins per second from one client address on average (429 past it); 0 for no limit.")
+    var accountRate = 1.0
+
+    @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies.")
+    var accountBurst = 100.0
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -96,6 +108,10 @@ struct ServeCommand: ParsableCommand {
         try Self.require(idleTimeout, in: 0.01...86400, "--idle-timeout")
         try Self.require(heartbeat, in: 0.01...3600, "--heartbeat")
         try Self.require(botDelay, in: 0...3600, "--bot-delay")
+        try Self.require(writeRate, in: 0...1_000_000, "--write-rate")
+        try Self.require(writeBurst, in: 1...1_000_000, "--write-burst")
+        try Self.require(accountRate, in: 0...1_000_000, "--account-rate")
+        try Self.require(accountBurst, in: 1...1_000_000, "--account-burst")
     }
 
     /// Fails with the flag's name and range; `contains` is false for nan and inf.
@@ -144,6 +160,8 @@ struct ServeCommand: ParsableCommand {
         configuration.heartbeat = heartbeat
         configuration.demo = demo
         configuration.viewCacheBytes = viewCacheBytes
+        configuration.writeLimit = RateLimit(perSecond: writeRate, burst: writeBurst)
+        configuration.accountLimit = RateLimit(perSecond: accountRate, burst: accountBurst)
 
         let application: Application
         do {

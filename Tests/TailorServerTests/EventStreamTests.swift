@@ -158,7 +158,8 @@ import Testing
     }
 
     @Test func aSlowReaderHoldsAtMostOneEventPerTopicAndGetsTheLatest() throws {
-        let app = try TestApp()
+        // A thousand changes as fast as they go: past the default rate of writes.
+        let app = try TestApp { $0.writeLimit = .unlimited }
         let (alice, bob, chatID) = try chat(app)
         let slow = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)", timeout: 10, receiveBuffer: 32 * 1024)
         let sender = try APIClient(port: app.port)

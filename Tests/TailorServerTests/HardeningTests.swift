@@ -1,4 +1,5 @@
 import Foundation
+import TailorApp
 import Testing
 
 /// What a hostile or careless client meets: requests that could be read two
@@ -91,5 +92,28 @@ import Testing
         let response = try app.client().get("/readyz")
         #expect(response.status == 200)
         #expect(response.text == #"{"status":"ready"}"#)
+    }
+
+    @Test func writesPastTheUsersRateGet429() throws {
+        let app = try TestApp { $0.writeLimit = RateLimit(perSecond: 0.5, burst: 3) }
+        let alice = try app.user("alice")
+        for _ in 0..<3 { #expect(try alice.send("POST", "/api/orders", json: Self.order).status == 201) }
+        let refused = try alice.send("POST", "/api/orders", json: Self.order)
+        #expect(refused.status == 429)
+        #expect(refused.errorCode == "rate_limited")
+        #expect(refused.header("retry-after") == "2")
+        // Reads are not writes, and another user has a bucket of their own.
+        #expect(try alice.get("/api/orders").json["count"] as? Int == 3)
+        let bob = try app.user("bob")
+        #expect(try bob.send("POST", "/api/orders", json: Self.order).status == 201)
+    }
+
+    @Test func signUpsPastTheAddressRateGet429() throws {
+        let app = try TestApp { $0.accountLimit = RateLimit(perSecond: 0.01, burst: 2) }
+        _ = try app.user("alice")
+        _ = try app.user("bob")
+        let refused = try app.client().send("POST", "/api/users", json: #"{"name":"carol"}"#)
+        #expect(refused.status == 429)
+        #expect(refused.header("retry-after") == "100")
     }
 }

@@ -47,6 +47,7 @@ struct AccountRoutes {
     }
 
     private func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try context.auth.admitAccountRequest(request)
         let name = try JSONBody(request).string("name")!
         guard Self.isValidName(name) else {
             throw APIError.invalid("\"name\" must be 1 to 32 letters, digits, _ or - (ASCII).")
@@ -68,6 +69,7 @@ struct AccountRoutes {
     }
 
     private func signIn(_ request: HTTPRequest) throws -> HTTPResponse {
+        try context.auth.admitAccountRequest(request)
         let token = try JSONBody(request).string("token")!
         guard let user = try context.auth.user(token: token) else { throw APIError.unauthorized("The token is not valid.") }
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),

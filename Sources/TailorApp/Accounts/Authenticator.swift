@@ -1,5 +1,6 @@
 import Synchronization
 import TailorHTTP
+import TailorLoop
 import TailorStore
 
 /// Who a request is: a bearer token or the session cookie, matched by its
@@ -10,11 +11,18 @@ final class Authenticator: Sendable {
 
     private let database: Database
     private let known = Mutex<[[UInt8]: User]>([:])
+    /// Each user's writes (any method but GET and HEAD).
+    private let writes: RateLimiter<Int>
+    /// Sign-ups and sign-ins per client address: tokens cannot be guessed, but
+    /// accounts can be made by the thousand to fill other users' lists.
+    private let accounts: RateLimiter<PeerAddress>
     /// Remembered tokens at most; past it the memory starts over.
     static let maxRemembered = 100_000
 
-    init(database: Database) {
+    init(database: Database, writeLimit: RateLimit, accountLimit: RateLimit) {
         self.database = database
+        writes = RateLimiter(writeLimit)
+        accounts = RateLimiter(accountLimit)
     }
 
     /// A new token: 256 random bits as 64 hex digits.
@@ -30,8 +38,23 @@ final class Authenticator: Sendable {
         SHA256.hash(Array(token.utf8))
     }
 
-    /// The request's user, or a 401.
+    /// The request's user, or a 401; a write past the user's rate is a 429.
     func user(for request: HTTPRequest) throws -> User {
+        let user = try identify(request)
+        if request.method != .get && request.method != .head, case .refused(let retryAfter) = writes.take(user.id) {
+            throw APIError.rateLimited("changes", retryAfter: retryAfter)
+        }
+        return user
+    }
+
+    /// Counts a sign-up or sign-in from the request's address: a 429 past the limit.
+    func admitAccountRequest(_ request: HTTPRequest) throws {
+        guard let peer = request.peer, case .refused(let retryAfter) = accounts.take(peer) else { return }
+        throw APIError.rateLimited("sign-ups and sign-ins from this address", retryAfter: retryAfter)
+    }
+
+    /// Who sends the request, or a 401.
+    private func identify(_ request: HTTPRequest) throws -> User {
         guard let token = Self.token(in: request) else {
             throw APIError.unauthorized("Sign up, or send a token as Authorization: Bearer TOKEN.")
         }
@@ -48,7 +71,7 @@ final class Authenticator: Sendable {
     func refusal(for request: HTTPRequest) -> HTTPError? {
         guard request.path.hasPrefix("/api/"), !(Self.openRoutes.contains(request.path) && request.method == .post) else { return nil }
         do {
-            _ = try user(for: request)
+            _ = try identify(request)
             return nil
         } catch let refusal as HTTPError {
             return refusal

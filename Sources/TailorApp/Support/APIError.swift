@@ -19,6 +19,11 @@ enum APIError {
         HTTPError(.unprocessableContent, code: "invalid_query", message: message)
     }
 
+    static func rateLimited(_ what: String, retryAfter: Int) -> HTTPError {
+        HTTPError(.tooManyRequests, code: "rate_limited", message: "Too many \(what); try again in \(retryAfter) s.",
+                  headers: [HTTPField("Retry-After", String(retryAfter))])
+    }
+
     static func conflict(_ code: String, _ message: String) -> HTTPError {
         HTTPError(.conflict, code: code, message: message)
     }

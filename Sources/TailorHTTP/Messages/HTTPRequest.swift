@@ -1,3 +1,5 @@
+import TailorLoop
+
 /// A request as a handler sees it: the head, the whole body, and the values the
 /// route's pattern captured.
 public struct HTTPRequest: Sendable {
@@ -5,6 +7,8 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Values captured by the route pattern, in order: `{id}` in `/api/chats/{id}`.
     public var parameters: [(name: String, value: String)] = []
+    /// The client's address; nil for a request made in code.
+    public var peer: PeerAddress?
 
     public init(head: HTTPRequestHead, body: [UInt8] = []) {
         self.head = head

@@ -10,6 +10,7 @@ import TailorLoop
 /// answer, since the rest of the stream can no longer be trusted (RFC 9112 §9.6).
 final class HTTPConnection {
     private let socket: SocketConnection
+    private let peer: PeerAddress
     private let server: HTTPServer
     private let date: HTTPDate
     private var parser: HTTPRequestParser
@@ -26,8 +27,9 @@ final class HTTPConnection {
     /// Queued answers past this size are written without waiting for more.
     private static let flushThreshold = 64 * 1024
 
-    init(socket: SocketConnection, server: HTTPServer, date: HTTPDate) {
+    init(socket: SocketConnection, peer: PeerAddress, server: HTTPServer, date: HTTPDate) {
         self.socket = socket
+        self.peer = peer
         self.server = server
         self.date = date
         parser = HTTPRequestParser(limits: server.configuration.parserLimits)
@@ -69,7 +71,9 @@ final class HTTPConnection {
                 return
             }
             socket.deadline = 0
-            let response = await server.responder.respond(to: HTTPRequest(head: head, body: body))
+            var request = HTTPRequest(head: head, body: body)
+            request.peer = peer
+            let response = await server.responder.respond(to: request)
             if let stream = response.stream, head.method != .head {
                 try await serveStream(response, stream: stream, minorVersion: head.minorVersion)
                 return

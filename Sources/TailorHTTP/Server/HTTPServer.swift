@@ -81,7 +81,7 @@ public final class HTTPServer: Sendable {
         }
         let date = dates[loop.index]
         Task(executorPreference: loop) {
-            await HTTPConnection(socket: socket, server: self, date: date).run()
+            await HTTPConnection(socket: socket, peer: peer, server: self, date: date).run()
             self.release(peer)
             self.activeConnections.subtract(1, ordering: .relaxed)
         }
