@@ -126,6 +126,31 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         return first
     }
 
+    /// Sends `count` bytes of the file `file` from `offset` on, by the kernel
+    /// and without a copy through memory, suspending while the socket is full.
+    /// `onProgress` is called after each piece that went out (to move a deadline).
+    public func sendFile(_ file: Int32, offset: Int, count: Int, onProgress: () -> Void) async throws {
+        assert(loop.inLoopThread, "a connection is written off its loop")
+        var position = off_t(offset)
+        let end = offset + count
+        while Int(position) < end {
+            if writable {
+                let sent = sendfile(fd, file, &position, min(end - Int(position), 1 << 20))
+                if sent > 0 { onProgress(); continue }
+                if sent == 0 { throw SystemError("sendfile: the file ended early", code: EIO) }
+                let code = csystem_errno()
+                switch code {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: writable = false
+                case EPIPE, ECONNRESET, ETIMEDOUT: throw ConnectionError.peerClosed
+                default: throw SystemError("sendfile", code: code)
+                }
+            } else {
+                try await withUnsafeThrowingContinuation { writeWaiter = $0 }
+            }
+        }
+    }
+
     /// Writes `bytes` whole; for the rare small writes outside the response path.
     public func write(_ bytes: SharedBytes) async throws {
         let vector = UnsafeMutableBufferPointer<iovec>.allocate(capacity: 1)

@@ -113,4 +113,37 @@ import TailorHTTP
         #expect(response.status == 405)
         #expect(response.header("allow") == "GET, HEAD")
     }
+
+    /// A large file is sent from disk: it arrives whole, keeps its ETag, and
+    /// clients that do not read it hold no copy of it in the server.
+    @Test func aLargeFileIsSentFromDiskNotMemory() throws {
+        let server = try TestServer()
+        let size = 24 << 20
+        let contents = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        try server.write(contents, to: "big.bin")
+        let whole = try server.client(timeout: 20)
+        try whole.send("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
+        let response = try whole.readResponse()
+        #expect(response.status == 200)
+        #expect(response.body == contents)
+        let etag = try #require(response.header("etag"))
+        #expect(try server.get("/big.bin", headers: ["If-None-Match: \(etag)"]).status == 304)
+        // The same connection goes on after the file.
+        try whole.send("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try whole.readResponse().body.count == size)
+
+        let before = Self.residentBytes()
+        let stalled = try (0..<12).map { _ in try server.client(receiveBuffer: 4096) }
+        for client in stalled { try client.send("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n") }
+        usleep(500_000)
+        // Twelve copies read into memory would be 288 MiB.
+        #expect(Self.residentBytes() - before < 48 << 20)
+        _ = stalled
+    }
+
+    static func residentBytes() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
 }

@@ -6,13 +6,14 @@ import TailorLoop
 ///
 /// A path is checked segment by segment (no `..`, no hidden names), then resolved
 /// with `realpath` and served only if the result is still inside the folder, so
-/// neither an encoded `%2e%2e` nor a symlink pointing out escapes. Files are read
-/// once and kept as `CachedRepresentation`s (with ETag and gzip) within a byte
-/// budget; a `stat` per request notices a changed file.
+/// neither an encoded `%2e%2e` nor a symlink pointing out escapes. Small files are
+/// read once and kept as `CachedRepresentation`s (with ETag and gzip) within a
+/// byte budget; a `stat` per request notices a changed file. Larger ones are sent
+/// from disk by the kernel, never read into memory.
 public final class StaticFiles: Sendable {
     public let root: String
     public let budgetBytes: Int
-    /// Files larger than this are read per request and not kept.
+    /// Files larger than this are sent from disk on each request and not kept.
     public let maxCachedFileBytes: Int
     private let cache = Mutex<Cache>(Cache())
 
@@ -32,6 +33,11 @@ public final class StaticFiles: Sendable {
         let inode: UInt64
         let size: Int
         let modified: Int
+
+        /// A strong tag for this version of the file, without reading it.
+        var etag: String {
+            "\"f" + String(inode, radix: 16) + "-" + String(size, radix: 16) + "-" + String(modified, radix: 16) + "\""
+        }
 
         init?(path: String) {
             var info = stat()
@@ -61,11 +67,29 @@ public final class StaticFiles: Sendable {
     public func respond(to request: HTTPRequest) throws -> HTTPResponse {
         guard let relative = Self.safeRelativePath(request.path) else { throw HTTPError.notFound() }
         let joined = relative.isEmpty ? root : root + "/" + relative
-        guard let representation = representation(for: joined) else { throw HTTPError.notFound() }
+        guard let file = find(joined) else { throw HTTPError.notFound() }
         guard request.method == .get || request.method == .head else {
             throw HTTPError.methodNotAllowed(allowed: [.get, .head])
         }
-        return representation.response(to: request)
+        switch file {
+        case .cached(let representation):
+            return representation.response(to: request)
+        case .large(let path, let identity):
+            let fields = [HTTPField("Content-Type", ContentType.forFile(path)), HTTPField("ETag", identity.etag)]
+            if let condition = request.headers["if-none-match"], ETag.ifNoneMatch(condition, matches: identity.etag) {
+                return HTTPResponse(status: .notModified, headers: fields)
+            }
+            guard let body = FileBody(path: path, length: identity.size) else { throw HTTPError.notFound() }
+            var response = HTTPResponse(status: .ok, headers: fields)
+            response.file = body
+            return response
+        }
+    }
+
+    private enum Found {
+        case cached(CachedRepresentation)
+        /// Past `maxCachedFileBytes`: sent from the file at `path`.
+        case large(path: String, FileIdentity)
     }
 
     /// The path below the root for a request path, or nil when a segment could
@@ -81,10 +105,10 @@ public final class StaticFiles: Sendable {
         return segments.joined(separator: "/")
     }
 
-    private func representation(for path: String) -> CachedRepresentation? {
+    private func find(_ path: String) -> Found? {
         let current = FileIdentity(path: path)
         if let entry = cache.withLock({ $0.entries[path] }), entry.identity == current {
-            return entry.representation
+            return .cached(entry.representation)
         }
         // A folder is served through its index.
         var target = path
@@ -96,13 +120,12 @@ public final class StaticFiles: Sendable {
             identity = FileIdentity(path: target)
         }
         guard let identity, let real = Self.realPath(target), real.hasPrefix(root + "/") else { return nil }
+        guard identity.size <= maxCachedFileBytes else { return .large(path: real, identity) }
         guard let bytes = Self.readFile(real, expectedSize: identity.size) else { return nil }
         let representation = CachedRepresentation(bytes, contentType: ContentType.forFile(real))
-        if bytes.count <= maxCachedFileBytes {
-            store(Entry(identity: target == path ? identity : FileIdentity(path: path) ?? identity,
-                        representation: representation), for: path)
-        }
-        return representation
+        store(Entry(identity: target == path ? identity : FileIdentity(path: path) ?? identity,
+                    representation: representation), for: path)
+        return .cached(representation)
     }
 
     private func store(_ entry: Entry, for path: String) {

@@ -27,6 +27,11 @@ public struct HTTPResponse: Sendable {
     /// sends the head with `Transfer-Encoding: chunked`, hands itself to `stream`,
     /// and closes when it returns. `body` is not sent then.
     public var stream: (@Sendable (ResponseStream) async -> Void)?
+    /// A body sent from a file instead of `body` (large static files).
+    public var file: FileBody?
+
+    /// The length of the body as sent.
+    public var bodyLength: Int { file?.length ?? body.count }
 
     public init(status: HTTPStatus = .ok, headers: [HTTPField] = [], body: SharedBytes = .empty) {
         self.status = status

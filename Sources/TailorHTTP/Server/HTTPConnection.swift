@@ -80,6 +80,10 @@ final class HTTPConnection {
             }
             let keepAlive = head.keepAlive && !response.closesConnection && !server.isDraining
             queue(response, minorVersion: head.minorVersion, omitBody: head.method == .head, keepAlive: keepAlive)
+            if let file = response.file, head.method != .head {
+                try await flush()
+                try await send(file)
+            }
             if !keepAlive {
                 try await flush()
                 await lingerAndClose()
@@ -217,11 +221,12 @@ final class HTTPConnection {
         let status = response.status.code
         // RFC 9110 §8.6: no Content-Length on 1xx or 204; a 304 has no body to count.
         let hasLength = status >= 200 && status != 204 && status != 304
-        outbound.append(body: omitBody || !hasLength ? nil : response.body) { head in
+        let inlineBody = omitBody || !hasLength || response.file != nil ? nil : response.body
+        outbound.append(body: inlineBody) { head in
             writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers) { head in
                 if hasLength {
                     head.append("\r\nContent-Length: ")
-                    head.appendDecimal(response.body.count)
+                    head.appendDecimal(response.bodyLength)
                 }
                 if !keepAlive {
                     head.append("\r\nConnection: close")
@@ -277,6 +282,16 @@ final class HTTPConnection {
     }
 
     private static let lastChunk = SharedBytes("0\r\n\r\n")
+
+    /// A file body after its head: each piece must leave within the idle timeout.
+    private func send(_ file: FileBody) async throws {
+        let readDeadline = socket.deadline
+        socket.deadline = MonotonicClock.after(seconds: configuration.idleTimeout)
+        try await socket.sendFile(file.fd, offset: 0, count: file.length) {
+            socket.deadline = MonotonicClock.after(seconds: configuration.idleTimeout)
+        }
+        socket.deadline = readDeadline
+    }
 
     private func flush() async throws {
         guard !outbound.isEmpty else { return }

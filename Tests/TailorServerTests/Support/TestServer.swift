@@ -43,8 +43,8 @@ final class TestServer {
         try Data(contents).write(to: url)
     }
 
-    func client(timeout: Double = 5) throws -> RawClient {
-        try RawClient(port: port, timeout: timeout)
+    func client(timeout: Double = 5, receiveBuffer: Int? = nil) throws -> RawClient {
+        try RawClient(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
     }
 
     /// One request on a new connection.
