@@ -7,6 +7,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -212,3 +213,14 @@ uint64_t csystem_monotonic_nanoseconds(void) {
 }
 
 int csystem_errno(void) { return errno; }
+
+void csystem_tune_allocator(void) {
+    // Blocks of 128 KiB and more (large view models, request bodies) are mapped
+    // on their own and given back to the system when freed. glibc's default
+    // threshold grows with the largest block freed so far, after which such
+    // blocks stay in the heap: after a burst of large events the process kept
+    // gigabytes it no longer used.
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
+void csystem_release_free_memory(void) { malloc_trim(0); }

@@ -44,7 +44,8 @@ public final class Application: Sendable {
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let auth = Authenticator(database: database, writeLimit: configuration.writeLimit, accountLimit: configuration.accountLimit)
         let context = AppContext(events: events, views: views, auth: auth)
-        streams = EventStreams(views: views, firstID: Int64(now()) * 1000)
+        let memory = StreamMemory(budget: configuration.memoryBudget / 4, budgetPerUser: configuration.memoryBudget / 32)
+        streams = EventStreams(views: views, firstID: Int64(now()) * 1000, memory: memory, logger: logger)
         handler.attach(streams)
 
         var router = Router()
@@ -94,6 +95,10 @@ public final class Application: Sendable {
     /// Events queued on streams and not yet written: bounded by the topics each
     /// stream follows, however slowly it reads.
     public var queuedStreamEvents: Int { streams.queuedEventCount }
+
+    /// Bytes held for unsent stream events (an upper bound: shared bytes count
+    /// once per stream).
+    public var heldStreamBytes: Int { streams.memory.total }
 
     /// The port listened on, the chosen one when configured with 0.
     public var port: Int { server.port }

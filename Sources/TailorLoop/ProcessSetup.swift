@@ -5,9 +5,11 @@ public enum ProcessSetup {
     /// Raises the open-files limit to the hard limit (each connection is a file),
     /// ignores SIGPIPE (a write to a closed peer is an `EPIPE`, not a crash), and
     /// blocks SIGINT/SIGTERM so that only `waitForTerminationSignal` receives them.
+    /// Sets the allocator to give large freed blocks back to the system.
     /// Returns the open-files limit now in force.
     @discardableResult
     public static func prepareServerProcess() -> Int {
+        csystem_tune_allocator()
         csystem_ignore_sigpipe()
         _ = csystem_block_termination_signals()
         return csystem_raise_open_files_limit()
@@ -16,6 +18,11 @@ public enum ProcessSetup {
     /// Blocks the calling thread until SIGINT or SIGTERM arrives.
     public static func waitForTerminationSignal() -> Int32 {
         csystem_wait_termination_signal()
+    }
+
+    /// Gives free heap memory back to the system, after a burst of frees.
+    public static func releaseFreeMemory() {
+        csystem_release_free_memory()
     }
 
     /// The CPUs this process may run on; `taskset` narrows it.

@@ -54,6 +54,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies.")
     var accountBurst = 100.0
 
+    @Option(help: "Bytes held for slow clients: a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
+    var memoryBudget = 512 * 1024 * 1024
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -103,6 +106,7 @@ struct ServeCommand: ParsableCommand {
         try Self.require(maxHeaderBytes, in: 256...(16 << 20), "--max-header-bytes")
         try Self.require(maxHeaderFields, in: 1...10_000, "--max-header-fields")
         try Self.require(viewCacheBytes, in: 1...(1 << 40), "--view-cache-bytes")
+        try Self.require(memoryBudget, in: (1 << 20)...(1 << 42), "--memory-budget")
         try Self.require(headerTimeout, in: 0.01...3600, "--header-timeout")
         try Self.require(bodyTimeout, in: 0.01...3600, "--body-timeout")
         try Self.require(idleTimeout, in: 0.01...86400, "--idle-timeout")
@@ -160,6 +164,7 @@ struct ServeCommand: ParsableCommand {
         configuration.heartbeat = heartbeat
         configuration.demo = demo
         configuration.viewCacheBytes = viewCacheBytes
+        configuration.memoryBudget = memoryBudget
         configuration.writeLimit = RateLimit(perSecond: writeRate, burst: writeBurst)
         configuration.accountLimit = RateLimit(perSecond: accountRate, burst: accountBurst)
 

@@ -209,4 +209,28 @@ import Testing
         app.application.shutdown()
         #expect(stream.waitForEnd())
     }
+
+    /// Streams that stop reading while large view models change are ended once
+    /// what they hold passes the budget; the memory is given back, and a stream
+    /// that reads goes on.
+    @Test func slowStreamsPastTheMemoryBudgetAreEnded() throws {
+        // Streams: 2 MiB in all, 256 KiB for one user's.
+        let app = try TestApp { $0.memoryBudget = 8 << 20 }
+        let (alice, bob, chatID) = try chat(app)
+        let slow = try (0..<8).map { _ in
+            try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 10, receiveBuffer: 4096)
+        }
+        let reader = try SSEClient(port: app.port, token: bob.token, topics: "badge")
+        _ = try reader.next()
+        // 4,000 control characters: each written as six bytes of JSON.
+        let text = String(repeating: "\\u0001", count: 4000)
+        for _ in 0..<40 {
+            #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
+        }
+        #expect(app.wait(timeout: 10) { app.application.streamCount == 1 })
+        #expect(app.wait { app.application.heldStreamBytes == 0 })
+        for stream in slow { #expect(stream.waitForEnd()) }
+        var unread = 0
+        while unread < 40 { unread = try reader.next().json["unread"] as? Int ?? unread }
+    }
 }

@@ -64,6 +64,11 @@ int csystem_block_termination_signals(void);
 /// Waits for SIGINT or SIGTERM (blocked beforehand) and returns its number.
 int csystem_wait_termination_signal(void);
 
+/// Sets the allocator so that large freed blocks go back to the system.
+void csystem_tune_allocator(void);
+/// Gives the free memory at the heaps' tops back to the system.
+void csystem_release_free_memory(void);
+
 uint64_t csystem_monotonic_nanoseconds(void);
 int csystem_errno(void);
 

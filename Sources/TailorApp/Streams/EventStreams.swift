@@ -71,16 +71,20 @@ final class EventStreams: Sendable {
     private let views: ViewModels
     private let state: Mutex<State>
     private let failures: ThrottledLog
+    let memory: StreamMemory
+    private let logger: Logger
 
     /// A change whose view model failed to build is tried again this many
     /// times, after `retryDelay` and twice as long each time after that.
     static let buildAttempts = 5
     static let retryDelay = 0.05
 
-    init(views: ViewModels, firstID: Int64, logger: Logger = Logger(label: "tailor.streams")) {
+    init(views: ViewModels, firstID: Int64, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
         state = Mutex(State(nextID: firstID, loggedSince: firstID))
         failures = ThrottledLog(logger: logger)
+        self.memory = memory
+        self.logger = logger
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -95,7 +99,7 @@ final class EventStreams: Sendable {
     /// Serves one stream until its peer leaves, it falls too far behind, or the
     /// server shuts down.
     func serve(user: Int, topics: [Topic], lastEventID: Int64?, on stream: ResponseStream) async {
-        let subscriber = Subscriber(user: user, topics: topics, stream: stream)
+        let subscriber = Subscriber(user: user, topics: topics, stream: stream, memory: memory)
         guard subscribe(subscriber, lastEventID: lastEventID) else { return }
         defer { unsubscribe(subscriber) }
         stream.onPeerClosed { subscriber.end() }
@@ -103,6 +107,7 @@ final class EventStreams: Sendable {
             try await stream.write([StreamEvent.retry])
             while let batch = await subscriber.next() {
                 try await stream.write(batch)
+                subscriber.wrote()
             }
         } catch {
             // The peer is gone, or stopped reading for longer than the write timeout.
@@ -157,6 +162,8 @@ final class EventStreams: Sendable {
     private func unsubscribe(_ subscriber: Subscriber) {
         subscriber.end()
         state.withLock { $0.subscribers.remove(subscriber) }
+        // No publish finds it now, so nothing is queued on it after this.
+        subscriber.releaseAll()
     }
 
     // MARK: - Changes
@@ -209,6 +216,32 @@ final class EventStreams: Sendable {
             return deliveries
         }
         deliveries.start()
+        endLargestHolders(users: Set(built.map(\.0.user) + notifications.map(\.recipient)))
+    }
+
+    /// Past the memory budget of `users`' streams or of all of them, ends the
+    /// streams that hold the most. They are the slow readers: a stream that
+    /// reads holds its events only until its loop writes them.
+    private func endLargestHolders(users: Set<Int>) {
+        let total = memory.total
+        guard total > memory.budgetPerUser else { return }
+        let ended = state.withLock { state -> [Subscriber] in
+            var ended: [Subscriber] = []
+            for user in users {
+                ended += StreamMemory.largestHolders(of: Array(state.subscribers.streams(of: user)), over: memory.budgetPerUser)
+            }
+            if total > memory.budget {
+                ended += StreamMemory.largestHolders(of: state.subscribers.all, over: memory.budget)
+            }
+            return ended
+        }
+        guard !ended.isEmpty else { return }
+        failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
+            + "past the budget of \(memory.budget) in all or \(memory.budgetPerUser) per user")
+        for subscriber in ended { subscriber.abort() }
+        // Their memory is freed as their tasks end; then the heap's free space
+        // goes back to the system rather than stay with the process.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { ProcessSetup.releaseFreeMemory() }
     }
 
     /// Publishes the failed views' changes again after a growing delay; past

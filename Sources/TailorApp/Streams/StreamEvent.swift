@@ -17,6 +17,9 @@ struct StreamEvent: Sendable {
         self.json = json
     }
 
+    /// The bytes of the event, for the memory streams account for.
+    var byteCount: Int { head.count + json.count + Self.end.count }
+
     /// The event as pieces of one write.
     var pieces: [SharedBytes] { [head, json, Self.end] }
 

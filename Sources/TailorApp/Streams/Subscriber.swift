@@ -24,6 +24,11 @@ final class Subscriber: Sendable {
     static let maxQueuedNotifications = 64
 
     private struct Queue {
+        /// Bytes of the events queued here or taken for a write that has not
+        /// finished: what this stream keeps alive.
+        var heldBytes = 0
+        /// Of those, the bytes of the write under way.
+        var writingBytes = 0
         /// The unsent view model of each topic, by the topic's place in `topics`.
         var pending: [StreamEvent?]
         var pendingCount = 0
@@ -46,15 +51,35 @@ final class Subscriber: Sendable {
 
         var hasEventsToWrite: Bool { pendingCount > 0 || !notifications.isEmpty || heartbeatDue }
 
-        mutating func setPending(_ event: StreamEvent, at place: Int) {
+        /// Queues `event` for a topic, in place of one not yet sent; the change
+        /// in bytes held.
+        mutating func setPending(_ event: StreamEvent, at place: Int) -> Int {
+            let delta = event.byteCount - (pending[place]?.byteCount ?? 0)
             if pending[place] == nil { pendingCount += 1 }
             pending[place] = event
+            heldBytes += delta
+            return delta
+        }
+
+        /// Everything queued was taken for a write: its bytes are held until
+        /// the write is done.
+        mutating func startWriting() {
+            writingBytes = heldBytes
+        }
+
+        /// A write finished whole: the bytes it held are free. The change in bytes held.
+        mutating func finishWriting() -> Int {
+            let freed = writingBytes
+            heldBytes -= freed
+            writingBytes = 0
+            return -freed
         }
 
         /// What is to be written, oldest id first, and the queue emptied; nil when nothing is.
         mutating func takeEvents() -> [SharedBytes]? {
             guard hasEventsToWrite else { return nil }
             heartbeatDue = false
+            startWriting()
             if notifications.isEmpty, pendingCount == 1, let place = pending.firstIndex(where: { $0 != nil }) {
                 // The common case of a fan-out: one new view model, nothing to order.
                 defer {
@@ -90,14 +115,41 @@ final class Subscriber: Sendable {
     }
 
     private let queue: Mutex<Queue>
+    private let memory: StreamMemory
 
     /// At most 64 topics: their places are bits of `Queue.changed`.
-    init(user: Int, topics: [Topic], stream: ResponseStream) {
+    init(user: Int, topics: [Topic], stream: ResponseStream, memory: StreamMemory) {
         precondition(topics.count <= UInt64.bitWidth, "a stream follows at most 64 topics")
         self.user = user
         self.topics = topics
         self.stream = stream
+        self.memory = memory
         queue = Mutex(Queue(topicCount: topics.count))
+    }
+
+    /// Whether the stream is to end: it takes no part in memory decisions then.
+    var isEnding: Bool { queue.withLock { $0.ended } }
+
+    /// Bytes this stream keeps alive for events not yet written.
+    var heldBytes: Int { queue.withLock { $0.heldBytes } }
+
+    /// For the stream's task: the events `next` gave were written whole.
+    func wrote() {
+        memory.change(by: queue.withLock { $0.finishWriting() })
+    }
+
+    /// Once the stream has left every index: nothing it held is counted any more.
+    func releaseAll() {
+        memory.change(by: queue.withLock { queue in
+            defer {
+                queue.pending = queue.pending.map { _ in nil }
+                queue.pendingCount = 0
+                queue.notifications.removeAll()
+                queue.heldBytes = 0
+                queue.writingBytes = 0
+            }
+            return -queue.heldBytes
+        })
     }
 
     /// For the stream's task: what to write next, oldest id first (empty when
@@ -136,7 +188,9 @@ final class Subscriber: Sendable {
         }
         guard let events else { return }
         do {
-            if try !stream.writeWithoutWaiting(events) {
+            if try stream.writeWithoutWaiting(events) {
+                wrote()
+            } else {
                 wake { $0.mustFinishWrite = true }
             }
         } catch {
@@ -149,21 +203,22 @@ final class Subscriber: Sendable {
     /// one. Queued while the task subscribes, so the task itself writes it.
     func pushInitial(_ event: StreamEvent, for topic: Topic) {
         guard let place = topics.firstIndex(of: topic) else { return }
-        queue.withLock { queue in
-            guard queue.changed & (1 << place) == 0 else { return }
-            queue.setPending(event, at: place)
-        }
+        memory.change(by: queue.withLock { queue in
+            guard queue.changed & (1 << place) == 0 else { return 0 }
+            return queue.setPending(event, at: place)
+        })
     }
 
     /// A topic's new view model; replaces one not yet sent. True when the caller
     /// must have the stream's loop `deliver` it.
     func push(_ event: StreamEvent, for topic: Topic) -> Bool {
         guard let place = topics.firstIndex(of: topic) else { return false }
-        return queue.withLock { queue in
+        let (delta, mustDeliver) = queue.withLock { queue in
             queue.changed |= 1 << place
-            queue.setPending(event, at: place)
-            return queue.needsDelivery()
+            return (queue.setPending(event, at: place), queue.needsDelivery())
         }
+        memory.change(by: delta)
+        return mustDeliver
     }
 
     /// Queues a notification, or ends a stream too far behind to take it. True
@@ -176,9 +231,14 @@ final class Subscriber: Sendable {
                 return false
             }
             queue.notifications.append(event)
+            queue.heldBytes += event.byteCount
             return queue.needsDelivery()
         }
-        if tooFarBehind { end() }
+        if tooFarBehind {
+            end()
+        } else {
+            memory.change(by: event.byteCount)
+        }
         return mustDeliver
     }
 
@@ -193,6 +253,14 @@ final class Subscriber: Sendable {
     /// Ends the stream after what it is writing now.
     func end() {
         wake { $0.ended = true }
+    }
+
+    /// Ends the stream now, even in the middle of a write its reader does not
+    /// take: what it holds is freed at once rather than at the write timeout.
+    func abort() {
+        end()
+        let stream = stream
+        stream.loop.execute { stream.abort() }
     }
 
     /// Events waiting to be written.

@@ -36,6 +36,12 @@ public final class ResponseStream: @unchecked Sendable {
     /// The loop the stream runs on.
     public var loop: EventLoop { socket.loop }
 
+    /// Fails the write that waits for room, if any: the stream is to end now.
+    /// On the stream's loop.
+    public func abort() {
+        socket.interrupt(.peerClosed)
+    }
+
     /// Whether part of an earlier chunk still waits for room in the socket.
     public var hasUnsentBytes: Bool { unsentStart < unsentEnd }
 
