@@ -5,16 +5,39 @@ import { h, fill, fields } from "./dom.js";
 import { call, perform } from "./api.js";
 
 export function chatListScreen(context) {
-  let viewModel = null;
+  let viewModel = null;     // the first page, as the stream sends it
+  let later = [];           // items of the pages after it, loaded with "More chats"
+  let next = null;          // the action for the page after everything shown
   const list = h("ul", { class: "chat-list", "aria-label": "Chats" });
   const error = h("p", { class: "error", id: "new-chat-error", role: "alert" });
+  const moreButton = h("button", { type: "button", class: "quiet", id: "more-chats", hidden: true, onclick: loadMore }, "More chats");
 
+  /** The first page anew: pages loaded after it are dropped, since its order changed. */
   function draw(chats) {
     viewModel = chats;
-    if (chats.items.length === 0) {
+    later = [];
+    next = chats.next;
+    drawItems();
+  }
+
+  async function loadMore() {
+    try {
+      const page = await perform(next);
+      later = later.concat(page.items);
+      next = page.next;
+      drawItems();
+    } catch (failure) {
+      error.textContent = failure.message;
+    }
+  }
+
+  function drawItems() {
+    moreButton.hidden = !next;
+    const items = viewModel.items.concat(later);
+    if (items.length === 0) {
       return fill(list, h("li", { class: "empty" }, "No chats yet. Start one below, with ", h("strong", {}, "bot"), " for instance."));
     }
-    fill(list, chats.items.map((item) => h("li", {},
+    fill(list, items.map((item) => h("li", {},
       h("a", { class: "chat-item", href: `#/chats/${item.id}`, "data-chat": item.id },
         h("span", { class: "contact" }, item.contact),
         h("time", { datetime: item.lastMessageAt ?? undefined }, item.lastMessageDate),
@@ -41,6 +64,7 @@ export function chatListScreen(context) {
   const element = h("section", { class: "chats", "aria-labelledby": "chats-title" },
     h("h1", { id: "chats-title", tabindex: "-1" }, "Chats"),
     list,
+    moreButton,
     h("form", { class: "inline-form", id: "new-chat", onsubmit: addChat, novalidate: true },
       h("label", { for: "new-chat-contact" }, "New chat with"),
       h("input", { id: "new-chat-contact", name: "contact", placeholder: "a name, e.g. bot", autocomplete: "off",

@@ -28,9 +28,12 @@ export function orderListScreen(context) {
   let latest = 0;          // the newest query sent: only its answer is drawn
   let inFlight = null;     // its AbortController
   let searchTimer = null;
+  let shown = [];           // the items of every page drawn, in order
+  let next = null;          // the action for the page after them
   const list = h("ul", { class: "order-list", "aria-label": "Orders" });
   const summary = h("p", { class: "summary", "aria-live": "polite" });
   const error = h("p", { class: "error", role: "alert" });
+  const moreButton = h("button", { type: "button", class: "quiet", id: "more-orders", hidden: true, onclick: loadMore }, "More orders");
 
   const controls = h("form", { class: "controls", id: "order-controls", role: "search", onsubmit: (event) => event.preventDefault() },
     h("div", {}, select("order-sort", "sort", "Sort", [["newest", "Newest"], ["oldest", "Oldest"], ["total", "Total"]])),
@@ -67,12 +70,32 @@ export function orderListScreen(context) {
     }
   }
 
+  /** The first page of a list: what was shown before goes. */
   function draw(orders) {
+    shown = [];
+    drawPage(orders);
+  }
+
+  /** A page after those shown, as its `next` action leads. */
+  async function loadMore() {
+    const ticket = latest;
+    try {
+      const page = await perform(next);
+      if (ticket === latest) drawPage(page);
+    } catch (failure) {
+      error.textContent = failure.message;
+    }
+  }
+
+  function drawPage(orders) {
     error.textContent = "";
-    summary.textContent = orders.count === 1 ? "1 order" : `${orders.count} orders`;
+    shown = shown.concat(orders.items);
+    next = orders.next;
+    moreButton.hidden = !next;
+    summary.textContent = (shown.length === 1 ? "1 order" : `${shown.length} orders`) + (next ? " so far" : "");
     list.className = `order-list ${orders.layout}`;
-    if (orders.items.length === 0) return fill(list, h("li", { class: "empty" }, "No orders here."));
-    fill(list, orders.items.map((item) => h("li", { class: "order-item", "data-order": item.id },
+    if (shown.length === 0) return fill(list, h("li", { class: "empty" }, "No orders here."));
+    fill(list, shown.map((item) => h("li", { class: "order-item", "data-order": item.id },
       h("a", { href: `#/orders/${item.id}`, class: "order-name" }, item.name),
       h("span", { class: `status ${item.status ?? ""}` }, item.statusLabel),
       h("span", { class: "total" }, item.total),
@@ -83,7 +106,7 @@ export function orderListScreen(context) {
 
   const element = h("section", { class: "orders", "aria-labelledby": "orders-title" },
     h("h1", { id: "orders-title", tabindex: "-1" }, "Orders"),
-    controls, summary, error, list, newOrderForm(context));
+    controls, summary, error, list, moreButton, newOrderForm(context));
 
   return {
     title: "Orders",

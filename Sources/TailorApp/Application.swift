@@ -40,7 +40,7 @@ public final class Application: Sendable {
         let cache = ViewCache(budgetBytes: configuration.viewCacheBytes)
         let directory = ChatDirectory()
         let handler = EventHandler(cache: cache, directory: directory, onMessage: { message, chat in chatbot.heard(message, in: chat) })
-        events = EventRouter(writer: writer, handler: handler, now: now)
+        events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let auth = Authenticator(database: database, writeLimit: configuration.writeLimit, accountLimit: configuration.accountLimit)
         let context = AppContext(events: events, views: views, auth: auth)

@@ -27,6 +27,8 @@ public struct TailorConfiguration: Sendable {
     /// Each user's writes: generous for people and for scripts that import
     /// history; the load scenario at its aim sends 2–3 a second per user.
     public var writeLimit = RateLimit(perSecond: 20, burst: 200)
+    /// Orders one user may have (409 `too_many_orders` past it).
+    public var maxOrdersPerUser = 10_000
     /// Sign-ups and sign-ins per client address.
     public var accountLimit = RateLimit(perSecond: 1, burst: 100)
 

@@ -17,4 +17,6 @@ public enum StoreError: Error, Equatable, Sendable {
     case unknownUser
     case notFound
     case invalidTransition(from: OrderStatus, to: OrderStatus)
+    /// The user has as many orders as one account may have.
+    case tooManyOrders
 }

@@ -222,6 +222,29 @@ class WebClientTest(unittest.TestCase):
         self.find(alice, ".order-list.compact .order-item")
         self.screenshot(alice, "orders")
 
+    def test_3b_a_long_list_comes_in_pages(self):
+        alice = self.alice
+        alice.get(self.server.url + "/#/orders")
+        self.text_in(alice, ".summary", "1 order")
+        # A page holds 100 orders: 101 more make a second page.
+        placed = alice.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const order = { name: "Bulk", items: [{ title: "Tea", quantity: 1, priceCents: 100 }] };
+            const posts = [];
+            for (let index = 0; index < 101; index++) {
+              posts.push(fetch("/api/orders", { method: "POST", credentials: "same-origin",
+                headers: { "Content-Type": "application/json" }, body: JSON.stringify(order) }).then((r) => r.status));
+            }
+            Promise.all(posts).then(done);
+        """)
+        self.assertEqual(set(placed), {201})
+        alice.refresh()
+        self.text_in(alice, ".summary", "100 orders so far")
+        self.find(alice, "#more-orders").click()
+        self.text_in(alice, ".summary", "102 orders")
+        self.assertFalse(alice.find_element(By.CSS_SELECTOR, "#more-orders").is_displayed())
+        self.assertEqual(len(alice.find_elements(By.CSS_SELECTOR, ".order-item")), 102)
+
     def test_4_the_page_is_small_and_stays_on_its_server(self):
         size = sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(PUBLIC) for name in names)
         self.assertLess(size, PAGE_BUDGET, f"the page's files weigh {size} bytes")

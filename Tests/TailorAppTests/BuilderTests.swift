@@ -83,13 +83,26 @@ import TailorStore
                         unreadCount: 2),
             ChatSummary(chatID: 8, contact: User(id: 3, name: "carol"), createdAt: Self.now - 2 * Self.day, lastMessage: nil, unreadCount: 0),
         ]
-        let model = ChatListViewModelBuilder(dates: utc).build(summaries, now: Self.now)
+        let model = ChatListViewModelBuilder(dates: utc).build(summaries, page: .first, now: Self.now)
         #expect(model.unreadTotal == 2)
         #expect(model.items[0].lastMessageDate == "14:05")
-        #expect(model.items[0].open == .get("/api/chats/7"))
+        #expect(model.items[0].open == ActionViewModel.get("/api/chats/7"))
+        #expect(model.next == nil)
         let json = String(decoding: ViewModelEncoding.json(model), as: UTF8.self)
         #expect(json.contains(#""lastMessageAt":null"#))
         #expect(json.contains(#""message":"""#))
+        #expect(json.contains(#""next":null"#))
+
+        // A page of one: the total unread still counts every chat.
+        let first = ChatListViewModelBuilder(dates: utc).build(summaries, page: ChatListPage(offset: 0, limit: 1), now: Self.now)
+        #expect(first.items.map(\.id) == ["7"])
+        #expect(first.next == ActionViewModel.get("/api/chats?offset=1&limit=1"))
+        let second = ChatListViewModelBuilder(dates: utc).build(summaries, page: ChatListPage(offset: 1, limit: 1), now: Self.now)
+        #expect(second.items.map(\.id) == ["8"])
+        #expect(second.unreadTotal == 2)
+        #expect(second.next == nil)
+        let past = ChatListViewModelBuilder(dates: utc).build(summaries, page: ChatListPage(offset: 5, limit: 1), now: Self.now)
+        #expect(past.items.isEmpty && past.next == nil)
     }
 
     @Test func aChatShowsMineAndTheirsWithStatesAndEarlierPage() throws {

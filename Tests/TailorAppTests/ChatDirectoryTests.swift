@@ -25,7 +25,7 @@ import TailorStore
         @discardableResult
         func apply(_ events: Event...) throws -> [EventOutcome] {
             clock += 1_000
-            let applier = EventApplier(store: store)
+            let applier = EventApplier(store: store, maxOrdersPerUser: 10_000)
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
             directory.committed(outcomes, store: store)
             return outcomes
@@ -116,7 +116,7 @@ import TailorStore
         let bob = try writer.signUp("bob")
         let chat = try writer.open(alice, with: "bob")
         let keys = [alice, bob].flatMap { user in
-            [ViewKey(user: user.id, topic: .chats), ViewKey(user: user.id, topic: .badge),
+            [ViewKey(user: user.id, topic: .chats(page: .first)), ViewKey(user: user.id, topic: .badge),
              ViewKey(user: user.id, topic: .chat(id: chat.id, page: .latest))]
         }
         func expectSameAsTheDatabase(fallingBack: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {

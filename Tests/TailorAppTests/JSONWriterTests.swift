@@ -34,7 +34,9 @@ import Testing
                                           actions: .init(send: .post("/a"), markRead: .post("/b"))))
         let item = ChatListItemViewModel(id: "1", contact: "bob", message: "", lastMessageDate: "", lastMessageAt: nil,
                                          unreadMessageCount: 0, open: open)
-        try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 3, items: [item, item], actions: .init(addChat: .post("/api/chats"))))
+        try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 3, items: [item, item], next: .get("/api/chats?offset=2"),
+                                              actions: .init(addChat: .post("/api/chats"))))
+        try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 0, items: [], next: nil, actions: .init(addChat: .post("/api/chats"))))
         try expectCanonical(BadgeViewModel(unread: -1))
     }
 
@@ -46,7 +48,9 @@ import Testing
         try expectCanonical(order)
         order.lines = nil
         let compact = CompactOrderViewModel(id: "2", name: "Milk #2", statusLabel: "Paid", total: "$1.00", open: open)
-        try expectCanonical(OrdersViewModel(title: "Orders", count: 2, sort: "newest", layout: "list", items: [.full(order), .compact(compact)]))
+        try expectCanonical(OrdersViewModel(title: "Orders", count: 2, sort: "newest", layout: "list", items: [.full(order), .compact(compact)],
+                                            next: .get("/api/orders?q=caf%C3%A9&offset=2&limit=2")))
+        try expectCanonical(OrdersViewModel(title: "Orders", count: 0, sort: "total", layout: "compact", items: [], next: nil))
         try expectCanonical(DeletedViewModel(id: "1", deleted: true))
         try expectCanonical(NotificationViewModel(.init(recipient: 1, chatID: 2, contact: "bob", text: Self.awkward)))
     }

@@ -114,6 +114,27 @@ import Testing
         #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func theChatListComesInPagesThatFollowNext() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        for name in ["bob", "carol", "dave"] {
+            _ = try app.user(name)
+            #expect(try alice.send("POST", "/api/chats", json: #"{"contact":"\#(name)"}"#).status == 201)
+        }
+        var href: String? = "/api/chats?limit=2"
+        var contacts: [String] = []
+        while let next = href {
+            let page = try alice.get(next).json
+            contacts += (page["items"] as? [[String: Any]] ?? []).compactMap { $0["contact"] as? String }
+            href = (page["next"] as? [String: Any])?["href"] as? String
+        }
+        #expect(contacts == ["dave", "carol", "bob"])
+        #expect(try alice.get("/api/chats").json["next"] is NSNull)
+        for query in ["limit=0", "limit=201", "offset=-1"] {
+            #expect(try alice.get("/api/chats?\(query)").status == 422, "\(query)")
+        }
+    }
+
     @Test func pagesGoBackWithEarlier() throws {
         let app = try TestApp()
         let alice = try app.user("alice")

@@ -1,4 +1,5 @@
 import Foundation
+import TailorApp
 import TailorHTTP
 import Testing
 
@@ -129,5 +130,41 @@ import Testing
         let head = try alice.send("HEAD", "/api/orders")
         #expect(head.status == 200)
         #expect(head.header("content-length") == String(plain.body.count))
+    }
+
+    /// A list holds a page; `next` leads through the rest with the same choices.
+    @Test func theListComesInPagesThatFollowNext() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        for index in 1...5 {
+            #expect(try alice.send("POST", "/api/orders", json: #"{"name":"Café \#(index)","items":[{"title":"t","quantity":1,"priceCents":\#(index)}]}"#).status == 201)
+        }
+        var href: String? = "/api/orders?sort=total&q=caf%C3%A9&limit=2"
+        var names: [String] = []
+        while let next = href {
+            let page = try alice.get(next).json
+            let items = try #require(page["items"] as? [[String: Any]])
+            #expect(page["count"] as? Int == items.count)
+            names += items.compactMap { $0["name"] as? String }
+            href = (page["next"] as? [String: Any])?["href"] as? String
+        }
+        #expect(names == ["Café 5 #5", "Café 4 #4", "Café 3 #3", "Café 2 #2", "Café 1 #1"])
+        let whole = try alice.get("/api/orders").json
+        #expect(whole["count"] as? Int == 5)
+        #expect(whole["next"] is NSNull)
+        for query in ["limit=0", "limit=201", "offset=-1", "offset=x"] {
+            #expect(try alice.get("/api/orders?\(query)").status == 422, "\(query)")
+        }
+    }
+
+    @Test func ordersPastTheLimitPerUserAre409() throws {
+        let app = try TestApp { $0.maxOrdersPerUser = 3 }
+        let alice = try app.user("alice")
+        for _ in 0..<3 { #expect(try alice.send("POST", "/api/orders", json: Self.groceries).status == 201) }
+        let refused = try alice.send("POST", "/api/orders", json: Self.groceries)
+        #expect(refused.status == 409)
+        #expect(refused.errorCode == "too_many_orders")
+        let bob = try app.user("bob")
+        #expect(try bob.send("POST", "/api/orders", json: Self.groceries).status == 201)
     }
 }

@@ -11,12 +11,15 @@ struct ChatListViewModel: JSONWritable, Equatable, Sendable {
     let title: String
     let unreadTotal: Int
     let items: [ChatListItemViewModel]
+    /// The page after this one, or null.
+    let next: ActionViewModel?
     let actions: Actions
 
     func write(to json: inout JSONWriter) {
         json.object {
             $0.field("actions", actions)
             $0.field("items", items)
+            $0.field("next", next)
             $0.field("title", title)
             $0.field("unreadTotal", unreadTotal)
         }

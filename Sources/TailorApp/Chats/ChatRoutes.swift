@@ -31,7 +31,7 @@ struct ChatRoutes {
     func register(on router: inout Router) {
         router.get("/api/chats") { request in
             let user = try context.auth.user(for: request)
-            return try context.respond(request, user: user, topic: .chats, missing: "chat list")
+            return try context.respond(request, user: user, topic: .chats(page: try Self.listPage(request)), missing: "chat list")
         }
         router.post("/api/chats") { request in try await openChat(request) }
         router.get("/api/chats/{id}") { request in
@@ -52,6 +52,22 @@ struct ChatRoutes {
             let user = try context.auth.user(for: request)
             return try context.respond(request, user: user, topic: .badge, missing: "badge")
         }
+    }
+
+    /// The chat list's `?offset=` and `?limit=` (1–200, default 100).
+    static func listPage(_ request: HTTPRequest) throws -> ChatListPage {
+        var page = ChatListPage.first
+        if let offset = request.query("offset") {
+            guard let value = Int(offset), (0...1_000_000).contains(value) else { throw APIError.invalidQuery("offset must be 0 to 1000000.") }
+            page.offset = value
+        }
+        if let limit = request.query("limit") {
+            guard let value = Int(limit), (1...ChatListPage.maxSize).contains(value) else {
+                throw APIError.invalidQuery("limit must be 1 to \(ChatListPage.maxSize).")
+            }
+            page.limit = value
+        }
+        return page
     }
 
     /// `?limit=` (1–200, default 50) and `?before=MESSAGE_ID`.

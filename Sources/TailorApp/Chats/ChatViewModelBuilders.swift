@@ -1,12 +1,15 @@
 import TailorStore
 
-/// Builds the chat list: newest activity first, with each chat's last message,
-/// its date text and the unread count.
+/// Builds a page of the chat list: newest activity first, with each chat's last
+/// message, its date text and the unread count; the total unread over all chats.
 struct ChatListViewModelBuilder {
     let dates: DateText
 
-    func build(_ summaries: [ChatSummary], now: Int) -> ChatListViewModel {
-        let items = summaries.map { summary in
+    /// `summaries` holds every chat of the user, newest activity first.
+    func build(_ summaries: [ChatSummary], page: ChatListPage, now: Int) -> ChatListViewModel {
+        let end = min(summaries.count, page.offset + page.limit)
+        let shown = page.offset < end ? summaries[page.offset..<end] : []
+        let items = shown.map { summary in
             ChatListItemViewModel(
                 id: String(summary.chatID),
                 contact: summary.contact.name,
@@ -20,6 +23,7 @@ struct ChatListViewModelBuilder {
             title: "Chats",
             unreadTotal: summaries.reduce(0) { $0 + $1.unreadCount },
             items: items,
+            next: end < summaries.count ? .get(page.href(offset: end)) : nil,
             actions: .init(addChat: .post("/api/chats")))
     }
 }

@@ -4,6 +4,8 @@ import TailorStore
 /// it produced. A rule that says no is thrown and undoes only this event.
 struct EventApplier {
     let store: Store
+    /// Orders one user may have at most.
+    let maxOrdersPerUser: Int
 
     func apply(_ event: Event, at now: Int) throws -> EventOutcome {
         switch event {
@@ -30,6 +32,8 @@ struct EventApplier {
             return .messagesRead(chat: chat, reader: reader, count: try store.markRead(chat: chatID, reader: reader, at: now), at: now)
 
         case .order(.place(let user, let name, let currency, let items)):
+            // Counted inside the writer's transaction: concurrent places cannot pass it together.
+            guard try store.orderCount(of: user) < maxOrdersPerUser else { throw StoreError.tooManyOrders }
             return .orderChanged(try store.insertOrder(user: user, name: name, currency: currency, items: items, at: now))
 
         case .order(.changeStatus(let user, let orderID, let status)):

@@ -26,14 +26,16 @@ public final class EventRouter: Sendable {
     private let writer: WriterConnection
     private let handler: EventHandler
     private let now: @Sendable () -> Int
+    private let maxOrdersPerUser: Int
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
 
-    init(writer: SQLiteConnection, handler: EventHandler, now: @escaping @Sendable () -> Int) {
+    init(writer: SQLiteConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int) {
         self.writer = WriterConnection(writer)
         self.handler = handler
         self.now = now
+        self.maxOrdersPerUser = maxOrdersPerUser
     }
 
     /// Applies `event` and returns its outcome once it is committed.
@@ -102,7 +104,7 @@ public final class EventRouter: Sendable {
     private func write(_ batch: [Pending]) {
         let connection = writer.connection
         let store = Store(connection)
-        let applier = EventApplier(store: store)
+        let applier = EventApplier(store: store, maxOrdersPerUser: maxOrdersPerUser)
         var results: [Result<EventOutcome, any Error>] = []
         results.reserveCapacity(batch.count)
         do {

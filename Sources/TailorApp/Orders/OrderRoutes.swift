@@ -25,7 +25,7 @@ struct OrderRoutes {
         }
     }
 
-    /// `sort`, `layout`, `q` and `status`; an unknown value is 422.
+    /// `sort`, `layout`, `q`, `status`, `offset` and `limit`; an unknown value is 422.
     static func query(_ request: HTTPRequest) throws -> OrdersQuery {
         var query = OrdersQuery.standard
         if let sort = request.query("sort") {
@@ -47,6 +47,16 @@ struct OrderRoutes {
                 throw APIError.invalidQuery("q must be at most 100 characters and 400 bytes of UTF-8.")
             }
             query.text = text.trimmed
+        }
+        if let offset = request.query("offset") {
+            guard let value = Int(offset), (0...1_000_000).contains(value) else { throw APIError.invalidQuery("offset must be 0 to 1000000.") }
+            query.offset = value
+        }
+        if let limit = request.query("limit") {
+            guard let value = Int(limit), (1...OrdersQuery.maxPageSize).contains(value) else {
+                throw APIError.invalidQuery("limit must be 1 to \(OrdersQuery.maxPageSize).")
+            }
+            query.limit = value
         }
         return query
     }
@@ -96,6 +106,8 @@ struct OrderRoutes {
             throw APIError.notFound("order")
         } catch StoreError.invalidTransition(let from, let to) {
             throw APIError.conflict("invalid_transition", "An order that is \(from.rawValue) cannot become \(to.rawValue).")
+        } catch StoreError.tooManyOrders {
+            throw APIError.conflict("too_many_orders", "You have as many orders as one account may have; delete some first.")
         }
     }
 }

@@ -29,15 +29,19 @@ struct OrderViewModelBuilder {
         return model
     }
 
+    /// The page `query` asks for, from `orders` read from its offset on; an
+    /// order past the page's limit means a next page.
     func buildList(_ orders: [Order], query: OrdersQuery, now: Int) -> OrdersViewModel {
-        let items: [OrderListItemViewModel] = orders.map { order in
+        let items: [OrderListItemViewModel] = orders.prefix(query.limit).map { order in
             let full = build(order, now: now, withLines: false)
             switch query.layout {
             case .list: return .full(full)
             case .compact: return .compact(CompactOrderViewModel(id: full.id, name: full.name, statusLabel: full.statusLabel, total: full.total, open: full.open))
             }
         }
-        return OrdersViewModel(title: "Orders", count: items.count, sort: query.sort.rawValue, layout: query.layout.rawValue, items: items)
+        let next: ActionViewModel? = orders.count > query.limit ? .get(query.href(offset: query.offset + query.limit)) : nil
+        return OrdersViewModel(title: "Orders", count: items.count, sort: query.sort.rawValue, layout: query.layout.rawValue,
+                               items: items, next: next)
     }
 
     static func label(_ status: OrderStatus) -> String {

@@ -5,12 +5,15 @@ struct OrdersViewModel: JSONWritable, Equatable, Sendable {
     let sort: String
     let layout: String
     let items: [OrderListItemViewModel]
+    /// The page after this one, or null.
+    let next: ActionViewModel?
 
     func write(to json: inout JSONWriter) {
         json.object {
             $0.field("count", count)
             $0.field("items", items)
             $0.field("layout", layout)
+            $0.field("next", next)
             $0.field("sort", sort)
             $0.field("title", title)
         }

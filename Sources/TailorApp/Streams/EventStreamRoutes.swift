@@ -48,7 +48,7 @@ struct EventStreamRoutes {
         for name in names {
             let topic: Topic
             switch name {
-            case "chats": topic = .chats
+            case "chats": topic = .chats(page: .first)
             case "badge": topic = .badge
             case "orders": topic = .orders(.standard)
             default:

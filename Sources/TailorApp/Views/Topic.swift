@@ -1,9 +1,10 @@
 import TailorStore
+import TailorHTTP
 
 /// A view model a user can read or subscribe to. Parameters that shape it are
 /// part of the topic, so each variant is cached on its own.
 public enum Topic: Hashable, Sendable {
-    case chats
+    case chats(page: ChatListPage)
     case badge
     case chat(id: Int, page: MessagePageRequest)
     case orders(OrdersQuery)
@@ -18,7 +19,29 @@ public struct MessagePageRequest: Hashable, Sendable {
     public static let latest = MessagePageRequest(before: nil, limit: 50)
 }
 
-/// How an orders list is asked for: `GET /api/orders?sort=&layout=&q=&status=`.
+/// Which chats a chat list view model holds: `limit` after the first `offset`,
+/// newest activity first. Streams follow the first page.
+public struct ChatListPage: Hashable, Sendable {
+    public var offset = 0
+    public var limit = ChatListPage.size
+
+    /// Chats in a page unless asked otherwise, and at most.
+    public static let size = 100
+    public static let maxSize = 200
+
+    public static let first = ChatListPage()
+
+    /// The address of the list from `offset` on.
+    func href(offset: Int) -> String {
+        var parameters: [String] = []
+        if offset > 0 { parameters.append("offset=\(offset)") }
+        if limit != Self.size { parameters.append("limit=\(limit)") }
+        return "/api/chats" + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
+    }
+}
+
+/// How an orders list is asked for: `GET /api/orders?sort=&layout=&q=&status=&offset=&limit=`.
+/// A list holds one page: no view model grows with the number of orders.
 public struct OrdersQuery: Hashable, Sendable {
     public enum Layout: String, Sendable, CaseIterable {
         case list, compact
@@ -28,6 +51,27 @@ public struct OrdersQuery: Hashable, Sendable {
     public var layout: Layout = .list
     public var text = ""
     public var status: OrderStatus?
+    /// Orders skipped before the page, in the list's order.
+    public var offset = 0
+    public var limit = OrdersQuery.pageSize
+
+    /// Orders in a page unless asked otherwise, and at most.
+    public static let pageSize = 100
+    public static let maxPageSize = 200
+
+    /// The address of this list from `offset` on, with every parameter that
+    /// differs from the defaults.
+    func href(offset: Int) -> String {
+        var parameters: [(String, String)] = []
+        if sort != .newest { parameters.append(("sort", sort.rawValue)) }
+        if layout != .list { parameters.append(("layout", layout.rawValue)) }
+        if !text.isEmpty { parameters.append(("q", text)) }
+        if let status { parameters.append(("status", status.rawValue)) }
+        if offset > 0 { parameters.append(("offset", String(offset))) }
+        if limit != Self.pageSize { parameters.append(("limit", String(limit))) }
+        guard !parameters.isEmpty else { return "/api/orders" }
+        return "/api/orders?" + parameters.map { "\($0)=\(PercentEncoding.queryValue($1))" }.joined(separator: "&")
+    }
 
     /// The parameters of the `orders` topic.
     public static let standard = OrdersQuery()

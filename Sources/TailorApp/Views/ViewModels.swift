@@ -68,9 +68,9 @@ final class ViewModels: Sendable {
     /// they do not hold all it needs.
     func buildFromKeptChats(_ key: ViewKey) -> CachedRepresentation? {
         switch key.topic {
-        case .chats:
+        case .chats(let page):
             guard let summaries = directory.summaries(of: key.user) else { return nil }
-            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, now: now()))
+            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now()))
         case .badge:
             guard let unread = directory.unreadTotal(of: key.user) else { return nil }
             return ViewModelEncoding.representation(BadgeViewModel(unread: unread))
@@ -96,9 +96,9 @@ final class ViewModels: Sendable {
     func build(_ key: ViewKey, from store: Store, sharing shared: SharedReads = SharedReads()) throws -> CachedRepresentation? {
         let now = now()
         switch key.topic {
-        case .chats:
+        case .chats(let page):
             let summaries = try store.chatSummaries(of: key.user)
-            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, now: now))
+            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now))
         case .badge:
             return ViewModelEncoding.representation(BadgeViewModel(unread: try store.unreadTotal(of: key.user)))
         case .chat(let id, let page):
@@ -113,7 +113,9 @@ final class ViewModels: Sendable {
             }
             return ViewModelEncoding.representation(model)
         case .orders(let query):
-            let orders = try store.orders(of: key.user, status: query.status, matching: query.text, sort: query.sort)
+            // One more than the page: whether a next page exists.
+            let orders = try store.orders(of: key.user, status: query.status, matching: query.text, sort: query.sort,
+                                          offset: query.offset, limit: query.limit + 1)
             return ViewModelEncoding.representation(OrderViewModelBuilder(dates: dates).buildList(orders, query: query, now: now))
         case .order(let id):
             guard let order = try store.order(id: id, user: key.user) else { return nil }

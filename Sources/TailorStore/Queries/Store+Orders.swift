@@ -43,9 +43,11 @@ extension Store {
         return Self.withItems(order, items)
     }
 
-    /// A user's orders without lines, filtered by status and by `text` in the
-    /// name or an item title (ignoring case), in `sort` order.
-    public func orders(of user: Int, status: OrderStatus?, matching text: String, sort: OrderSort) throws -> [Order] {
+    /// A page of a user's orders without lines, filtered by status and by `text`
+    /// in the name or an item title (ignoring case), in `sort` order: `limit`
+    /// orders after the first `offset`.
+    public func orders(of user: Int, status: OrderStatus?, matching text: String, sort: OrderSort,
+                       offset: Int = 0, limit: Int = -1) throws -> [Order] {
         let order = switch sort {
         case .newest: "id DESC"
         case .oldest: "id ASC"
@@ -56,8 +58,13 @@ extension Store {
             WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)
               AND (?3 = '' OR instr(lower(name), lower(?3)) > 0
                    OR EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = orders.id AND instr(lower(i.title), lower(?3)) > 0))
-            ORDER BY \(order)
-            """, user, status?.rawValue, text) { Self.order($0, items: []) }
+            ORDER BY \(order) LIMIT ?4 OFFSET ?5
+            """, user, status?.rawValue, text, limit, offset) { Self.order($0, items: []) }
+    }
+
+    /// How many orders `user` has.
+    public func orderCount(of user: Int) throws -> Int {
+        try connection.first("SELECT count(*) FROM orders WHERE user_id = ?", user) { $0.int(0) } ?? 0
     }
 
     static func order(_ row: SQLiteRow, items: [OrderItem]) -> Order {
