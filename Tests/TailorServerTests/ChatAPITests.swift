@@ -114,6 +114,33 @@ import Testing
         #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
     }
 
+    /// Long messages: a page holds the newest that fit in its byte cap, and
+    /// `earlier` leads to the rest; the list shows a preview of the last one.
+    @Test func noChatViewModelGrowsPastItsCap() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        // 4,000 control characters: 24 KB of JSON each, 960 KB for the forty.
+        let text = String(repeating: "\\u0001", count: 4000)
+        for _ in 0..<40 {
+            #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
+        }
+        var href: String? = "/api/chats/\(chatID)"
+        var seen = 0
+        while let next = href {
+            let page = try alice.get(next)
+            #expect(page.body.count < 600 * 1024)
+            seen += (page.json["messages"] as? [Any])?.count ?? 0
+            href = (page.json["earlier"] as? [String: Any])?["href"] as? String
+        }
+        #expect(seen == 40)
+        let list = try alice.get("/api/chats")
+        #expect(list.body.count < 4096)
+        let preview = try #require(((list.json["items"] as? [[String: Any]])?.first?["message"]) as? String)
+        #expect(preview.count == 200 && preview.hasSuffix("…"))
+    }
+
     @Test func theChatListComesInPagesThatFollowNext() throws {
         let app = try TestApp()
         let alice = try app.user("alice")

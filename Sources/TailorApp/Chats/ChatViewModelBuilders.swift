@@ -5,6 +5,14 @@ import TailorStore
 struct ChatListViewModelBuilder {
     let dates: DateText
 
+    /// Characters of a last message a list shows: a list item is a preview,
+    /// and a list of long messages would otherwise weigh megabytes.
+    static let previewLength = 200
+
+    static func preview(_ text: String) -> String {
+        text.utf8.count <= previewLength || text.count <= previewLength ? text : String(text.prefix(previewLength - 1)) + "…"
+    }
+
     /// `summaries` holds every chat of the user, newest activity first.
     func build(_ summaries: [ChatSummary], page: ChatListPage, now: Int) -> ChatListViewModel {
         let end = min(summaries.count, page.offset + page.limit)
@@ -13,7 +21,7 @@ struct ChatListViewModelBuilder {
             ChatListItemViewModel(
                 id: String(summary.chatID),
                 contact: summary.contact.name,
-                message: summary.lastMessage?.text ?? "",
+                message: summary.lastMessage.map { Self.preview($0.text) } ?? "",
                 lastMessageDate: summary.lastMessage.map { dates.text($0.sentAt, now: now) } ?? "",
                 lastMessageAt: summary.lastMessage.map { DateText.iso($0.sentAt) },
                 unreadMessageCount: summary.unreadCount,
@@ -35,6 +43,9 @@ struct ChatViewModelBuilder {
     let dates: DateText
     var pages = MessagePages()
 
+    /// Bytes of message JSON one page holds at most, whatever its limit.
+    static let maxPageBytes = 512 * 1024
+
     func build(chat: Chat, viewer: User, contact: User, page: MessagePageOutline, request: MessagePageRequest, unread: Int,
                load: (Int) throws -> Message?) rethrows -> ChatViewModel {
         let screen = MessagePages.Screen(chat: chat.id, viewer: viewer.id)
@@ -50,10 +61,17 @@ struct ChatViewModelBuilder {
                 messages.append(id: state.id, self.message(for: message, viewer: viewer, contact: contact))
             }
         }
+        var hasEarlier = page.hasEarlier
+        if messages.bytes.count > Self.maxPageBytes {
+            // Long messages: the page holds the newest that fit, and `earlier`
+            // leads to the rest, so that no chat view model grows past the cap.
+            messages = messages.newest(fitting: Self.maxPageBytes)
+            hasEarlier = true
+        }
         if request == .latest { pages.keep(messages, for: screen) }
-        let earlier: ActionViewModel? = page.hasEarlier
-            ? .get("/api/chats/\(chat.id)?before=\(page.states.first!.id)" + (request.limit == MessagePageRequest.latest.limit ? "" : "&limit=\(request.limit)"))
-            : nil
+        let earlier: ActionViewModel? = hasEarlier ? messages.entries.first.map { first in
+            .get("/api/chats/\(chat.id)?before=\(first.id)" + (request.limit == MessagePageRequest.latest.limit ? "" : "&limit=\(request.limit)"))
+        } : nil
         return ChatViewModel(
             id: String(chat.id),
             title: contact.name,

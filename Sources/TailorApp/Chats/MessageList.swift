@@ -74,6 +74,24 @@ struct MessageList: JSONWritable, Equatable, Sendable {
 
     private static let stateKey = Array(#""state":""#.utf8)
 
+    /// The newest messages whose JSON fits in `budget` bytes, at least one.
+    func newest(fitting budget: Int) -> MessageList {
+        var first = entries.count
+        var size = 0
+        while first > 0, first == entries.count || size + entries[first - 1].range.count <= budget {
+            first -= 1
+            size += entries[first].range.count
+        }
+        var kept = MessageList(capacity: entries.count - first, bytesPerMessage: 0)
+        kept.bytes.reserveCapacity(size)
+        for entry in entries[first...] {
+            let start = kept.bytes.count
+            kept.bytes.append(contentsOf: bytes[entry.range])
+            kept.entries.append(Entry(id: entry.id, read: entry.read, range: start..<kept.bytes.count, stateOffset: entry.stateOffset))
+        }
+        return kept
+    }
+
     /// Each message's JSON.
     var messageJSON: [ArraySlice<UInt8>] { entries.map { bytes[$0.range] } }
 
