@@ -42,7 +42,8 @@ public final class Application: Sendable {
         let handler = EventHandler(cache: cache, directory: directory, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
-        let auth = Authenticator(database: database, writeLimit: configuration.writeLimit, accountLimit: configuration.accountLimit)
+        let auth = Authenticator(database: database, events: events, now: now, writeLimit: configuration.writeLimit,
+                                 accountLimit: configuration.accountLimit, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
         let memory = StreamMemory(budget: configuration.memoryBudget / 4, budgetPerUser: configuration.memoryBudget / 32)
         streams = EventStreams(views: views, firstID: Int64(now()) * 1000, memory: memory, logger: logger)

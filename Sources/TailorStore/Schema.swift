@@ -133,6 +133,19 @@ public enum Schema {
         CREATE TABLE readiness (id INTEGER PRIMARY KEY CHECK (id = 1), checked_at INTEGER NOT NULL);
         INSERT INTO readiness VALUES (1, 0);
         """,
+        // 4: browser sessions, each with a token of its own, so that signing
+        // out ends one browser's session and not the account's token.
+        """
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            token_hash BLOB NOT NULL UNIQUE,
+            created_at INTEGER NOT NULL,
+            last_seen_at INTEGER NOT NULL,
+            user_agent TEXT NOT NULL
+        );
+        CREATE INDEX sessions_user ON sessions(user_id);
+        """,
     ]
 
     /// The version a database has once every migration is applied.

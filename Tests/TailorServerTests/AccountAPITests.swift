@@ -14,12 +14,15 @@ import Testing
         let token = try #require(response.json["token"] as? String)
         #expect(token.count >= 32)
         let cookie = try #require(response.header("set-cookie"))
-        #expect(cookie.hasPrefix("tailor_session=\(token);"))
+        #expect(cookie.hasPrefix("tailor_session="))
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+        // The browser's session has a token of its own, not the account's.
+        let session = try #require(cookie.split(separator: ";").first?.split(separator: "=").last.map(String.init))
+        #expect(session != token)
 
         // The cookie alone authenticates, as it does for a browser's EventSource.
         let browser = try app.client()
-        let me = try browser.get("/api/me", headers: ["Cookie: other=1; tailor_session=\(token)"])
+        let me = try browser.get("/api/me", headers: ["Cookie: other=1; tailor_session=\(session)"])
         #expect(me.status == 200)
         #expect((me.json["user"] as? [String: Any])?["name"] as? String == "Alice_1")
     }
@@ -69,10 +72,53 @@ import Testing
         let newBrowser = try app.client()
         let signedIn = try newBrowser.send("POST", "/api/session", json: #"{"token":"\#(alice.token!)"}"#)
         #expect(signedIn.status == 200)
-        #expect(signedIn.header("set-cookie")?.hasPrefix("tailor_session=\(alice.token!)") == true)
+        #expect(signedIn.header("set-cookie")?.hasPrefix("tailor_session=") == true)
+        #expect(Self.sessionToken(signedIn) != alice.token)
         #expect(try newBrowser.send("POST", "/api/session", json: #"{"token":"nope"}"#).status == 401)
         let signedOut = try alice.send("DELETE", "/api/session")
         #expect(signedOut.status == 204)
         #expect(signedOut.header("set-cookie")?.contains("Max-Age=0") == true)
+    }
+
+    /// Signing out ends that browser's session on the server; the account's
+    /// token, and other sessions, go on working.
+    @Test func signOutEndsTheSessionNotTheAccount() throws {
+        let app = try TestApp()
+        let signUp = try app.client().send("POST", "/api/users", json: #"{"name":"erin"}"#, headers: ["User-Agent: Phone/1"])
+        let token = try #require(signUp.json["token"] as? String)
+        let phone = try #require(Self.sessionToken(signUp))
+        let signIn = try app.client().send("POST", "/api/session", json: #"{"token":"\#(token)"}"#, headers: ["User-Agent: Laptop/2"])
+        #expect(signIn.status == 200)
+        let laptop = try #require(Self.sessionToken(signIn))
+        #expect(laptop != phone && laptop != token)
+
+        let script = try app.client()
+        script.token = token
+        let listed = try script.get("/api/sessions").json["items"] as? [[String: Any]] ?? []
+        #expect(listed.compactMap { $0["userAgent"] as? String } == ["Laptop/2", "Phone/1"])
+        #expect(listed.allSatisfy { $0["current"] as? Bool == false && $0["createdAt"] is String && $0["lastSeenAt"] is String })
+        let mine = try app.client().get("/api/sessions", headers: ["Cookie: tailor_session=\(phone)"]).json["items"] as? [[String: Any]] ?? []
+        #expect(mine.first { $0["userAgent"] as? String == "Phone/1" }?["current"] as? Bool == true)
+
+        let out = try app.client().send("DELETE", "/api/session", headers: ["Cookie: tailor_session=\(phone)"])
+        #expect(out.status == 204)
+        #expect(out.header("set-cookie")?.contains("Max-Age=0") == true)
+        #expect(try app.client().get("/api/me", headers: ["Cookie: tailor_session=\(phone)"]).status == 401)
+        #expect(try app.client().get("/api/me", headers: ["Cookie: tailor_session=\(laptop)"]).status == 200)
+        #expect(try script.get("/api/me").status == 200)
+
+        // One session ends another; an id that is not theirs is 404.
+        let laptopID = try #require((try script.get("/api/sessions").json["items"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try script.send("DELETE", "/api/sessions/\(laptopID)").status == 204)
+        #expect(try app.client().get("/api/me", headers: ["Cookie: tailor_session=\(laptop)"]).status == 401)
+        #expect(try script.send("DELETE", "/api/sessions/\(laptopID)").status == 404)
+        let other = try app.user("frank")
+        let franksSession = try #require((try other.get("/api/sessions").json["items"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try script.send("DELETE", "/api/sessions/\(franksSession)").status == 404)
+        #expect(try script.get("/api/me").status == 200)
+    }
+
+    static func sessionToken(_ response: TestResponse) -> String? {
+        response.header("set-cookie")?.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init)
     }
 }

@@ -1,7 +1,8 @@
 import TailorHTTP
 import TailorStore
 
-/// Sign-up, sign-in with a token, sign-out, and `GET /api/me`.
+/// Sign-up, sign-in with a token, sign-out, `GET /api/me`, and a user's
+/// browser sessions.
 struct AccountRoutes {
     let context: AppContext
 
@@ -31,11 +32,40 @@ struct AccountRoutes {
             let user = try context.auth.user(for: request)
             return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)))
         }
-        router.post("/api/session") { request in try signIn(request) }
+        router.post("/api/session") { request in try await signIn(request) }
         router.delete("/api/session") { request in
-            _ = try context.auth.user(for: request)
+            // A session's token ends with it; an account token sent here stays valid.
+            let credential = try context.auth.credential(for: request)
+            if let session = credential.session { try await end(session, of: credential.user) }
             return HTTPResponse(status: .noContent, headers: [Authenticator.clearedCookie])
         }
+        router.get("/api/sessions") { request in
+            let credential = try context.auth.credential(for: request)
+            let sessions = try context.views.database.read { try $0.sessions(of: credential.user.id) }
+            return ViewModelEncoding.response(SessionsViewModel(sessions, current: credential.session))
+        }
+        router.delete("/api/sessions/{id}") { request in
+            let user = try context.auth.user(for: request)
+            try await end(try AppContext.id(request, missing: "session"), of: user)
+            return HTTPResponse(status: .noContent)
+        }
+    }
+
+    private func end(_ session: Int, of user: User) async throws {
+        let outcome: EventOutcome
+        do {
+            outcome = try await context.events.route(.account(.endSession(user: user.id, session: session)))
+        } catch StoreError.notFound {
+            throw APIError.notFound("session")
+        }
+        guard case .sessionEnded(let ended) = outcome else { throw HTTPError.internalError }
+        context.auth.forget(ended)
+    }
+
+    /// A session for the browser that sent `request`, with a token of its own.
+    private static func newSession(for request: HTTPRequest) -> (token: String, NewSession) {
+        let token = Authenticator.newToken()
+        return (token, NewSession(tokenHash: Authenticator.hash(token), userAgent: request.headers["user-agent"] ?? ""))
     }
 
     /// Names: 1–32 ASCII letters, digits, `_` or `-`.
@@ -56,23 +86,31 @@ struct AccountRoutes {
         guard name.lowercased() != User.botName else { throw taken }
         let token = Authenticator.newToken()
         let hash = Authenticator.hash(token)
+        let (sessionToken, session) = Self.newSession(for: request)
         let outcome: EventOutcome
         do {
-            outcome = try await context.events.route(.account(.signUp(name: name, tokenHash: hash)))
+            outcome = try await context.events.route(.account(.signUp(name: name, tokenHash: hash, session: session)))
         } catch StoreError.nameTaken {
             throw taken
         }
-        guard case .signedUp(let user) = outcome else { throw HTTPError.internalError }
-        context.auth.remember(hash: hash, user: user)
+        guard case .signedUp(let user, let started?) = outcome else { throw HTTPError.internalError }
+        context.auth.remember(Authenticator.Credential(user: user, session: nil, hash: hash))
+        context.auth.remember(Authenticator.Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
-                                          status: .created, headers: [Authenticator.sessionCookie(token)])
+                                          status: .created, headers: [Authenticator.sessionCookie(sessionToken)])
     }
 
-    private func signIn(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// Signs a browser in with a token: it gets a session of its own.
+    private func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
         try context.auth.admitAccountRequest(request)
         let token = try JSONBody(request).string("token")!
-        guard let user = try context.auth.user(token: token) else { throw APIError.unauthorized("The token is not valid.") }
+        guard let user = try context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
+        let (sessionToken, session) = Self.newSession(for: request)
+        guard case .sessionStarted(let started) = try await context.events.route(.account(.startSession(user: user.id, session))) else {
+            throw HTTPError.internalError
+        }
+        context.auth.remember(Authenticator.Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),
-                                          headers: [Authenticator.sessionCookie(token)])
+                                          headers: [Authenticator.sessionCookie(sessionToken)])
     }
 }

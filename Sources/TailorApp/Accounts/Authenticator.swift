@@ -1,28 +1,49 @@
+import Logging
 import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
 
 /// Who a request is: a bearer token or the session cookie, matched by its
-/// SHA-256 hash (tokens are never stored). Known hashes are remembered in memory,
-/// so an authenticated cached GET touches no database.
+/// SHA-256 hash (tokens are never stored). A token is the account's own (from
+/// sign-up, for scripts) or a browser session's (from the cookie), which
+/// signing out ends. Known hashes are remembered in memory, so an
+/// authenticated cached GET touches no database; an ended session is forgotten.
 final class Authenticator: Sendable {
     static let cookieName = "tailor_session"
 
+    /// Who sent a request, and with which session, if it was a session's token.
+    struct Credential: Sendable {
+        let user: User
+        let session: Int?
+        let hash: [UInt8]
+    }
+
     private let database: Database
-    private let known = Mutex<[[UInt8]: User]>([:])
+    private let events: EventRouter
+    private let now: @Sendable () -> Int
+    private let known = Mutex<[[UInt8]: Credential]>([:])
+    /// When each session's use was last recorded, in milliseconds.
+    private let seen = Mutex<[Int: Int]>([:])
     /// Each user's writes (any method but GET and HEAD).
     private let writes: RateLimiter<Int>
     /// Sign-ups and sign-ins per client address: tokens cannot be guessed, but
     /// accounts can be made by the thousand to fill other users' lists.
     private let accounts: RateLimiter<PeerAddress>
+    private let failures: ThrottledLog
     /// Remembered tokens at most; past it the memory starts over.
     static let maxRemembered = 100_000
+    /// A session's last use is written at most this often (milliseconds).
+    static let seenInterval = 5 * 60 * 1000
 
-    init(database: Database, writeLimit: RateLimit, accountLimit: RateLimit) {
+    init(database: Database, events: EventRouter, now: @escaping @Sendable () -> Int, writeLimit: RateLimit, accountLimit: RateLimit,
+         logger: Logger) {
         self.database = database
+        self.events = events
+        self.now = now
         writes = RateLimiter(writeLimit)
         accounts = RateLimiter(accountLimit)
+        failures = ThrottledLog(logger: logger)
     }
 
     /// A new token: 256 random bits as 64 hex digits.
@@ -40,11 +61,17 @@ final class Authenticator: Sendable {
 
     /// The request's user, or a 401; a write past the user's rate is a 429.
     func user(for request: HTTPRequest) throws -> User {
-        let user = try identify(request)
-        if request.method != .get && request.method != .head, case .refused(let retryAfter) = writes.take(user.id) {
+        try credential(for: request).user
+    }
+
+    /// The request's credential, or a 401; a write past the user's rate is a 429.
+    func credential(for request: HTTPRequest) throws -> Credential {
+        let credential = try identify(request)
+        if request.method != .get && request.method != .head, case .refused(let retryAfter) = writes.take(credential.user.id) {
             throw APIError.rateLimited("changes", retryAfter: retryAfter)
         }
-        return user
+        if let session = credential.session { noteUse(of: session) }
+        return credential
     }
 
     /// Counts a sign-up or sign-in from the request's address: a 429 past the limit.
@@ -54,12 +81,12 @@ final class Authenticator: Sendable {
     }
 
     /// Who sends the request, or a 401.
-    private func identify(_ request: HTTPRequest) throws -> User {
+    private func identify(_ request: HTTPRequest) throws -> Credential {
         guard let token = Self.token(in: request) else {
             throw APIError.unauthorized("Sign up, or send a token as Authorization: Bearer TOKEN.")
         }
-        guard let user = try user(token: token) else { throw APIError.unauthorized("The token is not valid.") }
-        return user
+        guard let credential = try credential(token: token) else { throw APIError.unauthorized("The token is not valid.") }
+        return credential
     }
 
     /// The routes under `/api` that need no account: sign-up and sign-in.
@@ -80,18 +107,50 @@ final class Authenticator: Sendable {
         }
     }
 
-    func user(token: String) throws -> User? {
+    /// The credential a token is: an account's token, else a session's.
+    func credential(token: String) throws -> Credential? {
         let hash = Self.hash(token)
-        if let user = known.withLock({ $0[hash] }) { return user }
-        guard let user = try database.read({ try $0.user(tokenHash: hash) }) else { return nil }
-        remember(hash: hash, user: user)
-        return user
+        if let credential = known.withLock({ $0[hash] }) { return credential }
+        let found = try database.read { store -> Credential? in
+            if let user = try store.user(tokenHash: hash) { return Credential(user: user, session: nil, hash: hash) }
+            return try store.session(tokenHash: hash).map { Credential(user: $0.1, session: $0.0.id, hash: hash) }
+        }
+        if let found { remember(found) }
+        return found
     }
 
-    func remember(hash: [UInt8], user: User) {
+    func remember(_ credential: Credential) {
         known.withLock { known in
             if known.count >= Self.maxRemembered { known.removeAll() }
-            known[hash] = user
+            known[credential.hash] = credential
+        }
+    }
+
+    /// An ended session's token no longer authenticates.
+    func forget(_ session: Session) {
+        _ = known.withLock { $0.removeValue(forKey: session.tokenHash) }
+        _ = seen.withLock { $0.removeValue(forKey: session.id) }
+    }
+
+    /// Records that a session was used, at most every `seenInterval`, off the
+    /// request's path: the answer does not wait for the write.
+    private func noteUse(of session: Int) {
+        let time = now()
+        let due = seen.withLock { seen -> Bool in
+            if seen.count >= Self.maxRemembered { seen.removeAll() }
+            guard time - (seen[session] ?? 0) >= Self.seenInterval else { return false }
+            seen[session] = time
+            return true
+        }
+        guard due else { return }
+        let events = events
+        let failures = failures
+        Task {
+            do {
+                try await events.route(.account(.sessionSeen(session: session)))
+            } catch {
+                failures.log("the last use of session \(session) was not recorded: \(error)")
+            }
         }
     }
 

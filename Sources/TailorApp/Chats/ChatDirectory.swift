@@ -125,8 +125,10 @@ final class ChatDirectory: Sendable {
         var stale = Set<Int>()
         for outcome in outcomes {
             switch outcome {
-            case .signedUp(let user):
+            case .signedUp(let user, _):
                 touched.insert(user.id)
+            case .sessionStarted, .sessionEnded, .sessionSeen:
+                break
             case .chatOpened(let chat, _, let created):
                 touched.formUnion([chat.userA, chat.userB])
                 if created { stale.formUnion([chat.userA, chat.userB]) }

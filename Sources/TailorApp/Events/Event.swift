@@ -10,8 +10,15 @@ public enum Event: Sendable {
 }
 
 public enum AccountEvent: Sendable {
-    /// A new user, signed in with a token whose hash is kept.
-    case signUp(name: String, tokenHash: [UInt8])
+    /// A new user, with an account token whose hash is kept, and the session of
+    /// the browser that signed up, if one did.
+    case signUp(name: String, tokenHash: [UInt8], session: NewSession?)
+    /// A browser signs in to `user`'s account.
+    case startSession(user: Int, NewSession)
+    /// `user` ends one of their sessions (signs a browser out).
+    case endSession(user: Int, session: Int)
+    /// A session was used: when it was last seen, kept roughly.
+    case sessionSeen(session: Int)
 }
 
 public enum ChatEvent: Sendable {
@@ -33,7 +40,10 @@ public enum OrderEvent: Sendable {
 
 /// What applying an event produced, for its source to answer with.
 public enum EventOutcome: Sendable {
-    case signedUp(User)
+    case signedUp(User, session: Session?)
+    case sessionStarted(Session)
+    case sessionEnded(Session)
+    case sessionSeen
     case chatOpened(Chat, contact: User, created: Bool)
     /// `duplicate` when the client id was seen before and nothing was stored.
     case messageSent(Message, in: Chat, duplicate: Bool)

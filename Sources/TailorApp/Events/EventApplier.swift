@@ -9,10 +9,20 @@ struct EventApplier {
 
     func apply(_ event: Event, at now: Int) throws -> EventOutcome {
         switch event {
-        case .account(.signUp(let name, let tokenHash)):
+        case .account(.signUp(let name, let tokenHash, let session)):
             let user = try store.insertUser(name: name, at: now)
             try store.insertToken(hash: tokenHash, user: user.id, at: now)
-            return .signedUp(user)
+            return .signedUp(user, session: try session.map { try store.insertSession($0, user: user.id, at: now) })
+
+        case .account(.startSession(let user, let session)):
+            return .sessionStarted(try store.insertSession(session, user: user, at: now))
+
+        case .account(.endSession(let user, let session)):
+            return .sessionEnded(try store.deleteSession(id: session, user: user))
+
+        case .account(.sessionSeen(let session)):
+            try store.recordSessionSeen(id: session, at: now)
+            return .sessionSeen
 
         case .chat(.open(let user, let contactName)):
             guard let contact = try store.user(named: contactName) else { throw StoreError.unknownUser }

@@ -90,7 +90,7 @@ final class EventHandler: Sendable {
     /// The topics one outcome touched.
     static func changes(for outcome: EventOutcome) -> [TopicChange] {
         switch outcome {
-        case .signedUp:
+        case .signedUp, .sessionStarted, .sessionEnded, .sessionSeen:
             return []
         case .chatOpened(let chat, _, let created):
             return created ? [.chats(user: chat.userA), .chats(user: chat.userB)] : []

@@ -311,7 +311,9 @@ struct NotificationViewModel: JSONWritable, Sendable {
     init(_ notification: EventStreams.Notification) {
         chatId = String(notification.chatID)
         contact = notification.contact
-        text = notification.text
+        // A banner shows a preview, as the chat list does: a notification is
+        // queued for every stream of the recipient, read or not.
+        text = ChatListViewModelBuilder.preview(notification.text)
         open = .get("/api/chats/\(notification.chatID)")
     }
 

@@ -13,8 +13,8 @@ enum DemoData {
         guard try database.read({ try $0.user(named: "alice") }) == nil else { return nil }
         let aliceToken = Authenticator.newToken()
         let bobToken = Authenticator.newToken()
-        guard case .signedUp(let alice) = try await events.route(.account(.signUp(name: "alice", tokenHash: Authenticator.hash(aliceToken)))),
-              case .signedUp(let bob) = try await events.route(.account(.signUp(name: "bob", tokenHash: Authenticator.hash(bobToken))))
+        guard case .signedUp(let alice, _) = try await events.route(.account(.signUp(name: "alice", tokenHash: Authenticator.hash(aliceToken), session: nil))),
+              case .signedUp(let bob, _) = try await events.route(.account(.signUp(name: "bob", tokenHash: Authenticator.hash(bobToken), session: nil)))
         else { return nil }
 
         if case .chatOpened(let chat, _, _) = try await events.route(.chat(.open(user: alice.id, contact: "bob"))) {
