@@ -15,6 +15,7 @@ public final class Application: Sendable {
     private let events: EventRouter
     private let midnight: Task<Void, Never>
     private let heartbeat: Task<Void, Never>
+    private let memoryUpkeep: Task<Void, Never>
     private let streams: EventStreams
     private let logger: Logger
     private let shutdownState = ShutdownState()
@@ -88,7 +89,28 @@ public final class Application: Sendable {
                 streams.heartbeat()
             }
         }
+        // After many connections close (a burst of clients, streams ended for
+        // their memory), their freed memory goes back to the system: glibc keeps
+        // free memory inside its heaps otherwise, and the process stays large.
+        let server = server
+        memoryUpkeep = Task(executorPreference: server.group.next()) {
+            var peak = server.connectionCount
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(Self.memoryUpkeepInterval))
+                let open = server.connectionCount
+                if peak - open >= Self.connectionsFreedBeforeTrim {
+                    ProcessSetup.releaseFreeMemory()
+                    peak = open
+                }
+                peak = max(peak, open)
+            }
+        }
     }
+
+    /// Seconds between looks at how many connections closed since the last one.
+    static let memoryUpkeepInterval = 5
+    /// Closed connections after which free memory is given back.
+    static let connectionsFreedBeforeTrim = 256
 
     /// Open event streams, for tests and monitoring.
     public var streamCount: Int { streams.subscriberCount }
@@ -132,6 +154,7 @@ public final class Application: Sendable {
         shutdownState.begin()
         midnight.cancel()
         heartbeat.cancel()
+        memoryUpkeep.cancel()
         streams.closeAll()
         server.shutdown()
         do {
