@@ -23,7 +23,7 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
         break
     case (.head(let a, let lengthA), .head(let b, let lengthB)):
         precondition(lengthA == lengthB && lengthA <= size, "split parse found a different head end")
-        precondition(a.path == b.path && a.query == b.query && a.method == b.method, "split parse read another target")
+        precondition(a.path == b.path && a.queryItems == b.queryItems && a.method == b.method, "split parse read another target")
         precondition(a.bodyFraming == b.bodyFraming && a.keepAlive == b.keepAlive, "split parse framed differently")
         precondition(a.headers.count == b.headers.count, "split parse found other fields")
         _ = a.headers["host"]
@@ -40,5 +40,12 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
     if progress == .finished { precondition(decoder.body.count <= 4096, "a body over the limit") }
 
     _ = PercentDecoding.decode(input, plusIsSpace: true)
+    // A query value read back from its encoding is the value.
+    if let items = QueryString.items(ArraySlice(input)) {
+        for item in items {
+            let encoded = Array(("v=" + PercentEncoding.queryValue(item.value)).utf8)
+            precondition(QueryString.items(encoded[...]) == [QueryItem(name: "v", value: item.value)], "a query value did not round-trip")
+        }
+    }
     return 0
 }

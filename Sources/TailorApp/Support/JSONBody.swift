@@ -1,16 +1,5 @@
 import TailorHTTP
 
-/// Any JSON value, read without a schema so each field can be checked with a
-/// message that says what is wrong.
-indirect enum JSONValue: Equatable, Sendable {
-    case object([String: JSONValue])
-    case array([JSONValue])
-    case string(String)
-    case number(Double)
-    case bool(Bool)
-    case null
-}
-
 /// A request's JSON object body, checked field by field: not JSON is 400, not
 /// declared as JSON is 415, not an object or a wrong field is 422.
 struct JSONBody {
