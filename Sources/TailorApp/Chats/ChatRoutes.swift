@@ -56,18 +56,8 @@ struct ChatRoutes {
 
     /// The chat list's `?offset=` and `?limit=` (1–200, default 100).
     static func listPage(_ request: HTTPRequest) throws -> ChatListPage {
-        var page = ChatListPage.first
-        if let offset = request.query("offset") {
-            guard let value = Int(offset), (0...1_000_000).contains(value) else { throw APIError.invalidQuery("offset must be 0 to 1000000.") }
-            page.offset = value
-        }
-        if let limit = request.query("limit") {
-            guard let value = Int(limit), (1...ChatListPage.maxSize).contains(value) else {
-                throw APIError.invalidQuery("limit must be 1 to \(ChatListPage.maxSize).")
-            }
-            page.limit = value
-        }
-        return page
+        let page = try PageParameters(request, defaultLimit: ChatListPage.size, maxLimit: ChatListPage.maxSize)
+        return ChatListPage(offset: page.offset, limit: page.limit)
     }
 
     /// `?limit=` (1–200, default 50) and `?before=MESSAGE_ID`.

@@ -48,16 +48,9 @@ struct OrderRoutes {
             }
             query.text = text.trimmed
         }
-        if let offset = request.query("offset") {
-            guard let value = Int(offset), (0...1_000_000).contains(value) else { throw APIError.invalidQuery("offset must be 0 to 1000000.") }
-            query.offset = value
-        }
-        if let limit = request.query("limit") {
-            guard let value = Int(limit), (1...OrdersQuery.maxPageSize).contains(value) else {
-                throw APIError.invalidQuery("limit must be 1 to \(OrdersQuery.maxPageSize).")
-            }
-            query.limit = value
-        }
+        let page = try PageParameters(request, defaultLimit: OrdersQuery.pageSize, maxLimit: OrdersQuery.maxPageSize)
+        query.offset = page.offset
+        query.limit = page.limit
         return query
     }
 
