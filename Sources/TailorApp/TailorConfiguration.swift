@@ -20,9 +20,11 @@ public struct TailorConfiguration: Sendable {
     public var demo = false
     /// Bytes of encoded view models kept in memory.
     public var viewCacheBytes = 64 * 1024 * 1024
-    /// Bytes the server may hold for what clients have not taken yet: a quarter
-    /// of it for the unsent events of all event streams, a thirty-second for
-    /// those of one user's streams. Past them the slowest streams are ended.
+    /// Bytes the server may hold for caches and for what clients have not taken
+    /// yet: `tailor serve` gives an eighth of it to `viewCacheBytes` unless told
+    /// otherwise; a quarter goes to the unsent events of all event streams, a
+    /// thirty-second to those of one user's streams. Past them the slowest
+    /// streams are ended.
     public var memoryBudget = 512 * 1024 * 1024
     /// Each user's writes: generous for people and for scripts that import
     /// history; the load scenario at its aim sends 2–3 a second per user.

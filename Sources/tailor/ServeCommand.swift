@@ -39,8 +39,8 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "On first start, add users alice and bob (tokens printed), chats and 100 orders.")
     var demo = false
 
-    @Option(help: "Bytes of encoded view models kept in memory.")
-    var viewCacheBytes = 64 * 1024 * 1024
+    @Option(help: "Bytes of encoded view models kept in memory; an eighth of --memory-budget unless given.")
+    var viewCacheBytes: Int?
 
     @Option(help: "Writes a user may make per second on average (429 past it); 0 for no limit.")
     var writeRate = 20.0
@@ -54,7 +54,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies.")
     var accountBurst = 100.0
 
-    @Option(help: "Bytes held for slow clients: a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
+    @Option(help: "Bytes the server may hold beyond its fixed needs: an eighth for cached view models (unless --view-cache-bytes), a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
     var memoryBudget = 512 * 1024 * 1024
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -105,7 +105,7 @@ struct ServeCommand: ParsableCommand {
         try Self.require(maxRequestLine, in: 64...(1 << 20), "--max-request-line")
         try Self.require(maxHeaderBytes, in: 256...(16 << 20), "--max-header-bytes")
         try Self.require(maxHeaderFields, in: 1...10_000, "--max-header-fields")
-        try Self.require(viewCacheBytes, in: 1...(1 << 40), "--view-cache-bytes")
+        if let viewCacheBytes { try Self.require(viewCacheBytes, in: 1...(1 << 40), "--view-cache-bytes") }
         try Self.require(memoryBudget, in: (1 << 20)...(1 << 42), "--memory-budget")
         try Self.require(headerTimeout, in: 0.01...3600, "--header-timeout")
         try Self.require(bodyTimeout, in: 0.01...3600, "--body-timeout")
@@ -163,7 +163,7 @@ struct ServeCommand: ParsableCommand {
         configuration.botDelay = botDelay
         configuration.heartbeat = heartbeat
         configuration.demo = demo
-        configuration.viewCacheBytes = viewCacheBytes
+        configuration.viewCacheBytes = viewCacheBytes ?? memoryBudget / 8
         configuration.memoryBudget = memoryBudget
         configuration.writeLimit = RateLimit(perSecond: writeRate, burst: writeBurst)
         configuration.accountLimit = RateLimit(perSecond: accountRate, burst: accountBurst)
