@@ -47,6 +47,12 @@ struct ScenarioCommand: AsyncParsableCommand {
     @Option(help: "The server's process id, for its CPU time and memory from /proc.")
     var serverPID: Int32?
 
+    @Option(help: "Seconds of each interval of the report's series (latency, server CPU and memory over time).")
+    var interval = 10.0
+
+    @Option(help: "The server's SQLite file, for its size and its log's in the series.")
+    var database: String?
+
     @Option(help: "Also write the report as JSON to this file.")
     var json: String?
 
@@ -54,6 +60,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         guard LoadTarget(url: url) != nil else { throw ValidationError("--url must be http://HOST:PORT") }
         guard users >= 2 else { throw ValidationError("--users must be at least 2: users chat in pairs") }
         guard rate > 0, duration > 0 else { throw ValidationError("--rate and --duration must be positive") }
+        guard interval >= 0.1, interval.isFinite else { throw ValidationError("--interval must be at least 0.1 seconds") }
         if let subscribers, !(0...users).contains(subscribers) { throw ValidationError("--subscribers must be 0…\(users)") }
     }
 
@@ -63,7 +70,8 @@ struct ScenarioCommand: AsyncParsableCommand {
         let settings = ScenarioSettings(
             users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
-            markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain)
+            markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
+            databasePath: database, serverPID: serverPID)
         let group = try EventLoopGroup(loopCount: 2)
         let scenario = Scenario(settings: settings, target: target, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))
@@ -103,14 +111,26 @@ struct ScenarioCommand: AsyncParsableCommand {
         return LoadReport(
             target: url, users: users, subscribers: scenario.settings.subscribers, readers: readers, rate: rate,
             durationSeconds: duration, seed: scenario.settings.seed, routes: routes,
-            endToEnd: [LoadReport.Latency(name: "message due → recipient's stream", histogram: counts.fromDue),
-                       LoadReport.Latency(name: "message accepted → recipient's stream", histogram: counts.fromAccepted)],
+            endToEnd: [LoadReport.Latency(name: MessageLedger.fromDueName, histogram: counts.fromDue),
+                       LoadReport.Latency(name: MessageLedger.fromAcceptedName, histogram: counts.fromAccepted)],
             messages: LoadReport.Messages(scheduled: counts.scheduled, accepted: counts.accepted, delivered: counts.delivered, lost: counts.lost),
             requestsPerSecond: Double(requests) / elapsed, messagesPerSecond: Double(counts.accepted) / elapsed,
             eventsPerSecond: Double(statistics.eventsReceived) / elapsed, notModified: statistics.notModified,
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
             server: server,
-            client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024))
+            client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),
+            intervalSeconds: interval, intervals: intervals(scenario))
+    }
+
+    private func intervals(_ scenario: Scenario) -> [LoadReport.Interval] {
+        let all = scenario.statistics.series.withLock { $0 }?.all ?? []
+        return all.enumerated().map { index, interval in
+            LoadReport.Interval(
+                startSeconds: Double(index) * self.interval,
+                latencies: interval.latencies.sorted { $0.key < $1.key }.map { LoadReport.Latency(name: $0.key, histogram: $0.value) },
+                serverCPUPercent: interval.serverCPUPercent, serverRSSMiB: interval.serverRSSMiB,
+                databaseMiB: interval.databaseMiB, logMiB: interval.logMiB)
+        }
     }
 
     private func log(_ text: String) {

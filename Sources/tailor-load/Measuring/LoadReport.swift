@@ -21,6 +21,19 @@ struct LoadReport: Encodable {
         }
     }
 
+    /// One interval of the run.
+    struct Interval: Encodable {
+        let startSeconds: Double
+        let latencies: [Latency]
+        let serverCPUPercent: Double?
+        let serverRSSMiB: Double?
+        let databaseMiB: Double?
+        let logMiB: Double?
+
+        /// The longest latency of any kind in the interval.
+        var worstMs: Double { latencies.map(\.maxMs).max() ?? 0 }
+    }
+
     struct Messages: Encodable {
         let scheduled: Int
         let accepted: Int
@@ -55,6 +68,11 @@ struct LoadReport: Encodable {
     let staleExamples: [String]
     let server: Process?
     let client: Process
+    let intervalSeconds: Double
+    let intervals: [Interval]
+
+    /// Intervals the worst-latency table shows.
+    static let worstIntervalsShown = 5
 
     var errorCount: Int { errors.values.reduce(0, +) }
     var passed: Bool { errorCount == 0 && messages.lost == 0 && viewModelsStale == 0 && messages.accepted == messages.scheduled }
@@ -78,8 +96,27 @@ struct LoadReport: Encodable {
             lines.append("server         CPU \(Self.number(server.cpuPercent, 0))% of one core, RSS \(Self.number(server.rssMiB, 1)) MiB (peak \(Self.number(server.peakRssMiB, 1)) MiB)")
         }
         lines.append("load client    CPU \(Self.number(client.cpuPercent, 0))% of one core, RSS \(Self.number(client.rssMiB, 1)) MiB")
+        lines += worstIntervalsTable
         lines.append(passed ? "result         passed: no errors, nothing lost, every view model current" : "result         FAILED")
         return lines.joined(separator: "\n")
+    }
+
+    /// The intervals with the longest latencies, worst first: when a stall
+    /// happened, how long it was, and what the server looked like then.
+    private var worstIntervalsTable: [String] {
+        guard !intervals.isEmpty else { return [] }
+        var lines = ["", "worst \(Self.number(intervalSeconds, 0))-second intervals of \(intervals.count) (max and p99 ms; the whole series is in --json)"]
+        lines.append(Self.row(["from s", "send p99", "max", "e2e p99", "max", "CPU %", "RSS MiB", "log MiB"]))
+        func latency(_ interval: Interval, _ name: String) -> Latency? { interval.latencies.first { $0.name == name } }
+        for interval in intervals.sorted(by: { $0.worstMs > $1.worstMs }).prefix(Self.worstIntervalsShown) {
+            let send = latency(interval, "POST /api/chats/:id/messages")
+            let endToEnd = latency(interval, MessageLedger.fromDueName)
+            func show(_ value: Double?, _ decimals: Int) -> String { value.map { Self.number($0, decimals) } ?? "-" }
+            lines.append(Self.row([Self.number(interval.startSeconds, 0), show(send?.p99Ms, 2), show(send?.maxMs, 2),
+                                   show(endToEnd?.p99Ms, 2), show(endToEnd?.maxMs, 2), show(interval.serverCPUPercent, 0),
+                                   show(interval.serverRSSMiB, 1), show(interval.logMiB, 1)]))
+        }
+        return lines
     }
 
     private static func row(_ cells: [String]) -> String {

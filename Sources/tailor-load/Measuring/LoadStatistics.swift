@@ -11,9 +11,12 @@ final class LoadStatistics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Where latencies also go by interval, once the measured part starts.
+    let series = Mutex<IntervalSeries?>(nil)
 
-    func record(route: String, nanoseconds: UInt64) {
+    func record(route: String, nanoseconds: UInt64, at time: UInt64) {
         state.withLock { $0.routes[route, default: LatencyHistogram()].record(nanoseconds: nanoseconds) }
+        series.withLock { $0 }?.record(route, nanoseconds: nanoseconds, at: time)
     }
 
     /// `kind` is `status 404`, `timeout` or `connection`, with the route.

@@ -25,6 +25,11 @@ final class MessageLedger: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Where end-to-end latencies also go by interval, once sending starts.
+    let series = Mutex<IntervalSeries?>(nil)
+
+    static let fromDueName = "message due → recipient's stream"
+    static let fromAcceptedName = "message accepted → recipient's stream"
 
     init(capacity: Int) {
         state = Mutex(State(records: [Record](repeating: Record(), count: capacity)))
@@ -51,18 +56,30 @@ final class MessageLedger: Sendable {
     /// deliveries.
     func seen(_ numbers: [Int], by user: Int, at time: UInt64) {
         guard !numbers.isEmpty else { return }
-        state.withLock { state in
+        let delivered = state.withLock { state -> [(fromDue: UInt64, fromAccepted: UInt64?)] in
+            var delivered: [(fromDue: UInt64, fromAccepted: UInt64?)] = []
             for number in numbers where number < state.records.count && state.records[number].recipient == Int32(user) {
                 guard state.records[number].deliveredAt == 0 else { continue }
                 state.records[number].deliveredAt = time
                 state.delivered += 1
-                state.fromDue.record(nanoseconds: time &- state.records[number].dueAt)
+                let fromDue = time &- state.records[number].dueAt
+                state.fromDue.record(nanoseconds: fromDue)
                 let acceptedAt = state.records[number].acceptedAt
+                var fromAccepted: UInt64?
                 if acceptedAt != 0 {
                     // Both times were read before the lock: the answer may look a little later.
-                    state.fromAccepted.record(nanoseconds: time > acceptedAt ? time - acceptedAt : 0)
+                    let latency = time > acceptedAt ? time - acceptedAt : 0
+                    state.fromAccepted.record(nanoseconds: latency)
+                    fromAccepted = latency
                 }
+                delivered.append((fromDue, fromAccepted))
             }
+            return delivered
+        }
+        guard let series = series.withLock({ $0 }) else { return }
+        for latency in delivered {
+            series.record(Self.fromDueName, nanoseconds: latency.fromDue, at: time)
+            if let fromAccepted = latency.fromAccepted { series.record(Self.fromAcceptedName, nanoseconds: fromAccepted, at: time) }
         }
     }
 

@@ -12,6 +12,10 @@ extension Scenario {
         let loopCount = group.loops.count
         let start = MonotonicClock.after(seconds: 0.05)
         let end = start + UInt64(settings.durationSeconds * 1e9)
+        let series = IntervalSeries(start: start, lengthSeconds: settings.intervalSeconds)
+        ledger.series.withLock { $0 = series }
+        statistics.series.withLock { $0 = series }
+        let sampler = Task(executorPreference: group.loops[0]) { await self.sample(series, start: start, end: end) }
         running.store(true, ordering: .releasing)
         await withTaskGroup(of: Void.self) { tasks in
             for user in users {
@@ -26,6 +30,7 @@ extension Scenario {
             }
         }
         running.store(false, ordering: .releasing)
+        sampler.cancel()
         let finished = MonotonicClock.now
         // Let the streams catch up with the last messages.
         let giveUp = MonotonicClock.after(seconds: settings.drainSeconds)
@@ -33,6 +38,25 @@ extension Scenario {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return Double(finished - start) / 1e9
+    }
+
+    /// At the end of each interval: the server's CPU over it, its memory, and
+    /// the sizes of its database and log.
+    private func sample(_ series: IntervalSeries, start: UInt64, end: UInt64) async {
+        let server = settings.serverPID.map(ProcessProbe.init(pid:))
+        let length = UInt64(settings.intervalSeconds * 1e9)
+        var boundary = start + length
+        var cpu = server?.cpuSeconds ?? 0
+        while boundary <= end + length, !Task.isCancelled {
+            let now = MonotonicClock.now
+            if boundary > now { try? await Task.sleep(for: .nanoseconds(boundary - now)) }
+            if Task.isCancelled { return }
+            let cpuNow = server?.cpuSeconds ?? 0
+            series.sample(at: boundary, server: server, cpuPercent: server.map { _ in (cpuNow - cpu) / settings.intervalSeconds * 100 },
+                          database: settings.databasePath)
+            cpu = cpuNow
+            boundary += length
+        }
     }
 
     /// Queues each message when it is due, for the senders on this loop. The
@@ -111,7 +135,8 @@ extension Scenario {
                          json: String? = nil, headers: String = "", route: String, dueAt: UInt64, expect: Int) async -> ClientResponse? {
         do {
             let response = try await connection.send(method, path, token: token, json: json, headers: headers, timeout: settings.requestTimeout)
-            statistics.record(route: route, nanoseconds: MonotonicClock.now &- dueAt)
+            let now = MonotonicClock.now
+            statistics.record(route: route, nanoseconds: now &- dueAt, at: now)
             guard response.status == expect || (response.status == 304 && method == "GET") else {
                 statistics.recordError("status \(response.status)", route: route)
                 return nil

@@ -15,4 +15,10 @@ struct ScenarioSettings: Sendable {
     var requestTimeout: Double
     /// Seconds to wait after the last message for the streams to show it.
     var drainSeconds: Double
+    /// Seconds of one interval of the report's series.
+    var intervalSeconds: Double
+    /// The server's SQLite file, for its size and its log's in the series.
+    var databasePath: String?
+    /// The server's process, for its CPU and memory in the series.
+    var serverPID: Int32?
 }
