@@ -1,5 +1,8 @@
 import Dispatch
+import Logging
 import Synchronization
+import TailorHTTP
+import TailorLoop
 import TailorStore
 
 /// The one entry point for changes: applies events in one total order on the
@@ -27,6 +30,7 @@ public final class EventRouter: Sendable {
     private let handler: EventHandler
     private let now: @Sendable () -> Int
     private let maxOrdersPerUser: Int
+    private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
@@ -87,6 +91,15 @@ public final class EventRouter: Sendable {
         try writerQueue.sync { try writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
+    /// Commits slower than this are logged: every request of the batch waited for it.
+    static let slowCommitMilliseconds: UInt64 = 50
+
+    private func noteIfSlow(_ events: Int, since started: UInt64) {
+        let milliseconds = (MonotonicClock.now - started) / 1_000_000
+        guard milliseconds >= Self.slowCommitMilliseconds else { return }
+        slowCommits.log("a batch of \(events) events took \(milliseconds) ms to write, commit and hand on")
+    }
+
     /// Writes batches until no event waits.
     private func writeBatches() {
         while true {
@@ -107,6 +120,8 @@ public final class EventRouter: Sendable {
         let applier = EventApplier(store: store, maxOrdersPerUser: maxOrdersPerUser)
         var results: [Result<EventOutcome, any Error>] = []
         results.reserveCapacity(batch.count)
+        let started = MonotonicClock.now
+        defer { noteIfSlow(batch.count, since: started) }
         do {
             try connection.transaction {
                 let time = now()
