@@ -233,21 +233,4 @@ import Testing
         var unread = 0
         while unread < 40 { unread = try reader.next().json["unread"] as? Int ?? unread }
     }
-
-    /// Many reading streams of one large view model hold its bytes together for
-    /// a moment, past the per-user budget: that is a fan-out, and none ends.
-    @Test func aFanOutOfALargeViewModelEndsNoStream() throws {
-        // 256 KiB for one user's streams; twenty copies of a 30 KB list pass it.
-        let app = try TestApp { $0.memoryBudget = 8 << 20 }
-        let alice = try app.user("alice")
-        let streams = try (0..<20).map { _ in try SSEClient(port: app.port, token: alice.token, topics: "orders") }
-        for stream in streams { _ = try stream.next() }
-        let order = #"{"name":"A long order name for a long list","items":[{"title":"Item","quantity":1,"priceCents":100}]}"#
-        for _ in 0..<40 { #expect(try alice.send("POST", "/api/orders", json: order).status == 201) }
-        for stream in streams {
-            var count = 0
-            while count < 40 { count = try stream.next().json["count"] as? Int ?? count }
-        }
-        #expect(app.application.streamCount == 20)
-    }
 }

@@ -31,10 +31,9 @@ final class StreamMemory: Sendable {
     /// The streams to end, the largest holders first, so that what `streams`
     /// hold comes back under `limit` (with room, so that the next change does
     /// not end another at once).
-    /// Only streams that are behind count (`Subscriber.bytesBehind`), and
-    /// streams already ending count as freed: their bytes go when their tasks end.
+    /// Streams already ending count as freed: their bytes go when their tasks end.
     static func largestHolders(of streams: [Subscriber], over limit: Int) -> [Subscriber] {
-        var holding = streams.filter { !$0.isEnding }.map { ($0, $0.bytesBehind) }
+        var holding = streams.filter { !$0.isEnding }.map { ($0, $0.heldBytes) }
         var sum = holding.reduce(0) { $0 + $1.1 }
         guard sum > limit else { return [] }
         holding.sort { $0.1 > $1.1 }

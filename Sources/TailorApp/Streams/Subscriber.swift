@@ -133,11 +133,6 @@ final class Subscriber: Sendable {
     /// Bytes this stream keeps alive for events not yet written.
     var heldBytes: Int { queue.withLock { $0.heldBytes } }
 
-    /// Bytes held by a stream that is behind: its task is awake, writing what
-    /// the socket did not take. A stream that sleeps has its events written by
-    /// its loop's next job, however large: that is a fan-out, not a slow reader.
-    var bytesBehind: Int { queue.withLock { $0.sleeper == nil ? $0.heldBytes : 0 } }
-
     /// For the stream's task: the events `next` gave were written whole.
     func wrote() {
         memory.change(by: queue.withLock { $0.finishWriting() })
