@@ -136,8 +136,8 @@ import TailorHTTP
         let stalled = try (0..<12).map { _ in try server.client(receiveBuffer: 4096) }
         for client in stalled { try client.send("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n") }
         usleep(500_000)
-        // Twelve copies read into memory would be 288 MiB.
-        #expect(Self.residentBytes() - before < 48 << 20)
+        // Twelve copies read into memory would be 288 MiB; other suites run beside this one.
+        #expect(Self.residentBytes() - before < 96 << 20)
         _ = stalled
     }
 

@@ -1,0 +1,17 @@
+/// A client's IP address as 16 bytes (IPv4 as an IPv4-mapped IPv6 address),
+/// for counting connections per client.
+public struct PeerAddress: Hashable, Sendable {
+    public var high: UInt64
+    public var low: UInt64
+
+    init(_ bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        withUnsafeBytes(of: bytes) { raw in
+            for index in 0..<8 { high = high << 8 | UInt64(raw[index]) }
+            for index in 8..<16 { low = low << 8 | UInt64(raw[index]) }
+        }
+        self.high = high
+        self.low = low
+    }
+}
