@@ -25,7 +25,9 @@ public final class ThrottledLog: Sendable {
         self.interval = interval
     }
 
-    public func log(_ message: @autoclosure () -> String) {
+    /// Logs `message` unless the interval's lines are used up; the line names
+    /// the caller's module and place, not this type's.
+    public func log(_ message: @autoclosure () -> String, file: String = #fileID, function: String = #function, line: UInt = #line) {
         let now = MonotonicClock.now
         let (write, leftOut) = window.withLock { window -> (Bool, Int) in
             var leftOut = 0
@@ -40,7 +42,9 @@ public final class ThrottledLog: Sendable {
             window.written += 1
             return (true, leftOut)
         }
-        if leftOut > 0 { logger.log(level: level, "\(leftOut) more like the lines above were left out") }
-        if write { logger.log(level: level, "\(message())") }
+        if leftOut > 0 {
+            logger.log(level: level, "\(leftOut) more like the lines above were left out", file: file, function: function, line: line)
+        }
+        if write { logger.log(level: level, "\(message())", file: file, function: function, line: line) }
     }
 }
