@@ -35,33 +35,44 @@ final class ViewModels: Sendable {
     /// make are read in one transaction: the builds share a snapshot and a warm
     /// page cache.
     func representations(for keys: [ViewKey]) -> [ViewBuild] {
-        var results = keys.map { key in cache.lookup(key).map(ViewBuild.built) }
-        let missing = results.indices.filter { results[$0] == nil }
-        guard !missing.isEmpty else { return results.map { $0! } }
         let sequence = cache.sequence
-        for index in missing { results[index] = buildFromKeptChats(keys[index]).map(ViewBuild.built) }
-        let unbuilt = missing.filter { results[$0] == nil }
-        if !unbuilt.isEmpty {
-            do {
-                try database.read { store in
-                    let shared = SharedReads()
-                    for index in unbuilt {
-                        do {
-                            results[index] = try build(keys[index], from: store, sharing: shared).map(ViewBuild.built) ?? .notVisible
-                        } catch {
-                            results[index] = .failed(error)
-                        }
-                    }
-                }
-            } catch {
-                // The read transaction itself failed to begin or end.
-                for index in unbuilt where results[index] == nil { results[index] = .failed(error) }
+        var results: [ViewBuild] = []
+        results.reserveCapacity(keys.count)
+        var unbuilt: [Int] = []
+        for key in keys {
+            if let cached = cache.lookup(key) {
+                results.append(.built(cached))
+            } else if let kept = buildFromKeptChats(key) {
+                cache.offer(kept, for: key, builtAfter: sequence)
+                results.append(.built(kept))
+            } else {
+                // Stands until the database's answer below replaces it.
+                unbuilt.append(results.count)
+                results.append(.notVisible)
             }
         }
-        for index in missing {
-            if case .built(let built)? = results[index] { cache.offer(built, for: keys[index], builtAfter: sequence) }
+        guard !unbuilt.isEmpty else { return results }
+        let fromDatabase: [ViewBuild]
+        do {
+            fromDatabase = try database.read { store in
+                let shared = SharedReads()
+                return unbuilt.map { index in
+                    do {
+                        return try build(keys[index], from: store, sharing: shared).map(ViewBuild.built) ?? .notVisible
+                    } catch {
+                        return .failed(error)
+                    }
+                }
+            }
+        } catch {
+            // The read transaction itself failed to begin or end.
+            fromDatabase = unbuilt.map { _ in .failed(error) }
         }
-        return results.map { $0 ?? .notVisible }
+        for (index, result) in zip(unbuilt, fromDatabase) {
+            results[index] = result
+            if case .built(let built) = result { cache.offer(built, for: keys[index], builtAfter: sequence) }
+        }
+        return results
     }
 
     /// A chat list, badge or latest chat screen from the kept chats; nil when
