@@ -72,7 +72,6 @@ final class EventStreams: Sendable {
     private let state: Mutex<State>
     private let failures: ThrottledLog
     let memory: StreamMemory
-    private let logger: Logger
 
     /// A change whose view model failed to build is tried again this many
     /// times, after `retryDelay` and twice as long each time after that.
@@ -84,7 +83,6 @@ final class EventStreams: Sendable {
         state = Mutex(State(nextID: firstID, loggedSince: firstID))
         failures = ThrottledLog(logger: logger)
         self.memory = memory
-        self.logger = logger
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -216,7 +214,9 @@ final class EventStreams: Sendable {
             return deliveries
         }
         deliveries.start()
-        endLargestHolders(users: Set(built.map(\.0.user) + notifications.map(\.recipient)))
+        if memory.total > memory.budgetPerUser {
+            endLargestHolders(users: Set(built.map(\.0.user) + notifications.map(\.recipient)))
+        }
     }
 
     /// Past the memory budget of `users`' streams or of all of them, ends the
@@ -224,7 +224,6 @@ final class EventStreams: Sendable {
     /// reads holds its events only until its loop writes them.
     private func endLargestHolders(users: Set<Int>) {
         let total = memory.total
-        guard total > memory.budgetPerUser else { return }
         let ended = state.withLock { state -> [Subscriber] in
             var ended: [Subscriber] = []
             for user in users {

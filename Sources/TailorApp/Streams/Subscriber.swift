@@ -61,6 +61,11 @@ final class Subscriber: Sendable {
             return delta
         }
 
+        mutating func addNotification(_ event: StreamEvent) {
+            notifications.append(event)
+            heldBytes += event.byteCount
+        }
+
         /// Everything queued was taken for a write: its bytes are held until
         /// the write is done.
         mutating func startWriting() {
@@ -230,8 +235,7 @@ final class Subscriber: Sendable {
                 tooFarBehind = true
                 return false
             }
-            queue.notifications.append(event)
-            queue.heldBytes += event.byteCount
+            queue.addNotification(event)
             return queue.needsDelivery()
         }
         if tooFarBehind {
