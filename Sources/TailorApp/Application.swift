@@ -38,7 +38,7 @@ public final class Application: Sendable {
         self.database = database
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
         let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay)
-        let cache = ViewCache(budgetBytes: configuration.viewCacheBytes)
+        let cache = ViewCache(budgetBytes: configuration.viewCacheBudget)
         let directory = ChatDirectory()
         let handler = EventHandler(cache: cache, directory: directory, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser)
@@ -46,7 +46,7 @@ public final class Application: Sendable {
         let auth = Authenticator(database: database, events: events, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
-        let memory = StreamMemory(budget: configuration.memoryBudget / 4, budgetPerUser: configuration.memoryBudget / 32)
+        let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
         streams = EventStreams(views: views, firstID: Int64(now()) * 1000, memory: memory, logger: logger)
         handler.attach(streams)
 

@@ -18,14 +18,18 @@ public struct TailorConfiguration: Sendable {
     public var heartbeat = 15.0
     /// Add the demo users, chats and orders on first start.
     public var demo = false
-    /// Bytes of encoded view models kept in memory.
-    public var viewCacheBytes = 64 * 1024 * 1024
     /// Bytes the server may hold for caches and for what clients have not taken
-    /// yet: `tailor serve` gives an eighth of it to `viewCacheBytes` unless told
-    /// otherwise; a quarter goes to the unsent events of all event streams, a
-    /// thirty-second to those of one user's streams. Past them the slowest
-    /// streams are ended.
+    /// yet, shared out below. Past the streams' shares the slowest streams are ended.
     public var memoryBudget = 512 * 1024 * 1024
+    /// Bytes of encoded view models kept in memory; nil for an eighth of `memoryBudget`.
+    public var viewCacheBytes: Int?
+
+    /// What the view cache may hold.
+    var viewCacheBudget: Int { viewCacheBytes ?? memoryBudget / 8 }
+    /// What all event streams together may hold for unsent events: a quarter.
+    var streamBudget: Int { memoryBudget / 4 }
+    /// What one user's event streams may hold for unsent events: a thirty-second.
+    var streamBudgetPerUser: Int { memoryBudget / 32 }
     /// Each user's writes: generous for people and for scripts that import
     /// history; the load scenario at its aim sends 2–3 a second per user.
     public var writeLimit = RateLimit(perSecond: 20, burst: 200)

@@ -163,7 +163,7 @@ struct ServeCommand: ParsableCommand {
         configuration.botDelay = botDelay
         configuration.heartbeat = heartbeat
         configuration.demo = demo
-        configuration.viewCacheBytes = viewCacheBytes ?? memoryBudget / 8
+        configuration.viewCacheBytes = viewCacheBytes
         configuration.memoryBudget = memoryBudget
         configuration.writeLimit = RateLimit(perSecond: writeRate, burst: writeBurst)
         configuration.accountLimit = RateLimit(perSecond: accountRate, burst: accountBurst)
