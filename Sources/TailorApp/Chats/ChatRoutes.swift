@@ -5,12 +5,10 @@ import TailorStore
 struct ChatRoutes {
     let context: AppContext
 
-    /// Longest message, in characters and in bytes of UTF-8 after trimming.
-    static let maxMessageLength = 4000
-    static let maxMessageBytes = 16 * 1024
-    /// Longest client id a sender may attach for safe retries.
-    static let maxClientIDLength = 100
-    static let maxClientIDBytes = 128
+    /// A message, after trimming.
+    static let messageLimit = TextLimit(characters: 1...4000, bytes: 16 * 1024)
+    /// The client id a sender may attach for safe retries.
+    static let clientIDLimit = TextLimit(characters: 1...100, bytes: 128)
 
     private struct SentMessage: JSONWritable {
         let message: MessageViewModel
@@ -93,9 +91,8 @@ struct ChatRoutes {
         let user = try context.auth.user(for: request)
         let id = try AppContext.id(request, missing: "chat")
         let body = try JSONBody(request)
-        let text = try body.text("text", characters: 1...Self.maxMessageLength, bytes: Self.maxMessageBytes)!
-        let clientID = try body.text("clientId", characters: 1...Self.maxClientIDLength, bytes: Self.maxClientIDBytes,
-                                     trimming: false, required: false)
+        let text = try body.text("text", within: Self.messageLimit)!
+        let clientID = try body.text("clientId", within: Self.clientIDLimit, trimming: false, required: false)
         guard case .messageSent(let message, _, let duplicate) = try await route(.message(.send(chat: id, sender: user.id, text: text, clientID: clientID))) else {
             throw HTTPError.internalError
         }

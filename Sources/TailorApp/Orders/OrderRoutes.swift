@@ -6,6 +6,10 @@ import TailorStore
 struct OrderRoutes {
     let context: AppContext
 
+    static let nameLimit = TextLimit(characters: 1...100, bytes: 400)
+    static let titleLimit = TextLimit(characters: 1...200, bytes: 800)
+    static let searchLimit = TextLimit(characters: 0...100, bytes: 400)
+
     func register(on router: inout Router) {
         router.post("/api/orders") { request in try await place(request) }
         router.get("/api/orders") { request in
@@ -43,9 +47,7 @@ struct OrderRoutes {
             query.status = value
         }
         if let text = request.query("q") {
-            guard text.utf8.count <= 400, text.count <= 100 else {
-                throw APIError.invalidQuery("q must be at most 100 characters and 400 bytes of UTF-8.")
-            }
+            guard Self.searchLimit.admits(text) else { throw APIError.invalidQuery("q must be \(Self.searchLimit.description).") }
             query.text = text.trimmed
         }
         let page = try PageParameters(request, defaultLimit: OrdersQuery.pageSize, maxLimit: OrdersQuery.maxPageSize)
@@ -57,7 +59,7 @@ struct OrderRoutes {
     private func place(_ request: HTTPRequest) async throws -> HTTPResponse {
         let user = try context.auth.user(for: request)
         let body = try JSONBody(request)
-        let name = try body.text("name", characters: 1...100, bytes: 400)!
+        let name = try body.text("name", within: Self.nameLimit)!
         let currencyCode = try body.string("currency", required: false) ?? Currency.usd.rawValue
         guard let currency = Currency(rawValue: currencyCode) else {
             throw APIError.invalid("\"currency\" must be one of \(Currency.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -67,7 +69,7 @@ struct OrderRoutes {
         let items = try itemValues.enumerated().map { index, value -> OrderItem in
             guard case .object(let fields) = value else { throw APIError.invalid("items[\(index)] must be an object.") }
             let item = JSONBody(fields: fields)
-            let title = try item.text("title", characters: 1...200, bytes: 800, label: "items[\(index)].title")!
+            let title = try item.text("title", within: Self.titleLimit, label: "items[\(index)].title")!
             return OrderItem(title: title, quantity: try item.integer("quantity", in: 1...1000),
                              priceCents: try item.integer("priceCents", in: 0...10_000_000))
         }

@@ -33,18 +33,15 @@ struct JSONBody {
         }
     }
 
-    /// A text field of `characters` characters and at most `bytes` bytes of
-    /// UTF-8, trimmed unless told not to. Both are counted: a character may be
-    /// any number of bytes (a letter with half a million combining accents is
-    /// one), so a limit on characters alone bounds nothing. Nil when absent and
-    /// not `required`; `label` names the field in the error (`items[2].title`).
-    func text(_ name: String, characters: ClosedRange<Int>, bytes: Int, trimming: Bool = true, required: Bool = true,
+    /// A text field within `limit`, trimmed unless told not to. Nil when
+    /// absent and not `required`; `label` names the field in the error
+    /// (`items[2].title`).
+    func text(_ name: String, within limit: TextLimit, trimming: Bool = true, required: Bool = true,
               label: String? = nil) throws -> String? {
         guard let given = try string(name, required: required) else { return nil }
         let value = trimming ? given.trimmed : given
-        guard value.utf8.count <= bytes, characters.contains(value.count) else {
-            throw APIError.invalid("\"\(label ?? name)\" must be \(characters.lowerBound) to \(characters.upperBound) characters "
-                + "and at most \(bytes) bytes of UTF-8" + (trimming ? " after trimming." : "."))
+        guard limit.admits(value) else {
+            throw APIError.invalid("\"\(label ?? name)\" must be \(limit.description)" + (trimming ? " after trimming." : "."))
         }
         return value
     }

@@ -1,0 +1,18 @@
+/// How long a text may be, in characters as a person counts them and in bytes
+/// of UTF-8. Both are needed: a character may be any number of bytes (a letter
+/// with half a million combining accents is one), so a limit on characters
+/// alone bounds nothing.
+struct TextLimit: Sendable {
+    let characters: ClosedRange<Int>
+    let bytes: Int
+
+    /// Bytes are checked first: they are counted at once, characters by a walk
+    /// over the whole text.
+    func admits(_ text: String) -> Bool {
+        text.utf8.count <= bytes && characters.contains(text.count)
+    }
+
+    var description: String {
+        "\(characters.lowerBound) to \(characters.upperBound) characters and at most \(bytes) bytes of UTF-8"
+    }
+}
