@@ -25,6 +25,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "CSystem"),
 
         // The socket loop: epoll threads that are also the executors of their connections.
@@ -40,8 +45,8 @@ let package = Package(
             ]
         ),
 
-        // The model on SQLite: connections, statements, schema, and the queries.
-        .target(name: "TailorStore", dependencies: ["CSQLite"]),
+        // The model on SQLite or PostgreSQL: connections, statements, schemas, and the queries.
+        .target(name: "TailorStore", dependencies: ["CSQLite", "CLibPQ"]),
 
         // The application: events, router, handler, builders, view models, cache, routes.
         .target(
@@ -75,9 +80,11 @@ let package = Package(
         ),
 
         .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore"]),
-        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorStore"]),
-        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP"]),
+        // Fresh databases on either engine for the tests below.
+        .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
+        .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP", "TailorStore", "TailorTestSupport"]),
     ]
 )
 

@@ -34,7 +34,7 @@ public final class Application: Sendable {
             return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
         }
 
-        let (database, writer) = try Database.open(path: configuration.databasePath, synchronous: configuration.synchronous)
+        let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous)
         self.database = database
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
         let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay)

@@ -7,8 +7,9 @@ public struct TailorConfiguration: Sendable {
     public var server = HTTPServerConfiguration()
     /// The folder served at `/`; nil serves no files.
     public var publicFolder: String? = "Public"
-    /// The SQLite file (created with its folder); `:memory:` for a throwaway one.
-    public var databasePath = "data/tailor.sqlite"
+    /// A SQLite file (created with its folder; `:memory:` for a throwaway one)
+    /// or a PostgreSQL database.
+    public var database = DatabaseLocation.sqlite(path: "data/tailor.sqlite")
     public var synchronous = Database.Synchronous.normal
     /// IANA name of the time zone of date texts.
     public var timeZone = "UTC"

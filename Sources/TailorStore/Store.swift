@@ -1,12 +1,12 @@
 /// The model's reads and writes over one connection.
 ///
 /// The event router's writer uses one on the writer connection; readers use one
-/// on a read-only connection each. Every method is one or a few prepared
+/// on a reader connection each. The same queries run on SQLite and PostgreSQL. Every method is one or a few prepared
 /// statements; a write's caller decides the transaction around it.
 public struct Store {
-    public let connection: SQLiteConnection
+    public let connection: any DatabaseConnection
 
-    public init(_ connection: SQLiteConnection) {
+    public init(_ connection: any DatabaseConnection) {
         self.connection = connection
     }
 }
@@ -19,4 +19,15 @@ public enum StoreError: Error, Equatable, Sendable {
     case invalidTransition(from: OrderStatus, to: OrderStatus)
     /// The user has as many orders as one account may have.
     case tooManyOrders
+    /// A row that a statement promises was not there.
+    case missingRow
+}
+
+extension Store {
+    /// A row that a statement promises: an `INSERT … RETURNING` that did not
+    /// throw, or the row whose conflict stopped an insert.
+    func expectRow<Value>(_ value: Value?) throws -> Value {
+        guard let value else { throw StoreError.missingRow }
+        return value
+    }
 }

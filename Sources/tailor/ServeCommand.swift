@@ -21,8 +21,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("public"), help: "Folder served at /.")
     var publicFolder = "Public"
 
-    @Option(help: "SQLite file, created with its folder; :memory: for a throwaway database.")
-    var db = "data/tailor.sqlite"
+    @Option(help: ArgumentHelp(
+        "SQLite file, created with its folder (:memory: for a throwaway one), or a postgres:// URL.",
+        discussion: "Also from the TAILOR_DB environment variable; the flag wins. Default: data/tailor.sqlite."))
+    var db: String?
 
     @Option(help: "SQLite synchronous mode: normal (WAL, fast) or full (every commit synced).")
     var sync = "normal"
@@ -157,7 +159,7 @@ struct ServeCommand: ParsableCommand {
         configuration.server.headerTimeout = headerTimeout
         configuration.server.idleTimeout = idleTimeout
         configuration.publicFolder = publicFolder
-        configuration.databasePath = db
+        configuration.database = DatabaseLocation(db ?? getenv("TAILOR_DB").map { String(cString: $0) } ?? "data/tailor.sqlite")
         configuration.synchronous = Database.Synchronous(rawValue: sync) ?? .normal
         configuration.timeZone = timeZone
         configuration.botDelay = botDelay

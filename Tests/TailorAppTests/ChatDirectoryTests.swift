@@ -11,12 +11,12 @@ import TailorStore
     /// Applies events as the writer does and hands the outcomes on.
     final class Writer {
         let database: Database
-        let connection: SQLiteConnection
+        let connection: any DatabaseConnection
         let directory: ChatDirectory
         var clock = 1_000
 
         init(path: String, directory: ChatDirectory) throws {
-            (database, connection) = try Database.open(path: path)
+            (database, connection) = try Database.open(.sqlite(path: path))
             self.directory = directory
         }
 

@@ -31,11 +31,8 @@ struct EventApplier {
 
         case .message(.send(let chatID, let sender, let text, let clientID)):
             guard let chat = try store.chat(id: chatID), chat.includes(sender) else { throw StoreError.notFound }
-            if let clientID, let earlier = try store.message(chat: chatID, sender: sender, clientID: clientID) {
-                return .messageSent(earlier, in: chat, duplicate: true)
-            }
-            let message = try store.insertMessage(chat: chatID, sender: sender, text: text, clientID: clientID, at: now)
-            return .messageSent(message, in: chat, duplicate: false)
+            let (message, duplicate) = try store.insertMessage(chat: chatID, sender: sender, text: text, clientID: clientID, at: now)
+            return .messageSent(message, in: chat, duplicate: duplicate)
 
         case .message(.read(let chatID, let reader)):
             guard let chat = try store.chat(id: chatID), chat.includes(reader) else { throw StoreError.notFound }

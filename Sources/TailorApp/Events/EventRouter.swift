@@ -35,7 +35,7 @@ public final class EventRouter: Sendable {
     /// The largest batch written in one transaction.
     static let maxBatch = 512
 
-    init(writer: SQLiteConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int) {
+    init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int) {
         self.writer = WriterConnection(writer)
         self.handler = handler
         self.now = now
@@ -84,11 +84,9 @@ public final class EventRouter: Sendable {
         }
     }
 
-    /// After the last event, on the way out: copies the write-ahead log into the
-    /// database file and empties it, so that a stopped server leaves one file
-    /// that holds everything.
+    /// After the last event, on the way out (see `DatabaseConnection.finishWriting`).
     func finish() throws {
-        try writerQueue.sync { try writer.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        try writerQueue.sync { try writer.connection.finishWriting() }
     }
 
     /// Commits slower than this are logged: every request of the batch waited for it.
@@ -145,9 +143,9 @@ public final class EventRouter: Sendable {
 /// The writer connection, used only on the router's serial queue; that is why
 /// it may cross into the queue's closures.
 private final class WriterConnection: @unchecked Sendable {
-    let connection: SQLiteConnection
+    let connection: any DatabaseConnection
 
-    init(_ connection: SQLiteConnection) {
+    init(_ connection: any DatabaseConnection) {
         self.connection = connection
     }
 }

@@ -42,7 +42,7 @@ enum APIError {
     /// that may pass say when to try again; anything else is the server's own
     /// fault (500).
     static func answer(for failure: any Error) -> HTTPError? {
-        guard let failure = failure as? SQLiteError else { return nil }
+        guard let failure = failure as? any DatabaseFailure else { return nil }
         if failure.isStorageFull { return storageFull }
         if failure.mayPass { return unavailable }
         return nil

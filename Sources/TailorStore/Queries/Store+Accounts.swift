@@ -1,12 +1,14 @@
 extension Store {
     /// Creates a user; the name is unique ignoring case.
     public func insertUser(name: String, at now: Int) throws -> User {
+        let id: Int?
         do {
-            try connection.run("INSERT INTO users (name, name_key, created_at) VALUES (?, ?, ?)", name, name.lowercased(), now)
-        } catch let error as SQLiteError where error.isConstraintViolation {
+            id = try connection.first("INSERT INTO users (name, name_key, created_at) VALUES (?, ?, ?) RETURNING id",
+                                      name, name.lowercased(), now) { $0.int(0) }
+        } catch let error as any DatabaseFailure where error.isUniqueViolation {
             throw StoreError.nameTaken
         }
-        return User(id: connection.lastInsertRowID, name: name)
+        return User(id: try expectRow(id), name: name)
     }
 
     public func insertToken(hash: [UInt8], user: Int, at now: Int) throws {

@@ -2,20 +2,33 @@ extension Store {
     // MARK: Writes
 
     /// The chat of the pair, created if there is none; `created` says which.
+    /// Two servers opening the same pair at once create one chat: the insert
+    /// that comes second inserts nothing and finds the first one's chat.
     public func findOrCreateChat(between first: Int, and second: Int, at now: Int) throws -> (chat: Chat, created: Bool) {
         let (a, b) = (min(first, second), max(first, second))
         if let chat = try chat(between: a, and: b) { return (chat, false) }
-        try connection.run("INSERT INTO chats (user_a, user_b, created_at, last_activity_at) VALUES (?, ?, ?, ?)", a, b, now, now)
-        return (Chat(id: connection.lastInsertRowID, userA: a, userB: b, createdAt: now), true)
+        if let id = try connection.first("""
+            INSERT INTO chats (user_a, user_b, created_at, last_activity_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (user_a, user_b) DO NOTHING RETURNING id
+            """, a, b, now, now, row: { $0.int(0) }) {
+            return (Chat(id: id, userA: a, userB: b, createdAt: now), true)
+        }
+        return (try expectRow(try chat(between: a, and: b)), false)
     }
 
-    public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, at now: Int) throws -> Message {
-        try connection.run("INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)",
-                           chat, sender, text, clientID, now)
-        let message = Message(id: connection.lastInsertRowID, chatID: chat, senderID: sender, text: text,
-                              clientID: clientID, sentAt: now, readAt: nil)
+    /// Stores a message, unless its sender sent one with the same client id in
+    /// this chat before: then nothing is stored and that earlier message comes
+    /// back as a `duplicate`. A retry that two servers get at once is stored once.
+    public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, at now: Int) throws -> (message: Message, duplicate: Bool) {
+        let id = try connection.first("""
+            INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
+            """, chat, sender, text, clientID, now) { $0.int(0) }
+        guard let id else {
+            return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true)
+        }
         try connection.run("UPDATE chats SET last_activity_at = ? WHERE id = ?", now, chat)
-        return message
+        return (Message(id: id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, readAt: nil), false)
     }
 
     /// Marks every unread message the other side sent as read; returns how many.
@@ -74,7 +87,7 @@ extension Store {
     /// oldest first, read from the `messages_page` index alone.
     public func messagePageOutline(chat: Int, before beforeID: Int?, limit: Int) throws -> MessagePageOutline {
         var newestFirst = try connection.query("""
-            SELECT id, sender_id, read_at IS NOT NULL FROM messages
+            SELECT id, sender_id, CASE WHEN read_at IS NULL THEN 0 ELSE 1 END FROM messages
             WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?
             """, chat, beforeID ?? Int.max, limit + 1) { row in
             MessageState(id: row.int(0), senderID: row.int(1), isRead: row.int(2) != 0)
@@ -104,11 +117,11 @@ extension Store {
             """, user) { $0.int(0) } ?? 0
     }
 
-    static func chat(_ row: SQLiteRow) -> Chat {
+    static func chat(_ row: any DatabaseRow) -> Chat {
         Chat(id: row.int(0), userA: row.int(1), userB: row.int(2), createdAt: row.int(3))
     }
 
-    static func message(_ row: SQLiteRow) -> Message {
+    static func message(_ row: any DatabaseRow) -> Message {
         Message(id: row.int(0), chatID: row.int(1), senderID: row.int(2), text: row.text(3), clientID: row.optionalText(4),
                 sentAt: row.int(5), readAt: row.optionalInt(6))
     }

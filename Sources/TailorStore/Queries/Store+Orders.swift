@@ -4,11 +4,10 @@ extension Store {
     public func insertOrder(user: Int, name: String, currency: String, items: [OrderItem], at now: Int) throws -> Order {
         let total = items.reduce(0) { $0 + $1.quantity * $1.priceCents }
         let pieces = items.reduce(0) { $0 + $1.quantity }
-        try connection.run("""
+        let id = try expectRow(try connection.first("""
             INSERT INTO orders (user_id, name, currency, status, total_cents, item_count, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, user, name, currency, OrderStatus.placed.rawValue, total, pieces, now)
-        let id = connection.lastInsertRowID
+            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """, user, name, currency, OrderStatus.placed.rawValue, total, pieces, now) { $0.int(0) })
         for (position, item) in items.enumerated() {
             try connection.run("INSERT INTO order_items (order_id, position, title, quantity, price_cents) VALUES (?, ?, ?, ?, ?)",
                                id, position, item.title, item.quantity, item.priceCents)
@@ -17,11 +16,17 @@ extension Store {
                      itemCount: pieces, createdAt: now, items: items)
     }
 
-    /// Moves an order of `user` to `status` if its rules allow it.
+    /// Moves an order of `user` to `status` if its rules allow it. The update
+    /// holds only while the status is still the one read: of two servers moving
+    /// one order at once, the second is told the move it tried is no longer valid.
     public func updateOrderStatus(id: Int, user: Int, to status: OrderStatus) throws -> Order {
         guard let order = try order(id: id, user: user) else { throw StoreError.notFound }
         guard order.status.canMove(to: status) else { throw StoreError.invalidTransition(from: order.status, to: status) }
-        try connection.run("UPDATE orders SET status = ? WHERE id = ?", status.rawValue, id)
+        guard try connection.run("UPDATE orders SET status = ? WHERE id = ? AND status = ?", status.rawValue, id, order.status.rawValue) == 1 else {
+            let now = try self.order(id: id, user: user)
+            guard let now else { throw StoreError.notFound }
+            throw StoreError.invalidTransition(from: now.status, to: status)
+        }
         return Order(id: order.id, userID: order.userID, name: order.name, currency: order.currency, status: status,
                      totalCents: order.totalCents, itemCount: order.itemCount, createdAt: order.createdAt, items: order.items)
     }
@@ -47,7 +52,7 @@ extension Store {
     /// in the name or an item title (ignoring case), in `sort` order: `limit`
     /// orders after the first `offset`.
     public func orders(of user: Int, status: OrderStatus?, matching text: String, sort: OrderSort,
-                       offset: Int = 0, limit: Int = -1) throws -> [Order] {
+                       offset: Int = 0, limit: Int = Int.max) throws -> [Order] {
         let order = switch sort {
         case .newest: "id DESC"
         case .oldest: "id ASC"
@@ -55,7 +60,7 @@ extension Store {
         }
         return try connection.query("""
             SELECT id, user_id, name, currency, status, total_cents, item_count, created_at FROM orders
-            WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)
+            WHERE user_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR status = ?2)
               AND (?3 = '' OR instr(lower(name), lower(?3)) > 0
                    OR EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = orders.id AND instr(lower(i.title), lower(?3)) > 0))
             ORDER BY \(order) LIMIT ?4 OFFSET ?5
@@ -67,7 +72,7 @@ extension Store {
         try connection.first("SELECT count(*) FROM orders WHERE user_id = ?", user) { $0.int(0) } ?? 0
     }
 
-    static func order(_ row: SQLiteRow, items: [OrderItem]) -> Order {
+    static func order(_ row: any DatabaseRow, items: [OrderItem]) -> Order {
         Order(id: row.int(0), userID: row.int(1), name: row.text(2), currency: row.text(3),
               status: OrderStatus(rawValue: row.text(4)) ?? .placed, totalCents: row.int(5), itemCount: row.int(6),
               createdAt: row.int(7), items: items)

@@ -1,8 +1,9 @@
 extension Store {
     public func insertSession(_ session: NewSession, user: Int, at now: Int) throws -> Session {
-        try connection.run("INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at, user_agent) VALUES (?, ?, ?, ?, ?)",
-                           user, session.tokenHash, now, now, session.userAgent)
-        return Session(id: connection.lastInsertRowID, userID: user, tokenHash: session.tokenHash, createdAt: now, lastSeenAt: now,
+        let id = try connection.first("""
+            INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at, user_agent) VALUES (?, ?, ?, ?, ?) RETURNING id
+            """, user, session.tokenHash, now, now, session.userAgent) { $0.int(0) }
+        return Session(id: try expectRow(id), userID: user, tokenHash: session.tokenHash, createdAt: now, lastSeenAt: now,
                        userAgent: session.userAgent)
     }
 

@@ -6,7 +6,7 @@ import CSQLite
 /// too: BEGIN and COMMIT run for every read and every event, and parsing them
 /// each time was a visible part of building view models. SQLite's errors become
 /// `SQLiteError`s that carry its message and the SQL.
-public final class SQLiteConnection {
+public final class SQLiteConnection: DatabaseConnection {
     let handle: OpaquePointer
     public let path: String
     private var statements: [String: SQLiteStatement] = [:]
@@ -62,9 +62,8 @@ public final class SQLiteConnection {
         guard status == SQLITE_OK else { throw error(status, sql: sql) }
     }
 
-    /// Runs one statement with parameters; returns how many rows it changed.
     @discardableResult
-    public func run(_ sql: String, _ values: any SQLiteBindable...) throws -> Int {
+    public func run(_ sql: String, binding values: [any DatabaseBindable]) throws -> Int {
         let statement = try prepared(sql)
         try statement.bind(values)
         defer { statement.reset() }
@@ -72,12 +71,7 @@ public final class SQLiteConnection {
         return Int(sqlite3_changes(handle))
     }
 
-    /// Runs one query and maps each row.
-    public func query<Row>(_ sql: String, _ values: any SQLiteBindable..., row: (SQLiteRow) throws -> Row) throws -> [Row] {
-        try query(sql, values, row: row)
-    }
-
-    public func query<Row>(_ sql: String, _ values: [any SQLiteBindable], row: (SQLiteRow) throws -> Row) throws -> [Row] {
+    public func query<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> [Row] {
         let statement = try prepared(sql)
         try statement.bind(values)
         defer { statement.reset() }
@@ -88,17 +82,13 @@ public final class SQLiteConnection {
         return rows
     }
 
-    /// The first row of a query, or nil.
-    public func first<Row>(_ sql: String, _ values: any SQLiteBindable..., row: (SQLiteRow) throws -> Row) throws -> Row? {
+    public func first<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> Row? {
         let statement = try prepared(sql)
         try statement.bind(values)
         defer { statement.reset() }
         return try statement.step() ? try row(SQLiteRow(statement: statement.handle)) : nil
     }
 
-    public var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
-
-    /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try control("BEGIN IMMEDIATE")
         do {
@@ -111,15 +101,12 @@ public final class SQLiteConnection {
         }
     }
 
-    /// A read transaction: every statement of `body` sees one snapshot.
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
         try control("BEGIN")
         defer { try? control("COMMIT") }
         return try body()
     }
 
-    /// Runs `body` inside a savepoint of the open transaction: if it throws, only
-    /// its own changes are undone.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         try control("SAVEPOINT event")
         do {
@@ -133,14 +120,18 @@ public final class SQLiteConnection {
         }
     }
 
+    public func finishWriting() throws {
+        try execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
     /// A transaction's BEGIN, COMMIT and the like, from the statement cache.
     private func control(_ sql: String) throws {
-        _ = try run(sql)
+        try run(sql, binding: [])
     }
 
     /// An integer pragma's value.
     public func pragma(_ name: String) throws -> Int {
-        try first("PRAGMA \(name)") { $0.int(0) } ?? 0
+        try first("PRAGMA \(name)", binding: []) { $0.int(0) } ?? 0
     }
 
     func prepared(_ sql: String) throws -> SQLiteStatement {

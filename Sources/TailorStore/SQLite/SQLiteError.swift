@@ -2,7 +2,7 @@ import CSQLite
 
 /// A failed SQLite call: the extended result code, SQLite's own message, and the
 /// statement it came from.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+public struct SQLiteError: DatabaseFailure, Sendable {
     public let code: Int32
     public let message: String
     public let sql: String?
@@ -27,6 +27,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         [SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PROTOCOL].contains(code & 0xFF)
     }
 
-    /// A UNIQUE, CHECK, NOT NULL or foreign-key rule said no.
+    public var isUniqueViolation: Bool { code == Self.constraintUnique || code == Self.constraintPrimaryKey }
+
+    // Extended codes that Swift does not import from sqlite3.h (macros built of others).
+    private static let constraintUnique = SQLITE_CONSTRAINT | 8 << 8
+    private static let constraintPrimaryKey = SQLITE_CONSTRAINT | 6 << 8
+
     public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
 }

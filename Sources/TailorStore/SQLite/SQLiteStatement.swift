@@ -19,13 +19,13 @@ public final class SQLiteStatement {
         sqlite3_finalize(handle)
     }
 
-    func bind(_ values: [any SQLiteBindable]) throws {
+    func bind(_ values: [any DatabaseBindable]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
-            switch value.sqliteValue {
+            switch value.databaseValue {
             case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
             case .real(let number): status = sqlite3_bind_double(handle, index, number)
             case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, Self.transient)
@@ -56,7 +56,7 @@ public final class SQLiteStatement {
 }
 
 /// The current row of a stepping statement, read by column index.
-public struct SQLiteRow {
+public struct SQLiteRow: DatabaseRow {
     let statement: OpaquePointer
 
     public func int(_ column: Int32) -> Int {

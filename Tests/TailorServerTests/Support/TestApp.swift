@@ -15,7 +15,7 @@ final class TestApp {
         configuration.server.port = 0
         configuration.server.loopCount = 2
         configuration.publicFolder = nil
-        configuration.databasePath = folder.appendingPathComponent("tailor.sqlite").path
+        configuration.database = .sqlite(path: folder.appendingPathComponent("tailor.sqlite").path)
         configuration.botDelay = botDelay
         configuration.heartbeat = heartbeat
         configure(&configuration)

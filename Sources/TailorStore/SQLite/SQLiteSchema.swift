@@ -1,6 +1,6 @@
-/// The database schema as a list of migrations; `PRAGMA user_version` records how
+/// The SQLite schema as a list of migrations; `PRAGMA user_version` records how
 /// many have been applied. A new version appends a migration, never edits one.
-public enum Schema {
+public enum SQLiteSchema {
     static let migrations: [String] = [
         // 1: accounts, chats, messages, orders; the chatbot user exists from the start.
         """
@@ -174,19 +174,5 @@ public enum Schema {
             }
         }
         try connection.execute("PRAGMA foreign_keys = ON")
-    }
-}
-
-public enum SchemaError: Error, CustomStringConvertible {
-    case newerThanProgram(database: Int, program: Int)
-    case brokenReference(table: String)
-
-    public var description: String {
-        switch self {
-        case .brokenReference(let table):
-            "a migration left rows in \(table) that refer to nothing"
-        case .newerThanProgram(let database, let program):
-            "the database has schema version \(database), newer than this program's \(program)"
-        }
     }
 }

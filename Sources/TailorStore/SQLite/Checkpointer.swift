@@ -25,7 +25,7 @@ final class Checkpointer: Sendable {
     static let writerFrames = 8000
 
     private let queue = DispatchQueue(label: "tailor.checkpoint")
-    private let connection: ConnectionBox
+    private let connection: ConnectionBox<SQLiteConnection>
     private let scheduled = Atomic<Bool>(false)
     private let counts = Mutex(Counts())
 

@@ -1,0 +1,69 @@
+/// A connection to the database, SQLite or PostgreSQL: what the store's queries
+/// and the event router's transactions need of either.
+///
+/// A connection is used by one thread at a time. Statements are written once,
+/// in the SQL both engines read (`?` or `?N` parameters); each connection
+/// prepares a statement once per text and reuses it.
+public protocol DatabaseConnection: AnyObject {
+    /// Runs one statement; returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, binding values: [any DatabaseBindable]) throws -> Int
+
+    /// Runs one query and maps each row.
+    func query<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> [Row]
+
+    /// The first row of a query, or nil.
+    func first<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> Row?
+
+    /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+
+    /// A read transaction: every statement of `body` sees one snapshot.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T
+
+    /// Runs `body` inside a savepoint of the open transaction: if it throws,
+    /// only its own changes are undone.
+    func savepoint<T>(_ body: () throws -> T) throws -> T
+
+    /// After the last write, before the server stops: SQLite copies its
+    /// write-ahead log into the database file, so that a stopped server
+    /// leaves one file that holds everything.
+    func finishWriting() throws
+}
+
+extension DatabaseConnection {
+    @discardableResult
+    public func run(_ sql: String, _ values: any DatabaseBindable...) throws -> Int {
+        try run(sql, binding: values)
+    }
+
+    public func query<Row>(_ sql: String, _ values: any DatabaseBindable..., row: (any DatabaseRow) throws -> Row) throws -> [Row] {
+        try query(sql, binding: values, row: row)
+    }
+
+    public func first<Row>(_ sql: String, _ values: any DatabaseBindable..., row: (any DatabaseRow) throws -> Row) throws -> Row? {
+        try first(sql, binding: values, row: row)
+    }
+}
+
+/// The current row of a query, read by column index.
+public protocol DatabaseRow {
+    func int(_ column: Int32) -> Int
+    func optionalInt(_ column: Int32) -> Int?
+    func text(_ column: Int32) -> String
+    func optionalText(_ column: Int32) -> String?
+    func blob(_ column: Int32) -> [UInt8]
+}
+
+/// A failure of the database itself, told apart the same way on both engines:
+/// the server answers each kind alike, whichever engine it runs on.
+public protocol DatabaseFailure: Error, CustomStringConvertible {
+    /// The disk is full: nothing more is stored until room is made.
+    var isStorageFull: Bool { get }
+    /// A failure that may pass by itself: busy, locked, unreachable, restarting.
+    var mayPass: Bool { get }
+    /// A UNIQUE rule said no.
+    var isUniqueViolation: Bool { get }
+    /// A UNIQUE, CHECK, NOT NULL or foreign-key rule said no.
+    var isConstraintViolation: Bool { get }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+import TailorTestSupport
+@testable import TailorStore
+
+/// The model's rules, the same on SQLite and on PostgreSQL: each test runs on
+/// a fresh database of both engines.
+@Suite struct StoreRulesTests {
+    /// A fresh database of `backend`, its writer, and a way to close it.
+    private func open(_ backend: Backend) throws -> (Database, writer: any DatabaseConnection) {
+        try Database.open(TestDatabase.fresh(backend))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func migratesAnEmptyDatabaseWithTheBotOnce(_ backend: Backend) throws {
+        let location = try TestDatabase.fresh(backend)
+        do {
+            let (database, writer) = try Database.open(location)
+            #expect(try Store(writer).user(named: "bot") != nil)
+            _ = try Store(writer).insertUser(name: "alice", at: 1)
+            database.close()
+        }
+        let (database, writer) = try Database.open(location)
+        defer { database.close() }
+        #expect(try Store(writer).user(named: "ALICE")?.name == "alice")
+        #expect(try writer.first("SELECT count(*) FROM users WHERE name = 'bot'", binding: []) { $0.int(0) } == 1)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aSecondServerOnTheSameDatabaseIsRefused(_ backend: Backend) throws {
+        let location = try TestDatabase.fresh(backend)
+        let (database, writer) = try Database.open(location)
+        #expect(throws: DatabaseInUse.self) { try Database.open(location) }
+        database.close()
+        _ = writer
+    }
+
+    @Test(arguments: Backend.allCases)
+    func constraintsSayNo(_ backend: Backend) throws {
+        let (database, writer) = try open(backend)
+        defer { database.close() }
+        let store = Store(writer)
+        let alice = try store.insertUser(name: "Alice", at: 1)
+        #expect(throws: StoreError.nameTaken) { try store.insertUser(name: "alice", at: 2) }
+        // A message in a chat that does not exist breaks a foreign key.
+        do {
+            _ = try store.insertMessage(chat: 999, sender: alice.id, text: "x", clientID: nil, at: 3)
+            Issue.record("a message without its chat was stored")
+        } catch let error as any DatabaseFailure {
+            #expect(error.isConstraintViolation)
+            #expect(!error.isUniqueViolation)
+        }
+        let bob = try store.insertUser(name: "bob", at: 1)
+        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 4).chat
+        #expect(try store.findOrCreateChat(between: bob.id, and: alice.id, at: 7).created == false)
+        // The same client id twice in one chat from one sender stores one
+        // message; the second gets the first back.
+        let first = try store.insertMessage(chat: chat.id, sender: alice.id, text: "one", clientID: "c1", at: 5)
+        let again = try store.insertMessage(chat: chat.id, sender: alice.id, text: "two", clientID: "c1", at: 6)
+        #expect(!first.duplicate && again.duplicate)
+        #expect(again.message == first.message)
+        #expect(try store.insertMessage(chat: chat.id, sender: bob.id, text: "three", clientID: "c1", at: 6).duplicate == false)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aSavepointUndoesOnlyItsOwnChanges(_ backend: Backend) throws {
+        let (database, writer) = try open(backend)
+        defer { database.close() }
+        let store = Store(writer)
+        try writer.transaction {
+            _ = try writer.savepoint { try store.insertUser(name: "kept", at: 1) }
+            _ = try? writer.savepoint { () throws -> User in
+                _ = try store.insertUser(name: "undone", at: 1)
+                throw StoreError.notFound
+            }
+            // A statement the database refused undoes its savepoint too, and
+            // the transaction goes on (PostgreSQL would refuse everything after
+            // an error outside a savepoint).
+            _ = try? writer.savepoint { try store.insertUser(name: "KEPT", at: 1) }
+            _ = try writer.savepoint { try store.insertUser(name: "after", at: 1) }
+        }
+        #expect(try store.user(named: "kept") != nil)
+        #expect(try store.user(named: "undone") == nil)
+        #expect(try store.user(named: "after") != nil)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func ordersFilterSortAndSearch(_ backend: Backend) throws {
+        let (database, writer) = try open(backend)
+        defer { database.close() }
+        let store = Store(writer)
+        let user = try store.insertUser(name: "shopper", at: 1).id
+        let other = try store.insertUser(name: "other", at: 1).id
+        let cheap = try store.insertOrder(user: user, name: "Groceries", currency: "USD", items: [OrderItem(title: "Green Tea", quantity: 2, priceCents: 100)], at: 1)
+        let dear = try store.insertOrder(user: user, name: "Garden", currency: "USD", items: [OrderItem(title: "Spade", quantity: 1, priceCents: 5000)], at: 2)
+        let tie = try store.insertOrder(user: user, name: "Books", currency: "USD", items: [OrderItem(title: "Novel", quantity: 1, priceCents: 5000)], at: 3)
+        _ = try store.insertOrder(user: other, name: "Groceries", currency: "USD", items: [OrderItem(title: "Tea", quantity: 1, priceCents: 1)], at: 4)
+        #expect(try store.orders(of: user, status: nil, matching: "", sort: .newest).map(\.id) == [tie.id, dear.id, cheap.id])
+        #expect(try store.orders(of: user, status: nil, matching: "", sort: .oldest).map(\.id) == [cheap.id, dear.id, tie.id])
+        #expect(try store.orders(of: user, status: nil, matching: "", sort: .total).map(\.id) == [tie.id, dear.id, cheap.id])
+        #expect(try store.orders(of: user, status: nil, matching: "", sort: .newest, offset: 1, limit: 1).map(\.id) == [dear.id])
+        #expect(try store.orders(of: user, status: nil, matching: "TEA", sort: .newest).map(\.id) == [cheap.id])
+        #expect(try store.orders(of: user, status: nil, matching: "gard", sort: .newest).map(\.id) == [dear.id])
+        #expect(try store.orders(of: user, status: nil, matching: "100%", sort: .newest).isEmpty)
+        _ = try store.updateOrderStatus(id: dear.id, user: user, to: .paid)
+        #expect(try store.orders(of: user, status: .paid, matching: "", sort: .newest).map(\.id) == [dear.id])
+        #expect(throws: StoreError.invalidTransition(from: .paid, to: .delivered)) { try store.updateOrderStatus(id: dear.id, user: user, to: .delivered) }
+        #expect(throws: StoreError.notFound) { try store.updateOrderStatus(id: dear.id, user: other, to: .shipped) }
+        #expect(try store.order(id: dear.id, user: other) == nil)
+        #expect(try store.order(id: cheap.id, user: user)?.items == [OrderItem(title: "Green Tea", quantity: 2, priceCents: 100)])
+        #expect(try store.orderCount(of: user) == 3)
+        try store.deleteOrder(id: cheap.id, user: user)
+        #expect(try store.order(id: cheap.id, user: user) == nil)
+        #expect(try writer.first("SELECT count(*) FROM order_items WHERE order_id = ?", cheap.id) { $0.int(0) } == 0)
+        // A deleted order's id is never given again.
+        let next = try store.insertOrder(user: user, name: "Later", currency: "EUR", items: [], at: 5)
+        #expect(next.id > tie.id + 1)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func chatPagesSummariesAndUnreadCounts(_ backend: Backend) throws {
+        let (database, writer) = try open(backend)
+        defer { database.close() }
+        let store = Store(writer)
+        let (alice, bob, chat) = try Self.chatOfTwo(in: store)
+        let ids = try (0..<5).map {
+            try store.insertMessage(chat: chat.id, sender: $0 % 2 == 0 ? alice.id : bob.id, text: "m\($0)", clientID: nil, at: $0).message.id
+        }
+        #expect(try store.markRead(chat: chat.id, reader: alice.id, at: 9) == 2)
+
+        let latest = try store.messagePageOutline(chat: chat.id, before: nil, limit: 3)
+        #expect(latest.states.map(\.id) == Array(ids[2...]))
+        #expect(latest.states.map(\.isRead) == [false, true, false])
+        #expect(latest.hasEarlier)
+        let earlier = try store.messagePageOutline(chat: chat.id, before: ids[2], limit: 3)
+        #expect(earlier.states.map(\.id) == Array(ids[..<2]))
+        #expect(!earlier.hasEarlier)
+        #expect(try store.message(id: ids[1])?.text == "m1")
+        #expect(try store.unreadCount(chat: chat.id, reader: alice.id) == 0)
+        #expect(try store.unreadCount(chat: chat.id, reader: bob.id) == 3)
+        #expect(try store.unreadTotal(of: bob.id) == 3)
+        let summaries = try store.chatSummaries(of: bob.id)
+        #expect(summaries.map(\.chatID) == [chat.id])
+        #expect(summaries.first?.lastMessage?.text == "m4")
+        #expect(summaries.first?.unreadCount == 3)
+        #expect(summaries.first?.contact.name == "alice")
+        #expect(try store.chatIDs(of: alice.id) == [chat.id])
+    }
+
+    @Test(arguments: Backend.allCases)
+    func tokensAndSessionsFindTheirUser(_ backend: Backend) throws {
+        let (database, writer) = try open(backend)
+        defer { database.close() }
+        let store = Store(writer)
+        let alice = try store.insertUser(name: "alice", at: 1)
+        let hash: [UInt8] = [0, 1, 2, 0xFE, 0xFF, 10, 13, 92]
+        try store.insertToken(hash: hash, user: alice.id, at: 1)
+        #expect(try store.user(tokenHash: hash) == alice)
+        let session = try store.insertSession(NewSession(tokenHash: [9, 0, 9], userAgent: "Browser ü"), user: alice.id, at: 2)
+        #expect(try store.session(tokenHash: [9, 0, 9])?.0 == session)
+        #expect(try store.sessions(of: alice.id).map(\.tokenHash) == [[9, 0, 9]])
+        #expect(try store.deleteSession(id: session.id, user: alice.id) == session)
+        #expect(try store.session(tokenHash: [9, 0, 9]) == nil)
+    }
+
+    /// Two writers that open the same pair at once (two servers on one
+    /// PostgreSQL database) make one chat between them.
+    @Test func twoWritersOpeningOnePairAtOnceMakeOneChat() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let (database, writer) = try Database.open(location)
+        defer { database.close() }
+        guard case .postgres(let url) = location else { return }
+        let other = try PostgresConnection(url: url)
+        let store = Store(writer)
+        let (alice, bob) = (try store.insertUser(name: "alice", at: 1), try store.insertUser(name: "bob", at: 1))
+        // The first transaction holds its insert uncommitted while the second
+        // tries the same pair: the second waits, then finds the first's chat.
+        let box = ConnectionBox(other)
+        let secondDone = DispatchSemaphore(value: 0)
+        let second = Thread {
+            _ = try? box.connection.transaction { try Store(box.connection).findOrCreateChat(between: bob.id, and: alice.id, at: 2) }
+            secondDone.signal()
+        }
+        let created = try writer.transaction { () throws -> (chat: Chat, created: Bool) in
+            let result = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1)
+            second.start()
+            Thread.sleep(forTimeInterval: 0.3)
+            return result
+        }
+        #expect(created.created)
+        secondDone.wait()
+        let found = try box.connection.transaction { try Store(box.connection).findOrCreateChat(between: bob.id, and: alice.id, at: 3) }
+        #expect(found.chat.id == created.chat.id && !found.created)
+        #expect(try writer.first("SELECT count(*) FROM chats", binding: []) { $0.int(0) } == 1)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func readersReadWhileTheWriterWrites(_ backend: Backend) throws {
+        let (database, writer) = try open(backend)
+        defer { database.close() }
+        let store = Store(writer)
+        let (alice, bob, chat) = try Self.chatOfTwo(in: store)
+        let box = ConnectionBox(writer)
+        let writes = Thread {
+            for index in 0..<300 {
+                _ = try! box.connection.transaction {
+                    try Store(box.connection).insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index)
+                }
+            }
+        }
+        writes.start()
+        var last = 0
+        var reads = 0
+        while last < 300 {
+            let count = try database.read { try $0.unreadCount(chat: chat.id, reader: bob.id) }
+            #expect(count >= last, "a reader went back in time")
+            last = count
+            reads += 1
+        }
+        #expect(reads > 1)
+    }
+
+    static func chatOfTwo(in store: Store) throws -> (alice: User, bob: User, chat: Chat) {
+        let alice = try store.insertUser(name: "alice", at: 1)
+        let bob = try store.insertUser(name: "bob", at: 1)
+        return (alice, bob, try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat)
+    }
+}
+
+/// Hands a connection to a thread of the test, which alone uses it meanwhile.
+final class ConnectionBox<Connection>: @unchecked Sendable {
+    let connection: Connection
+    init(_ connection: Connection) { self.connection = connection }
+}
