@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+import TailorTestSupport
 
 /// Sign-up, tokens, the session cookie, and the order of checks: route, then credentials.
 @Suite struct AccountAPITests {
-    @Test func signUpGivesATokenACookieAndMe() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func signUpGivesATokenACookieAndMe(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let client = try app.client()
         let response = try client.send("POST", "/api/users", json: #"{"name":"Alice_1"}"#)
         #expect(response.status == 201)
@@ -39,22 +41,25 @@ import Testing
         #expect(response.errorCode != nil)
     }
 
-    @Test func namesAreUniqueIgnoringCase() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func namesAreUniqueIgnoringCase(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         _ = try app.user("carol")
         let again = try app.client().send("POST", "/api/users", json: #"{"name":"CAROL"}"#)
         #expect(again.status == 409)
         #expect(again.errorCode == "name_taken")
     }
 
-    @Test func aBodyWithoutJSONContentTypeIs415() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func aBodyWithoutJSONContentTypeIs415(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let response = try app.client().send("POST", "/api/users", json: #"{"name":"dave"}"#, contentType: "text/plain")
         #expect(response.status == 415)
     }
 
-    @Test func credentialsAreCheckedAfterRouting() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func credentialsAreCheckedAfterRouting(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let anonymous = try app.client()
         #expect(try anonymous.get("/api/nothing-here").status == 404)
         #expect(try anonymous.send("PUT", "/api/chats").status == 405)
@@ -66,8 +71,9 @@ import Testing
         #expect(try app.client().get("/healthz").status == 200)
     }
 
-    @Test func signInWithATokenAndSignOut() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func signInWithATokenAndSignOut(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let newBrowser = try app.client()
         let signedIn = try newBrowser.send("POST", "/api/session", json: #"{"token":"\#(alice.token!)"}"#)
@@ -82,8 +88,9 @@ import Testing
 
     /// Signing out ends that browser's session on the server; the account's
     /// token, and other sessions, go on working.
-    @Test func signOutEndsTheSessionNotTheAccount() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func signOutEndsTheSessionNotTheAccount(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let signUp = try app.client().send("POST", "/api/users", json: #"{"name":"erin"}"#, headers: ["User-Agent: Phone/1"])
         let token = try #require(signUp.json["token"] as? String)
         let phone = try #require(Self.sessionToken(signUp))

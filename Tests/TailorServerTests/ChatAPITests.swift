@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+import TailorTestSupport
 
 /// Chats, messages, read receipts, the badge, the chatbot, and isolation.
 @Suite struct ChatAPITests {
-    @Test func openingAChatIsOncePerPair() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func openingAChatIsOncePerPair(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let bob = try app.user("bob")
         let created = try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#)
@@ -23,8 +25,9 @@ import Testing
         #expect(try alice.send("POST", "/api/chats", json: #"{"contact":7}"#).status == 422)
     }
 
-    @Test func aMessageReachesTheOtherSideWithCountsAndBadge() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func aMessageReachesTheOtherSideWithCountsAndBadge(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let bob = try app.user("bob")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
@@ -55,8 +58,9 @@ import Testing
         #expect(((alicesView["messages"] as? [[String: Any]])?.first?["state"]) as? String == "read")
     }
 
-    @Test func theSameClientIdIsStoredOnce() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func theSameClientIdIsStoredOnce(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         _ = try app.user("bob")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
@@ -81,8 +85,9 @@ import Testing
         #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func textLengthCountsCharacters() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func textLengthCountsCharacters(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         _ = try app.user("bob")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
@@ -93,8 +98,9 @@ import Testing
 
     /// One character can be a megabyte: a letter with combining accents. Texts
     /// are limited in bytes of UTF-8 too, whatever their count of characters.
-    @Test func textsAreLimitedInBytesToo() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func textsAreLimitedInBytesToo(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         _ = try app.user("bob")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
@@ -116,8 +122,9 @@ import Testing
 
     /// Long messages: a page holds the newest that fit in its byte cap, and
     /// `earlier` leads to the rest; the list shows a preview of the last one.
-    @Test func noChatViewModelGrowsPastItsCap() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func noChatViewModelGrowsPastItsCap(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         _ = try app.user("bob")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
@@ -141,8 +148,9 @@ import Testing
         #expect(preview.count == 200 && preview.hasSuffix("…"))
     }
 
-    @Test func theChatListComesInPagesThatFollowNext() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func theChatListComesInPagesThatFollowNext(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         for name in ["bob", "carol", "dave"] {
             _ = try app.user(name)
@@ -162,8 +170,9 @@ import Testing
         }
     }
 
-    @Test func pagesGoBackWithEarlier() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func pagesGoBackWithEarlier(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         _ = try app.user("bob")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
@@ -182,8 +191,9 @@ import Testing
         #expect(try alice.get("/api/chats/\(chatID)?limit=x").status == 422)
     }
 
-    @Test func theChatListPutsTheNewestActivityFirst() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func theChatListPutsTheNewestActivityFirst(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         _ = try app.user("bob")
         _ = try app.user("carol")
@@ -198,8 +208,9 @@ import Testing
         #expect(items[1]["message"] as? String == "")
     }
 
-    @Test func anotherUsersChatIsNotFoundOnEveryRoute() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func anotherUsersChatIsNotFoundOnEveryRoute(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         _ = try app.user("bob")
         let mallory = try app.user("mallory")
@@ -212,8 +223,9 @@ import Testing
         #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func theBotReadsAndAnswers() throws {
-        let app = try TestApp(botDelay: 0.05)
+    @Test(arguments: Backend.allCases)
+    func theBotReadsAndAnswers(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend, botDelay: 0.05)
         let alice = try app.user("alice")
         let chat = try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#)
         let chatID = try #require(chat.json["id"] as? String)
@@ -228,8 +240,9 @@ import Testing
         #expect(try alice.get("/api/badge").json["unread"] as? Int == 1)
     }
 
-    @Test func viewModelsCarryETagsAndAnswer304() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func viewModelsCarryETagsAndAnswer304(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let first = try alice.get("/api/chats")
         let etag = try #require(first.header("etag"))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TailorTestSupport
 
 /// Server-Sent Events over a raw socket, parsed as a browser would.
 @Suite struct EventStreamTests {
@@ -11,8 +12,9 @@ import Testing
         return (alice, bob, chatID)
     }
 
-    @Test func aStreamStartsWithRetryAndEachTopicsViewModel() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func aStreamStartsWithRetryAndEachTopicsViewModel(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let (_, bob, chatID) = try chat(app)
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
         #expect(stream.response.status == 200)
@@ -29,8 +31,9 @@ import Testing
         #expect(ids == ids.sorted() && Set(ids).count == 3)
     }
 
-    @Test func aMessageUpdatesTheOthersListBadgeAndChatLive() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func aMessageUpdatesTheOthersListBadgeAndChatLive(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let (alice, bob, chatID) = try chat(app)
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
         var lastID: Int64 = 0
@@ -57,8 +60,9 @@ import Testing
         #expect(((update.json["messages"] as? [[String: Any]])?.last?["state"]) as? String == "read")
     }
 
-    @Test func aStreamNotShowingTheChatGetsANotification() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func aStreamNotShowingTheChatGetsANotification(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let (alice, bob, chatID) = try chat(app)
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "orders")
         _ = try stream.next()
@@ -71,8 +75,9 @@ import Testing
         #expect((banner.json["open"] as? [String: Any])?["href"] as? String == "/api/chats/\(chatID)")
     }
 
-    @Test func theBotsAnswerArrivesLive() throws {
-        let app = try TestApp(botDelay: 0.05)
+    @Test(arguments: Backend.allCases)
+    func theBotsAnswerArrivesLive(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend, botDelay: 0.05)
         let alice = try app.user("alice")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#).json["id"] as? String)
         let stream = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)")
@@ -82,8 +87,9 @@ import Testing
         #expect((((answered.json["messages"] as? [[String: Any]])?.last?["text"]) as? String)?.contains("ping") == true)
     }
 
-    @Test func orderChangesAndDeletionsStream() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func orderChangesAndDeletionsStream(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let id = try #require(try alice.send("POST", "/api/orders", json: OrderAPITests.groceries).json["id"] as? String)
         let stream = try SSEClient(port: app.port, token: alice.token, topics: "orders,order:\(id)")
@@ -101,8 +107,9 @@ import Testing
         #expect(try stream.next(where: { $0.name == "orders" && $0.json["count"] as? Int == 1 }).json["count"] as? Int == 1)
     }
 
-    @Test func badTopicsAreRefusedBeforeTheStream() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func badTopicsAreRefusedBeforeTheStream(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let (alice, _, chatID) = try chat(app)
         let mallory = try app.user("mallory")
         for (token, topics, status) in [(alice.token, "", 400), (alice.token, "weather", 404), (alice.token, "chat:abc", 404),
@@ -113,8 +120,9 @@ import Testing
         }
     }
 
-    @Test func heartbeatsKeepAnIdleStreamAlive() throws {
-        let app = try TestApp(heartbeat: 0.1)
+    @Test(arguments: Backend.allCases)
+    func heartbeatsKeepAnIdleStreamAlive(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend, heartbeat: 0.1)
         let alice = try app.user("alice")
         let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge")
         _ = try stream.next()
@@ -122,8 +130,9 @@ import Testing
         #expect(stream.comments >= 2)
     }
 
-    @Test func resumingSendsOnlyWhatChanged() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func resumingSendsOnlyWhatChanged(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let (alice, bob, chatID) = try chat(app)
         let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders")
         let lastSeen = try (0..<3).map { _ in try first.next() }.last!.id!
@@ -201,8 +210,9 @@ import Testing
         #expect(app.wait { app.application.queuedStreamEvents == 0 })
     }
 
-    @Test func shutdownEndsStreamsCleanly() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func shutdownEndsStreamsCleanly(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge")
         _ = try stream.next()

@@ -2,13 +2,15 @@ import Foundation
 import TailorApp
 import TailorHTTP
 import Testing
+import TailorTestSupport
 
 /// Orders: validation, lists, details, transitions, deletion, isolation.
 @Suite struct OrderAPITests {
     static let groceries = #"{"name":" Groceries ","currency":"USD","items":[{"title":"Milk","quantity":2,"priceCents":129}]}"#
 
-    @Test func placingAnOrderAnswersItsViewModel() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func placingAnOrderAnswersItsViewModel(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let response = try alice.send("POST", "/api/orders", json: Self.groceries)
         #expect(response.status == 201)
@@ -48,8 +50,9 @@ import Testing
         #expect(try alice.get("/api/orders").json["count"] as? Int == 0)
     }
 
-    @Test func listsSortFilterSearchAndLayout() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func listsSortFilterSearchAndLayout(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         func place(_ name: String, _ title: String, _ cents: Int, _ currency: String = "USD") throws -> String {
             try #require(try alice.send("POST", "/api/orders", json: #"{"name":"\#(name)","currency":"\#(currency)","items":[{"title":"\#(title)","quantity":1,"priceCents":\#(cents)}]}"#).json["id"] as? String)
@@ -77,8 +80,9 @@ import Testing
         }
     }
 
-    @Test func statusesMoveOnlyAlongTheRules() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func statusesMoveOnlyAlongTheRules(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let id = try #require(try alice.send("POST", "/api/orders", json: Self.groceries).json["id"] as? String)
         let early = try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"shipped"}"#)
@@ -94,8 +98,9 @@ import Testing
         #expect(try alice.send("PATCH", "/api/orders/\(id)", json: #"{"status":"sold"}"#).status == 422)
     }
 
-    @Test func deletingAnOrderRemovesIt() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func deletingAnOrderRemovesIt(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let id = try #require(try alice.send("POST", "/api/orders", json: Self.groceries).json["id"] as? String)
         #expect(try alice.get("/api/orders").json["count"] as? Int == 1)
@@ -105,8 +110,9 @@ import Testing
         #expect(try alice.send("DELETE", "/api/orders/\(id)").status == 404)
     }
 
-    @Test func anotherUsersOrderIsNotFoundOnEveryRoute() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func anotherUsersOrderIsNotFoundOnEveryRoute(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         let mallory = try app.user("mallory")
         let id = try #require(try alice.send("POST", "/api/orders", json: Self.groceries).json["id"] as? String)
@@ -117,8 +123,9 @@ import Testing
         #expect(try alice.get("/api/orders/\(id)").json["status"] as? String == "placed")
     }
 
-    @Test func largeListsAreGzippedWhenAccepted() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func largeListsAreGzippedWhenAccepted(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         for _ in 0..<10 { try alice.send("POST", "/api/orders", json: Self.groceries) }
         let plain = try alice.get("/api/orders")
@@ -133,8 +140,9 @@ import Testing
     }
 
     /// A list holds a page; `next` leads through the rest with the same choices.
-    @Test func theListComesInPagesThatFollowNext() throws {
-        let app = try TestApp()
+    @Test(arguments: Backend.allCases)
+    func theListComesInPagesThatFollowNext(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
         let alice = try app.user("alice")
         for index in 1...5 {
             #expect(try alice.send("POST", "/api/orders", json: #"{"name":"Café \#(index)","items":[{"title":"t","quantity":1,"priceCents":\#(index)}]}"#).status == 201)

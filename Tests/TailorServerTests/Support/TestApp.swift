@@ -1,21 +1,25 @@
 import Foundation
 import TailorApp
+import TailorTestSupport
 
 /// The whole application on 127.0.0.1 with a kernel-chosen port and a real
-/// SQLite file in a temporary folder.
+/// SQLite file in a temporary folder, or a fresh schema on the test PostgreSQL server.
 final class TestApp {
     let application: Application
     let folder: URL
     var port: Int { application.port }
 
-    init(botDelay: Double = 0.05, heartbeat: Double = 15, configure: (inout TailorConfiguration) -> Void = { _ in }) throws {
+    init(backend: Backend = .sqlite, botDelay: Double = 0.05, heartbeat: Double = 15, configure: (inout TailorConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-app-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = TailorConfiguration()
         configuration.server.port = 0
         configuration.server.loopCount = 2
         configuration.publicFolder = nil
-        configuration.database = .sqlite(path: folder.appendingPathComponent("tailor.sqlite").path)
+        configuration.database = switch backend {
+        case .sqlite: .sqlite(path: folder.appendingPathComponent("tailor.sqlite").path)
+        case .postgres: try TestDatabase.fresh(.postgres)
+        }
         configuration.botDelay = botDelay
         configuration.heartbeat = heartbeat
         configure(&configuration)
