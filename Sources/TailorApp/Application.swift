@@ -40,14 +40,18 @@ public final class Application: Sendable {
         let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay)
         let cache = ViewCache(budgetBytes: configuration.viewCacheBudget)
         let directory = ChatDirectory()
-        let handler = EventHandler(cache: cache, directory: directory, onMessage: { message, chat in chatbot.heard(message, in: chat) })
-        events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser)
+        // Two lanes keep both cores of a small machine building view models
+        // while the writer commits; more would only take turns on them.
+        let lanes = PublisherLanes(count: 2)
+        let handler = EventHandler(cache: cache, directory: directory, lanes: lanes, onMessage: { message, chat in chatbot.heard(message, in: chat) })
+        events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
+                             feedWindow: configuration.feedWindow)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let auth = Authenticator(database: database, events: events, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
-        streams = EventStreams(views: views, firstID: Int64(now()) * 1000, memory: memory, logger: logger)
+        streams = EventStreams(views: views, position: Int64(try Store(writer).lastPosition()), lanes: lanes, memory: memory, logger: logger)
         handler.attach(streams)
 
         var router = Router()

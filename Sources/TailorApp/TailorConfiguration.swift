@@ -36,6 +36,9 @@ public struct TailorConfiguration: Sendable {
     public var writeLimit = RateLimit(perSecond: 20, burst: 200)
     /// Orders one user may have (409 `too_many_orders` past it).
     public var maxOrdersPerUser = 10_000
+    /// Entries the change feed keeps: a stream that resumes from an older
+    /// position gets every topic's view model anew.
+    public var feedWindow = 100_000
     /// Sign-ups and sign-ins per client address.
     public var accountLimit = RateLimit(perSecond: 1, burst: 100)
 

@@ -20,7 +20,8 @@ public final class Database: Sendable {
 
     private enum Engine: Sendable {
         case sqlite(SQLiteFile)
-        case postgres(url: String)
+        /// With the writer, which holds the claim on the database (see `PostgresSchema.claim`).
+        case postgres(url: String, writer: ConnectionBox<PostgresConnection>)
     }
 
     /// Opens and migrates the database, and returns the writer connection with
@@ -35,7 +36,7 @@ public final class Database: Sendable {
             let writer = try PostgresConnection(url: url)
             try PostgresSchema.migrate(writer)
             try PostgresSchema.claim(writer, for: location)
-            return (Database(location: location, engine: .postgres(url: url)), writer)
+            return (Database(location: location, engine: .postgres(url: url, writer: ConnectionBox(writer))), writer)
         }
     }
 
@@ -71,15 +72,24 @@ public final class Database: Sendable {
     private func openReader() throws -> any DatabaseConnection {
         switch engine {
         case .sqlite(let file): try file.openReader()
-        case .postgres(let url): try PostgresConnection(url: url)
+        case .postgres(let url, _): try PostgresConnection(url: url)
         }
     }
 
     /// Closes the pooled readers, then lets the database go: another server may
-    /// use it from now on.
+    /// use it from now on. After the writer's last write.
     public func close() {
         readers.withLock { $0.removeAll() }
-        if case .sqlite(let file) = engine { file.close() }
+        switch engine {
+        case .sqlite(let file):
+            file.close()
+        case .postgres(_, let writer):
+            do {
+                try PostgresSchema.release(writer.connection)
+            } catch {
+                // The connection broke, and its session's lock ended with it.
+            }
+        }
     }
 }
 

@@ -94,9 +94,9 @@ final class ChatDirectory: Sendable {
     // MARK: Keeping up, on the writer
 
     /// Brings kept chats up to date with what was just committed, and keeps the
-    /// users it touched, read from `store` (the writer's connection) if new.
-    func committed(_ outcomes: [EventOutcome], store: Store) {
-        let (touched, stale) = state.withLock { Self.apply(outcomes, to: &$0) }
+    /// users it touched, read from `store` if new.
+    func committed(_ changes: [Change], store: Store) {
+        let (touched, stale) = state.withLock { Self.apply(changes, to: &$0) }
         guard !touched.isEmpty else { return }
         let unknown = state.withLock { state in touched.filter { state.chatIDs(of: $0) == nil } }
         let read = Self.read(users: stale.union(unknown), from: store, knowing: { id in
@@ -120,25 +120,23 @@ final class ChatDirectory: Sendable {
 
     /// Applies what changed to the kept chats. Returns the users touched, and
     /// those whose kept lists now lack a chat.
-    private static func apply(_ outcomes: [EventOutcome], to state: inout State) -> (touched: Set<Int>, stale: Set<Int>) {
+    private static func apply(_ changes: [Change], to state: inout State) -> (touched: Set<Int>, stale: Set<Int>) {
         var touched = Set<Int>()
         var stale = Set<Int>()
-        for outcome in outcomes {
-            switch outcome {
-            case .signedUp(let user, _):
-                touched.insert(user.id)
-            case .sessionStarted, .sessionEnded, .sessionSeen:
-                break
-            case .chatOpened(let chat, _, let created):
+        for change in changes {
+            switch change {
+            case .signedUp(let user):
+                touched.insert(user)
+            case .chatOpened(let chat):
                 touched.formUnion([chat.userA, chat.userB])
-                if created { stale.formUnion([chat.userA, chat.userB]) }
-            case .messageSent(let message, let chat, let duplicate):
+                stale.formUnion([chat.userA, chat.userB])
+            case .messageSent(let message, let chat):
                 touched.formUnion([chat.userA, chat.userB])
-                if !duplicate { state.chats[chat.id]?.sent(message) }
-            case .messagesRead(let chat, let reader, let count, let time):
+                state.chats[chat.id]?.sent(message)
+            case .messagesRead(let chat, let reader, let time):
                 touched.formUnion([chat.userA, chat.userB])
-                if count > 0 { state.chats[chat.id]?.read(by: reader, at: time) }
-            case .orderChanged, .orderDeleted:
+                state.chats[chat.id]?.read(by: reader, at: time)
+            case .orderChanged, .orderDeleted, .sessionEnded:
                 break
             }
         }

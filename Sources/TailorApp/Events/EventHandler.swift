@@ -14,25 +14,25 @@ import TailorStore
 /// messages is built once, not ten times. Each event is a whole view model, so
 /// nothing is lost by that.
 ///
-/// A change always goes to the same lane (by its chat, else by its user), so
-/// one view model is built by one lane, in commit order, while the lanes build
-/// different ones side by side, none waiting for another's pass to end. Both
-/// users' screens of a chat share a lane, and so one read of its messages.
+/// A user's changes always go to the same lane (`PublisherLanes`), so one view
+/// model is built by one lane, in feed order, and a stream's ids never go back,
+/// while the lanes build different users' view models side by side, none
+/// waiting for another's pass to end.
 final class EventHandler: Sendable {
     private let cache: ViewCache
     private let directory: ChatDirectory
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let streams = Mutex<EventStreams?>(nil)
+    private let sharing: PublisherLanes
     private let lanes: [PublisherLane]
     private let names = Mutex<[Int: String]>([:])
 
-    /// Two lanes keep both cores of a small machine building view models while
-    /// the writer commits; more would only take turns on them.
-    init(cache: ViewCache, directory: ChatDirectory, laneCount: Int = 2, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
+    init(cache: ViewCache, directory: ChatDirectory, lanes sharing: PublisherLanes, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
         self.directory = directory
         self.onMessage = onMessage
-        lanes = (0..<max(1, laneCount)).map { PublisherLane(index: $0) }
+        self.sharing = sharing
+        lanes = (0..<sharing.count).map { PublisherLane(index: $0) }
     }
 
     /// Connects the streams (made after the router that owns this handler).
@@ -40,14 +40,15 @@ final class EventHandler: Sendable {
         self.streams.withLock { $0 = streams }
     }
 
-    func committed(_ outcomes: [EventOutcome], store: Store) {
+    /// Follows one entry of the feed, in position order.
+    func committed(_ entry: FeedEntry, store: Store) {
         // Before the cache forgets: a view built after that reads the kept chats as they are now.
-        directory.committed(outcomes, store: store)
+        directory.committed(entry.changes, store: store)
         var changes = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
-        for outcome in outcomes {
-            changes.formUnion(Self.changes(for: outcome))
-            if case .messageSent(let message, let chat, false) = outcome {
+        for change in entry.changes {
+            changes.formUnion(Self.topicChanges(for: change))
+            if case .messageSent(let message, let chat) = change {
                 if let sender = name(of: message.senderID, in: store) {
                     notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender, text: message.text))
                 }
@@ -58,10 +59,10 @@ final class EventHandler: Sendable {
         cache.apply(changes)
         guard let streams = streams.withLock({ $0 }) else { return }
         var work = [(changes: Set<TopicChange>, notifications: [EventStreams.Notification])](repeating: ([], []), count: lanes.count)
-        for change in changes { work[lane(of: change)].changes.insert(change) }
-        for notification in notifications { work[notification.recipient % lanes.count].notifications.append(notification) }
+        for change in changes { work[sharing.lane(of: change.user)].changes.insert(change) }
+        for notification in notifications { work[sharing.lane(of: notification.recipient)].notifications.append(notification) }
         for (lane, work) in zip(lanes, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
-            lane.publish(work.changes, notifications: work.notifications, to: streams)
+            lane.publish(work.changes, notifications: work.notifications, position: Int64(entry.position), to: streams)
         }
     }
 
@@ -80,36 +81,25 @@ final class EventHandler: Sendable {
 
     static let maxKeptNames = 100_000
 
-    private func lane(of change: TopicChange) -> Int {
+    /// The topics one change touched.
+    static func topicChanges(for change: Change) -> [TopicChange] {
         switch change {
-        case .chat(_, let id): id % lanes.count
-        default: change.user % lanes.count
-        }
-    }
-
-    /// The topics one outcome touched.
-    static func changes(for outcome: EventOutcome) -> [TopicChange] {
-        switch outcome {
-        case .signedUp, .sessionStarted, .sessionEnded, .sessionSeen:
+        case .signedUp, .sessionEnded:
             return []
-        case .chatOpened(let chat, _, let created):
-            return created ? [.chats(user: chat.userA), .chats(user: chat.userB)] : []
-        case .messageSent(let message, let chat, let duplicate):
-            guard !duplicate else { return [] }
+        case .chatOpened(let chat):
+            return [.chats(user: chat.userA), .chats(user: chat.userB)]
+        case .messageSent(let message, let chat):
             let recipient = chat.contact(of: message.senderID)
             // Both lists reorder and show the new last message; the recipient's
             // unread count and badge grow.
             return [.chats(user: chat.userA), .chats(user: chat.userB),
                     .chat(user: chat.userA, id: chat.id), .chat(user: chat.userB, id: chat.id),
                     .badge(user: recipient)]
-        case .messagesRead(let chat, let reader, let count, _):
-            guard count > 0 else { return [] }
+        case .messagesRead(let chat, let reader, _):
             // The reader's counts drop; the sender sees read ticks.
             return [.chats(user: reader), .badge(user: reader),
                     .chat(user: chat.userA, id: chat.id), .chat(user: chat.userB, id: chat.id)]
-        case .orderChanged(let order):
-            return [.orders(user: order.userID), .order(user: order.userID, id: order.id)]
-        case .orderDeleted(let user, let order):
+        case .orderChanged(let user, let order), .orderDeleted(let user, let order):
             return [.orders(user: user), .order(user: user, id: order)]
         }
     }

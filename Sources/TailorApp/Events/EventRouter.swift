@@ -6,7 +6,8 @@ import TailorLoop
 import TailorStore
 
 /// The one entry point for changes: applies events in one total order on the
-/// single writer connection, then lets the handler work out what changed.
+/// single writer connection, records what they changed in the change feed in
+/// the same transaction, then lets the handler follow the feed's new entry.
 ///
 /// Events that arrive while a batch is being written wait and are written together
 /// as the next batch, in one transaction (group commit): under load one commit
@@ -30,16 +31,18 @@ public final class EventRouter: Sendable {
     private let handler: EventHandler
     private let now: @Sendable () -> Int
     private let maxOrdersPerUser: Int
+    private let feedWindow: Int
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
 
-    init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int) {
+    init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int) {
         self.writer = WriterConnection(writer)
         self.handler = handler
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
+        self.feedWindow = feedWindow
     }
 
     /// Applies `event` and returns its outcome once it is committed.
@@ -120,24 +123,44 @@ public final class EventRouter: Sendable {
         results.reserveCapacity(batch.count)
         let started = MonotonicClock.now
         defer { noteIfSlow(batch.count, since: started) }
+        let entry: FeedEntry?
         do {
-            try connection.transaction {
+            entry = try connection.transaction {
                 let time = now()
                 for pending in batch {
                     results.append(Result { try connection.savepoint { try applier.apply(pending.event, at: time) } })
                 }
+                return try recordInFeed(results, store: store)
             }
         } catch {
             // The commit itself failed: nothing of the batch is stored.
             for pending in batch { pending.continuation.resume(throwing: error) }
             return
         }
-        let outcomes = results.compactMap { try? $0.get() }
-        handler.committed(outcomes, store: store)
+        if let entry { handler.committed(entry, store: store) }
         for (pending, result) in zip(batch, results) {
             pending.continuation.resume(with: result)
         }
     }
+}
+
+extension EventRouter {
+    /// Records the batch's changes in the feed, in its transaction; nil when
+    /// none of its events changed what anyone sees. Now and then, the feed's
+    /// oldest entries beyond `feedWindow` go.
+    private func recordInFeed(_ results: [Result<EventOutcome, any Error>], store: Store) throws -> FeedEntry? {
+        let changes = results.compactMap { result -> Change? in
+            guard case .success(let outcome) = result else { return nil }
+            return Change(outcome)
+        }
+        guard !changes.isEmpty else { return nil }
+        let position = try store.appendChange(ChangeEncoding.bytes(of: changes))
+        if position % Self.pruneEvery == 0 { try store.pruneChanges(keeping: feedWindow) }
+        return FeedEntry(position: position, changes: changes)
+    }
+
+    /// Positions between two prunings of the feed.
+    static let pruneEvery = 1_000
 }
 
 /// The writer connection, used only on the router's serial queue; that is why

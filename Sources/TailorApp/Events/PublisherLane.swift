@@ -7,6 +7,8 @@ final class PublisherLane: Sendable {
     private struct Waiting {
         var changes = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
+        /// The feed position of the latest change waiting.
+        var position: Int64 = 0
         var passScheduled = false
     }
 
@@ -17,10 +19,12 @@ final class PublisherLane: Sendable {
         queue = DispatchQueue(label: "tailor.publisher.\(index)")
     }
 
-    func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], to streams: EventStreams) {
+    /// Hands over changes at `position`, which is never below what was handed before.
+    func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64, to streams: EventStreams) {
         let schedule = waiting.withLock { waiting in
             waiting.changes.formUnion(changes)
             waiting.notifications += notifications
+            waiting.position = position
             defer { waiting.passScheduled = true }
             return !waiting.passScheduled
         }
@@ -39,7 +43,7 @@ final class PublisherLane: Sendable {
                 return waiting
             }
             guard let next else { return }
-            streams.publish(next.changes, notifications: next.notifications)
+            streams.publish(next.changes, notifications: next.notifications, position: next.position)
         }
     }
 }

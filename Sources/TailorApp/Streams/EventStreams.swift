@@ -5,15 +5,19 @@ import TailorHTTP
 import TailorLoop
 import TailorStore
 
-/// Every open event stream, and the one sequence their event ids come from.
+/// Every open event stream.
 ///
 /// After each commit the handler hands over the topics it touched. The hub
 /// rebuilds, once, each touched topic that somebody follows, makes its event's
 /// bytes once, and gives the same bytes to every stream that follows it.
 ///
-/// Ids start at the server's start time in microseconds, so ids of an earlier run
-/// are always smaller and never mistaken for this run's. A bounded log of recent
-/// changes lets a stream that reconnects with Last-Event-ID get only what changed.
+/// An event's id is the feed position of the change it shows, the same on
+/// every server; the events one change makes on a stream share its id. A
+/// user's events all come from one publisher lane, in feed order, so ids never
+/// go back along a stream. A bounded log of recent changes lets a stream that
+/// reconnects with Last-Event-ID get only what changed: every topic changed at
+/// that position or later, since the connection may have ended between two
+/// events of that position.
 final class EventStreams: Sendable {
     /// A message for a user, to show as the in-app banner.
     struct Notification: Sendable {
@@ -36,24 +40,21 @@ final class EventStreams: Sendable {
     }
 
     private struct State {
-        var nextID: Int64
+        /// The latest feed position each lane has published.
+        var published: [Int64]
         var subscribers = SubscriberIndex()
-        /// Recent changes and notifications, oldest first, at most `logCapacity`.
+        /// Recent changes and notifications, at most `logCapacity`, each lane's in order.
         var log: [LogEntry] = []
         var logStart = 0
         /// Ids at or after this one are all in the log.
         var loggedSince: Int64
         var closed = false
 
-        mutating func takeID() -> Int64 {
-            defer { nextID += 1 }
-            return nextID
-        }
-
         mutating func append(_ entry: LogEntry) {
             if log.count - logStart >= EventStreams.logCapacity {
                 logStart += 1
-                loggedSince = log[logStart - 1].id + 1
+                // The lanes' entries interleave: what left may be newer than what stays.
+                loggedSince = max(loggedSince, log[logStart - 1].id + 1)
                 if logStart > EventStreams.logCapacity {
                     log.removeFirst(logStart)
                     logStart = 0
@@ -69,6 +70,7 @@ final class EventStreams: Sendable {
     static let logCapacity = 10_000
 
     private let views: ViewModels
+    private let lanes: PublisherLanes
     private let state: Mutex<State>
     private let failures: ThrottledLog
     let memory: StreamMemory
@@ -78,9 +80,12 @@ final class EventStreams: Sendable {
     static let buildAttempts = 5
     static let retryDelay = 0.05
 
-    init(views: ViewModels, firstID: Int64, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
+    /// `position`: the feed's latest when the server starts; its changes are in
+    /// every view model built from now on.
+    init(views: ViewModels, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
-        state = Mutex(State(nextID: firstID, loggedSince: firstID))
+        self.lanes = lanes
+        state = Mutex(State(published: Array(repeating: position, count: lanes.count), loggedSince: position + 1))
         failures = ThrottledLog(logger: logger)
         self.memory = memory
     }
@@ -118,17 +123,17 @@ final class EventStreams: Sendable {
         let resendTopics = state.withLock { state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
-            guard let last = lastEventID, last + 1 >= state.loggedSince, last < state.nextID else {
+            guard let last = lastEventID, last >= state.loggedSince, last <= state.published[lanes.lane(of: subscriber.user)] else {
                 return subscriber.topics
             }
             var changed: [Topic] = []
-            for entry in state.entries where entry.id > last {
+            for entry in state.entries where entry.id >= last {
                 switch entry {
                 case .change(_, let change):
                     guard change.user == subscriber.user else { continue }
                     changed += subscriber.topics.filter { change.touches($0) && !changed.contains($0) }
                 case .notification(let event, let recipient, let chatID):
-                    if recipient == subscriber.user && !subscriber.topics.contains(.chat(id: chatID, page: .latest)) {
+                    if event.id > last, recipient == subscriber.user && !subscriber.topics.contains(.chat(id: chatID, page: .latest)) {
                         _ = subscriber.pushNotification(event)
                     }
                 }
@@ -148,10 +153,11 @@ final class EventStreams: Sendable {
                 unsubscribe(subscriber)
                 return false
             }
-            // The id is taken and the event queued under the lock, so that no later
-            // id can be queued before it.
+            // The id is the position the user's lane has published, read and
+            // queued under the lock: every later event of the lane has a larger one.
             state.withLock { state in
-                subscriber.pushInitial(StreamEvent(id: state.takeID(), name: StreamEvent.name(of: topic), json: bytes), for: topic)
+                let id = state.published[lanes.lane(of: subscriber.user)]
+                subscriber.pushInitial(StreamEvent(id: id, name: StreamEvent.name(of: topic), json: bytes), for: topic)
             }
         }
         return true
@@ -167,13 +173,16 @@ final class EventStreams: Sendable {
     // MARK: - Changes
 
     /// After a commit: new events for the followed topics `changes` touched, and
-    /// the notifications for streams not showing the chat a message arrived in.
-    /// A view model that fails to build is not sent; its change is tried again.
-    func publish(_ changes: Set<TopicChange>, notifications: [Notification], attempt: Int = 1) {
+    /// the notifications for streams not showing the chat a message arrived in,
+    /// with the feed position of the changes, from the users' lane. Rebuilds
+    /// (after a failure, at midnight) have no position of their own and take
+    /// the latest their lane published. A view model that fails to build is not
+    /// sent; its change is tried again.
+    func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil, attempt: Int = 1) {
         let keys = state.withLock { state -> Set<ViewKey> in
             var keys = Set<ViewKey>()
             for change in changes {
-                state.append(.change(id: state.takeID(), change))
+                state.append(.change(id: position ?? state.published[lanes.lane(of: change.user)], change))
                 for topic in state.subscribers.followedTopics(of: change.user) where change.touches(topic) {
                     keys.insert(ViewKey(user: change.user, topic: topic))
                 }
@@ -196,15 +205,21 @@ final class EventStreams: Sendable {
         }
         if !failed.isEmpty { retry(failed, attempt: attempt) }
         let deliveries = state.withLock { state -> Deliveries in
+            if let position {
+                for user in changes.map(\.user) + notifications.map(\.recipient) {
+                    let lane = lanes.lane(of: user)
+                    state.published[lane] = max(state.published[lane], position)
+                }
+            }
             var deliveries = Deliveries()
             for (key, json) in built {
-                let event = StreamEvent(id: state.takeID(), name: StreamEvent.name(of: key.topic), json: json)
+                let event = StreamEvent(id: position ?? state.published[lanes.lane(of: key.user)], name: StreamEvent.name(of: key.topic), json: json)
                 for subscriber in state.subscribers.followers(of: key) {
                     if subscriber.push(event, for: key.topic) { deliveries.add(subscriber) }
                 }
             }
             for notification in notifications {
-                let event = StreamEvent(id: state.takeID(), name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(notification))))
+                let event = StreamEvent(id: position ?? state.published[lanes.lane(of: notification.recipient)], name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(notification))))
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
                 for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {

@@ -5,6 +5,9 @@
 /// in the SQL both engines read (`?` or `?N` parameters); each connection
 /// prepares a statement once per text and reuses it.
 public protocol DatabaseConnection: AnyObject {
+    /// Which engine: the few statements that differ are chosen by it.
+    var engine: DatabaseEngine { get }
+
     /// Runs one statement; returns how many rows it changed.
     @discardableResult
     func run(_ sql: String, binding values: [any DatabaseBindable]) throws -> Int
@@ -44,6 +47,11 @@ extension DatabaseConnection {
     public func first<Row>(_ sql: String, _ values: any DatabaseBindable..., row: (any DatabaseRow) throws -> Row) throws -> Row? {
         try first(sql, binding: values, row: row)
     }
+}
+
+public enum DatabaseEngine: Sendable {
+    case sqlite
+    case postgres
 }
 
 /// The current row of a query, read by column index.

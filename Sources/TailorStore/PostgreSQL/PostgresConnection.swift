@@ -12,6 +12,7 @@ import Glibc
 public final class PostgresConnection: DatabaseConnection {
     private var handle: OpaquePointer
     private let url: String
+    public var engine: DatabaseEngine { .postgres }
     /// What each SQL text was prepared as, by the text the store wrote.
     private var statements: [String: PreparedStatement] = [:]
 

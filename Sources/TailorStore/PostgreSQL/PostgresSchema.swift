@@ -75,6 +75,16 @@ public enum PostgresSchema {
             LANGUAGE sql IMMUTABLE STRICT AS 'SELECT strpos(haystack, needle)';
         INSERT INTO users (name, name_key, created_at) VALUES ('bot', 'bot', (extract(epoch FROM now()) * 1000)::BIGINT);
         """,
+        // 2: the change feed: each commit that changed what users see, at its
+        // position. Positions come from the sequence under a lock held until
+        // commit (see `Store.appendChange`), so they are visible in their order.
+        """
+        CREATE SEQUENCE changes_position;
+        CREATE TABLE changes (
+            position BIGINT PRIMARY KEY,
+            body BYTEA NOT NULL
+        );
+        """,
     ]
 
     /// The version a database has once every migration is applied.
@@ -85,6 +95,8 @@ public enum PostgresSchema {
     /// PostgreSQL database, one schema each.
     private static let migrationLock = 7_301
     private static let serverLock = 7_302
+    /// Held from a commit's taking of its feed position until it commits.
+    static let feedLock = 7_303
 
     /// Brings the database up to `currentVersion` in one transaction, under a
     /// lock, so that servers starting at once migrate it once. A database newer
@@ -113,5 +125,10 @@ public enum PostgresSchema {
     static func claim(_ connection: PostgresConnection, for location: DatabaseLocation) throws {
         let taken = try connection.first("SELECT pg_try_advisory_lock(?, hashtext(current_schema()))", serverLock) { $0.text(0) }
         guard taken == "t" else { throw DatabaseInUse(database: location.description) }
+    }
+
+    /// Lets another server take the database.
+    static func release(_ connection: PostgresConnection) throws {
+        try connection.run("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", serverLock)
     }
 }

@@ -9,6 +9,7 @@ import CSQLite
 public final class SQLiteConnection: DatabaseConnection {
     let handle: OpaquePointer
     public let path: String
+    public var engine: DatabaseEngine { .sqlite }
     private var statements: [String: SQLiteStatement] = [:]
     /// What `afterEachCommit` was given, kept as long as the connection.
     private var commitHook: CommitHook?

@@ -146,6 +146,14 @@ public enum SQLiteSchema {
         );
         CREATE INDEX sessions_user ON sessions(user_id);
         """,
+        // 5: the change feed: each commit that changed what users see, at its
+        // position, which orders commits and is the id of stream events.
+        """
+        CREATE TABLE changes (
+            position INTEGER PRIMARY KEY AUTOINCREMENT,
+            body BLOB NOT NULL
+        );
+        """,
     ]
 
     /// The version a database has once every migration is applied.

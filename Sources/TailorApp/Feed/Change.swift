@@ -1,0 +1,48 @@
+import TailorStore
+
+/// One committed change as every server learns of it from the change feed:
+/// what the kept chats, the view cache, the streams, the chatbot and the
+/// sign-in cache need to follow it. Outcomes that change nothing another
+/// server shows (a duplicate message, a read of nothing, a session seen) are
+/// not changes.
+enum Change: Sendable, Equatable {
+    /// A new user, with no chats yet: the kept chats keep them from the start.
+    case signedUp(user: Int)
+    case chatOpened(Chat)
+    case messageSent(Message, in: Chat)
+    case messagesRead(chat: Chat, reader: Int, at: Int)
+    case orderChanged(user: Int, order: Int)
+    case orderDeleted(user: Int, order: Int)
+    /// A browser signed out: its token no longer signs in, on any server.
+    case sessionEnded(tokenHash: [UInt8])
+
+    init?(_ outcome: EventOutcome) {
+        switch outcome {
+        case .signedUp(let user, _):
+            self = .signedUp(user: user.id)
+        case .sessionStarted, .sessionSeen:
+            return nil
+        case .sessionEnded(let session):
+            self = .sessionEnded(tokenHash: session.tokenHash)
+        case .chatOpened(let chat, _, let created):
+            guard created else { return nil }
+            self = .chatOpened(chat)
+        case .messageSent(let message, let chat, let duplicate):
+            guard !duplicate else { return nil }
+            self = .messageSent(message, in: chat)
+        case .messagesRead(let chat, let reader, let count, let time):
+            guard count > 0 else { return nil }
+            self = .messagesRead(chat: chat, reader: reader, at: time)
+        case .orderChanged(let order):
+            self = .orderChanged(user: order.userID, order: order.id)
+        case .orderDeleted(let user, let order):
+            self = .orderDeleted(user: user, order: order)
+        }
+    }
+}
+
+/// Changes that one commit made, at their place in the feed.
+struct FeedEntry: Sendable, Equatable {
+    let position: Int
+    let changes: [Change]
+}

@@ -1,0 +1,140 @@
+import TailorStore
+
+/// The changes of one commit as the feed's table stores them: a JSON array,
+/// one object per change, its kind under `"k"`. Read by every server that
+/// follows the feed, so a field is never renamed, only added.
+enum ChangeEncoding {
+    static func bytes(of changes: [Change]) -> [UInt8] {
+        var json = JSONWriter(capacity: 64 * changes.count)
+        json.array(count: changes.count) { json, index in
+            write(changes[index], to: &json)
+        }
+        return json.bytes
+    }
+
+    /// The changes `bytes` hold; `Unreadable` when they are not what `bytes(of:)` writes.
+    static func changes(from bytes: [UInt8]) throws -> [Change] {
+        guard case .array(let items) = try JSONParser.parse(bytes) else { throw Unreadable() }
+        return try items.map(change)
+    }
+
+    struct Unreadable: Error, CustomStringConvertible {
+        var description: String { "a change in the feed could not be read" }
+    }
+
+    private static func write(_ change: Change, to json: inout JSONWriter) {
+        json.object { json in
+            switch change {
+            case .signedUp(let user):
+                json.field("k", "signedUp")
+                json.field("user", user)
+            case .chatOpened(let chat):
+                json.field("chat", ChatFields(chat))
+                json.field("k", "chatOpened")
+            case .messageSent(let message, let chat):
+                json.field("chat", ChatFields(chat))
+                json.field("clientId", message.clientID)
+                json.field("id", message.id)
+                json.field("k", "messageSent")
+                json.field("sender", message.senderID)
+                json.field("sentAt", message.sentAt)
+                json.field("text", message.text)
+            case .messagesRead(let chat, let reader, let time):
+                json.field("at", time)
+                json.field("chat", ChatFields(chat))
+                json.field("k", "messagesRead")
+                json.field("reader", reader)
+            case .orderChanged(let user, let order):
+                json.field("k", "orderChanged")
+                json.field("order", order)
+                json.field("user", user)
+            case .orderDeleted(let user, let order):
+                json.field("k", "orderDeleted")
+                json.field("order", order)
+                json.field("user", user)
+            case .sessionEnded(let hash):
+                json.field("k", "sessionEnded")
+                json.field("tokenHash", hash.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined())
+            }
+        }
+    }
+
+    private struct ChatFields: JSONWritable {
+        let chat: Chat
+        init(_ chat: Chat) { self.chat = chat }
+
+        func write(to json: inout JSONWriter) {
+            json.object {
+                $0.field("createdAt", chat.createdAt)
+                $0.field("id", chat.id)
+                $0.field("userA", chat.userA)
+                $0.field("userB", chat.userB)
+            }
+        }
+    }
+
+    private static func change(_ value: JSONValue) throws -> Change {
+        let fields = try Fields(value)
+        switch try fields.string("k") {
+        case "signedUp":
+            return .signedUp(user: try fields.int("user"))
+        case "chatOpened":
+            return .chatOpened(try fields.chat())
+        case "messageSent":
+            let chat = try fields.chat()
+            return .messageSent(Message(id: try fields.int("id"), chatID: chat.id, senderID: try fields.int("sender"),
+                                        text: try fields.string("text"), clientID: fields.optionalString("clientId"),
+                                        sentAt: try fields.int("sentAt"), readAt: nil), in: chat)
+        case "messagesRead":
+            return .messagesRead(chat: try fields.chat(), reader: try fields.int("reader"), at: try fields.int("at"))
+        case "orderChanged":
+            return .orderChanged(user: try fields.int("user"), order: try fields.int("order"))
+        case "orderDeleted":
+            return .orderDeleted(user: try fields.int("user"), order: try fields.int("order"))
+        case "sessionEnded":
+            return .sessionEnded(tokenHash: try hexBytes(try fields.string("tokenHash")))
+        default:
+            throw Unreadable()
+        }
+    }
+
+    private static func hexBytes(_ text: String) throws -> [UInt8] {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { throw Unreadable() }
+        return try stride(from: 0, to: digits.count, by: 2).map { index in
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { throw Unreadable() }
+            return byte
+        }
+    }
+
+    /// An object's members, read by name.
+    private struct Fields {
+        let members: [String: JSONValue]
+
+        init(_ value: JSONValue) throws {
+            guard case .object(let members) = value else { throw Unreadable() }
+            self.members = members
+        }
+
+        func int(_ name: String) throws -> Int {
+            guard case .number(let number) = members[name], let integer = Int(exactly: number) else { throw Unreadable() }
+            return integer
+        }
+
+        func string(_ name: String) throws -> String {
+            guard case .string(let text) = members[name] else { throw Unreadable() }
+            return text
+        }
+
+        func optionalString(_ name: String) -> String? {
+            guard case .string(let text) = members[name] else { return nil }
+            return text
+        }
+
+        func chat() throws -> Chat {
+            guard let value = members["chat"] else { throw Unreadable() }
+            let chat = try Fields(value)
+            return Chat(id: try chat.int("id"), userA: try chat.int("userA"), userB: try chat.int("userB"), createdAt: try chat.int("createdAt"))
+        }
+    }
+}
