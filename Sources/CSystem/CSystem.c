@@ -224,3 +224,10 @@ void csystem_tune_allocator(void) {
 }
 
 void csystem_release_free_memory(void) { malloc_trim(0); }
+
+int csystem_set_thread_name(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    return pthread_setname_np(pthread_self(), shortened);
+}

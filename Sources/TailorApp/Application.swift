@@ -13,6 +13,7 @@ public final class Application: Sendable {
     private let server: HTTPServer
     private let database: Database
     private let events: EventRouter
+    private let follower: FeedFollower?
     private let midnight: Task<Void, Never>
     private let heartbeat: Task<Void, Never>
     private let memoryUpkeep: Task<Void, Never>
@@ -44,15 +45,22 @@ public final class Application: Sendable {
         // while the writer commits; more would only take turns on them.
         let lanes = PublisherLanes(count: 2)
         let handler = EventHandler(cache: cache, directory: directory, lanes: lanes, onMessage: { message, chat in chatbot.heard(message, in: chat) })
+        let position = try Store(writer).lastPosition()
+        if case .postgres(let url) = configuration.database {
+            follower = FeedFollower(url: url, handler: handler, from: position, logger: logger)
+        } else {
+            follower = nil
+        }
         events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
-                             feedWindow: configuration.feedWindow)
+                             feedWindow: configuration.feedWindow, follower: follower)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let auth = Authenticator(database: database, events: events, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
-        streams = EventStreams(views: views, position: Int64(try Store(writer).lastPosition()), lanes: lanes, memory: memory, logger: logger)
+        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
         handler.attach(streams)
+        follower?.start()
 
         var router = Router()
         HealthRoutes(events: events, shutdown: shutdownState).register(on: &router)
@@ -161,6 +169,7 @@ public final class Application: Sendable {
         memoryUpkeep.cancel()
         streams.closeAll()
         server.shutdown()
+        follower?.stop()
         do {
             try events.finish()
         } catch {

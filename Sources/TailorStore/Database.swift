@@ -20,13 +20,13 @@ public final class Database: Sendable {
 
     private enum Engine: Sendable {
         case sqlite(SQLiteFile)
-        /// With the writer, which holds the claim on the database (see `PostgresSchema.claim`).
-        case postgres(url: String, writer: ConnectionBox<PostgresConnection>)
+        case postgres(url: String)
     }
 
     /// Opens and migrates the database, and returns the writer connection with
-    /// it. A database that another server already uses is refused
-    /// (`DatabaseInUse`).
+    /// it. A SQLite file that another server already uses is refused
+    /// (`DatabaseInUse`); a PostgreSQL database is shared by every server
+    /// pointed at it, which follow each other's writes through the change feed.
     public static func open(_ location: DatabaseLocation, synchronous: Synchronous = .normal) throws -> (Database, writer: any DatabaseConnection) {
         switch location {
         case .sqlite(let path):
@@ -35,8 +35,7 @@ public final class Database: Sendable {
         case .postgres(let url):
             let writer = try PostgresConnection(url: url)
             try PostgresSchema.migrate(writer)
-            try PostgresSchema.claim(writer, for: location)
-            return (Database(location: location, engine: .postgres(url: url, writer: ConnectionBox(writer))), writer)
+            return (Database(location: location, engine: .postgres(url: url)), writer)
         }
     }
 
@@ -72,7 +71,7 @@ public final class Database: Sendable {
     private func openReader() throws -> any DatabaseConnection {
         switch engine {
         case .sqlite(let file): try file.openReader()
-        case .postgres(let url, _): try PostgresConnection(url: url)
+        case .postgres(let url): try PostgresConnection(url: url)
         }
     }
 
@@ -80,16 +79,7 @@ public final class Database: Sendable {
     /// use it from now on. After the writer's last write.
     public func close() {
         readers.withLock { $0.removeAll() }
-        switch engine {
-        case .sqlite(let file):
-            file.close()
-        case .postgres(_, let writer):
-            do {
-                try PostgresSchema.release(writer.connection)
-            } catch {
-                // The connection broke, and its session's lock ended with it.
-            }
-        }
+        if case .sqlite(let file) = engine { file.close() }
     }
 }
 

@@ -37,6 +37,8 @@ int csystem_epoll_remove(int epfd, int fd);
 int csystem_epoll_wait(int epfd, csystem_ready_event *events, int capacity, int timeout_ms);
 
 int csystem_eventfd(void);
+/// Names the calling thread (the first 15 bytes), as ps and /proc show it.
+int csystem_set_thread_name(const char *name);
 int csystem_eventfd_signal(int fd);
 int csystem_eventfd_drain(int fd);
 

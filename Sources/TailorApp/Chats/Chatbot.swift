@@ -3,7 +3,10 @@ import TailorLoop
 import TailorStore
 
 /// The built-in user `bot`: it reads a message sent to it after a delay and
-/// answers, through the same event router as any other source would.
+/// answers, through the same event router as any other source would. Each
+/// server answers every message it follows in the feed; the answers are one
+/// message in the database, so the bot answers once however many servers run,
+/// and still answers when the server that took the message is gone.
 final class Chatbot: Sendable {
     let botID: Int
     let delay: Double
@@ -28,8 +31,16 @@ final class Chatbot: Sendable {
         Task(executorPreference: loops.next()) {
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             _ = try? await router.route(.message(.read(chat: chat.id, reader: botID)))
-            _ = try? await router.route(.message(.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text), clientID: nil)))
+            // Every server that follows the feed hears the message and answers;
+            // the client id makes the answers one message, whoever is first.
+            _ = try? await router.route(.message(.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text),
+                                                       clientID: Self.answerID(to: message))))
         }
+    }
+
+    /// The client id of the bot's answer to `message`: the same on every server.
+    static func answerID(to message: Message) -> String {
+        "answer-to-\(message.id)"
     }
 
     /// An answer that shows the bot understood: a greeting back, or the text echoed.

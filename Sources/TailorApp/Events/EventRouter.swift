@@ -15,7 +15,7 @@ import TailorStore
 /// leaves the rest of its batch alone. A source is answered only after the batch
 /// holding its event is committed.
 public final class EventRouter: Sendable {
-    private struct Pending {
+    private struct Pending: Sendable {
         let event: Event
         let continuation: CheckedContinuation<EventOutcome, any Error>
     }
@@ -32,17 +32,22 @@ public final class EventRouter: Sendable {
     private let now: @Sendable () -> Int
     private let maxOrdersPerUser: Int
     private let feedWindow: Int
+    /// Follows the feed of a database that other servers write too; nil when
+    /// this server is the only writer (SQLite) and hands its entries on itself.
+    private let follower: FeedFollower?
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
 
-    init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int) {
+    init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
+         follower: FeedFollower?) {
         self.writer = WriterConnection(writer)
         self.handler = handler
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
         self.feedWindow = feedWindow
+        self.follower = follower
     }
 
     /// Applies `event` and returns its outcome once it is committed.
@@ -137,7 +142,19 @@ public final class EventRouter: Sendable {
             for pending in batch { pending.continuation.resume(throwing: error) }
             return
         }
-        if let entry { handler.committed(entry, store: store) }
+        if let entry {
+            if let follower {
+                // Other servers' commits may come before this one in the feed:
+                // the follower applies it in order, this entry included, and
+                // only then are the sources answered, so that they read their writes.
+                let answers = results
+                follower.whenApplied(entry.position) {
+                    for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
+                }
+                return
+            }
+            handler.committed(entry, store: store)
+        }
         for (pending, result) in zip(batch, results) {
             pending.continuation.resume(with: result)
         }

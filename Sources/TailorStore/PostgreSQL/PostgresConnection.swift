@@ -122,6 +122,23 @@ public final class PostgresConnection: DatabaseConnection {
 
     public func finishWriting() throws {}
 
+    // MARK: Notifications
+
+    /// The connection's socket, to wait on for notifications.
+    public var socket: Int32 { PQsocket(handle) }
+
+    /// Reads what the server sent and counts the notifications in it; a lost
+    /// connection throws.
+    public func takeNotifications() throws -> Int {
+        guard PQconsumeInput(handle) == 1 else { throw PostgresError.connection(String(cString: PQerrorMessage(handle))) }
+        var count = 0
+        while let notification = PQnotifies(handle) {
+            PQfreemem(notification)
+            count += 1
+        }
+        return count
+    }
+
     /// Undoes after a failure. When even that fails the connection is broken,
     /// and the next use opens it anew; the first failure is the one to report.
     private func rollBack(_ sql: String) {

@@ -94,7 +94,6 @@ public enum PostgresSchema {
     /// schema's name hashed: tests run many databases side by side in one
     /// PostgreSQL database, one schema each.
     private static let migrationLock = 7_301
-    private static let serverLock = 7_302
     /// Held from a commit's taking of its feed position until it commits.
     static let feedLock = 7_303
 
@@ -116,19 +115,5 @@ public enum PostgresSchema {
             }
             try connection.run("UPDATE schema_version SET version = ?", migrations.count)
         }
-    }
-
-    /// Takes the database for this server for as long as the connection lasts.
-    /// Each server keeps its view caches and streams in its own memory; until
-    /// they learn of each other's writes through the database, a second server
-    /// on the same database is refused, as on a SQLite file.
-    static func claim(_ connection: PostgresConnection, for location: DatabaseLocation) throws {
-        let taken = try connection.first("SELECT pg_try_advisory_lock(?, hashtext(current_schema()))", serverLock) { $0.text(0) }
-        guard taken == "t" else { throw DatabaseInUse(database: location.description) }
-    }
-
-    /// Lets another server take the database.
-    static func release(_ connection: PostgresConnection) throws {
-        try connection.run("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", serverLock)
     }
 }

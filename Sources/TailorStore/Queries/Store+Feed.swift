@@ -6,13 +6,19 @@ extension Store {
     /// - On PostgreSQL several servers commit at once, and a sequence number
     ///   drawn early may become visible after a later one. So the position is
     ///   drawn under a lock that the transaction holds until it commits: the
-    ///   next commit draws its position only after this one is visible.
+    ///   next commit draws its position only after this one is visible, since
+    ///   PostgreSQL makes a commit visible before it releases its locks. The
+    ///   lock is taken last in the transaction, so it is held only for the
+    ///   commit itself.
     public func appendChange(_ body: [UInt8]) throws -> Int {
         switch connection.engine {
         case .sqlite:
             return try expectRow(try connection.first("INSERT INTO changes (body) VALUES (?) RETURNING position", body) { $0.int(0) })
         case .postgres:
             try connection.run("SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", PostgresSchema.feedLock)
+            // Sent at commit, one per transaction: it only wakes the servers
+            // that follow the feed, which then read the table.
+            try connection.run("SELECT pg_notify('tailor_feed_' || current_schema(), '')")
             return try expectRow(try connection.first("""
                 INSERT INTO changes (position, body) VALUES (nextval('changes_position'), ?) RETURNING position
                 """, body) { $0.int(0) })

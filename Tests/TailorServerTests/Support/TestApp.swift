@@ -1,5 +1,6 @@
 import Foundation
 import TailorApp
+import TailorStore
 import TailorTestSupport
 
 /// The whole application on 127.0.0.1 with a kernel-chosen port and a real
@@ -9,17 +10,15 @@ final class TestApp {
     let folder: URL
     var port: Int { application.port }
 
-    init(backend: Backend = .sqlite, botDelay: Double = 0.05, heartbeat: Double = 15, configure: (inout TailorConfiguration) -> Void = { _ in }) throws {
+    init(backend: Backend = .sqlite, database: DatabaseLocation? = nil, botDelay: Double = 0.05, heartbeat: Double = 15, configure: (inout TailorConfiguration) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-app-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = TailorConfiguration()
         configuration.server.port = 0
         configuration.server.loopCount = 2
         configuration.publicFolder = nil
-        configuration.database = switch backend {
-        case .sqlite: .sqlite(path: folder.appendingPathComponent("tailor.sqlite").path)
-        case .postgres: try TestDatabase.fresh(.postgres)
-        }
+        let file = folder.appendingPathComponent("tailor.sqlite").path
+        configuration.database = try database ?? (backend == .sqlite ? .sqlite(path: file) : TestDatabase.fresh(.postgres))
         configuration.botDelay = botDelay
         configuration.heartbeat = heartbeat
         configure(&configuration)
@@ -59,8 +58,9 @@ final class TestApp {
     }
 }
 
-/// A keep-alive HTTP client for the JSON API.
-final class APIClient {
+/// A keep-alive HTTP client for the JSON API, used by one thread at a time
+/// (which may be a thread of the test's own, hence `@unchecked Sendable`).
+final class APIClient: @unchecked Sendable {
     let connection: RawClient
     var token: String?
     var userID: String?

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import TailorStore
+import TailorTestSupport
+
+/// Two servers on one PostgreSQL database, each spoken to directly: what one
+/// is told, the other shows and streams, with the same event ids.
+@Suite struct MultiInstanceTests {
+    /// Two servers on one fresh database.
+    private func twoServers(botDelay: Double = 0.05) throws -> (TestApp, TestApp) {
+        let location = try TestDatabase.fresh(.postgres)
+        return (try TestApp(database: location, botDelay: botDelay), try TestApp(database: location, botDelay: botDelay))
+    }
+
+    /// `client`'s account, signed in on `app`.
+    private func signedIn(_ client: APIClient, on app: TestApp) throws -> APIClient {
+        let other = try app.client()
+        other.token = client.token
+        return other
+    }
+
+    private func chat(between alice: APIClient, and contact: String) throws -> String {
+        try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"\#(contact)"}"#).json["id"] as? String)
+    }
+
+    /// Reads `stream` until an event of each of `names` came; the last of each.
+    private func latest(of names: Set<String>, on stream: SSEClient) throws -> [String: SSEClient.Event] {
+        var seen: [String: SSEClient.Event] = [:]
+        while !names.isSubset(of: Set(seen.keys)) {
+            let event = try stream.next()
+            seen[event.name] = event
+        }
+        return seen
+    }
+
+    private func lastText(_ event: SSEClient.Event) -> String? {
+        ((event.json["messages"] as? [[String: Any]])?.last?["text"]) as? String
+    }
+
+    @Test func aMessageSentThroughOneServerReachesStreamsOnBothWithOneId() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let bob = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let onA = try SSEClient(port: a.port, token: bob.token, topics: "badge,chat:\(chatID)")
+        let onB = try SSEClient(port: b.port, token: bob.token, topics: "badge,chat:\(chatID)")
+        for stream in [onA, onB] { _ = try (0..<2).map { _ in try stream.next() } }
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"across"}"#)
+        let onAEvents = try latest(of: ["badge", "chat"], on: onA)
+        let onBEvents = try latest(of: ["badge", "chat"], on: onB)
+        #expect(lastText(try #require(onBEvents["chat"])) == "across")
+        #expect(onBEvents["badge"]?.json["unread"] as? Int == 1)
+        #expect(onAEvents["chat"]?.id != nil && onAEvents["chat"]?.id == onBEvents["chat"]?.id)
+        #expect(onAEvents["badge"]?.id == onBEvents["badge"]?.id)
+    }
+
+    @Test func aStreamReadOnOneServerResumesOnTheOtherWithWhatFollowed() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let bob = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let first = try SSEClient(port: a.port, token: bob.token, topics: "chats,badge,orders")
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"seen"}"#)
+        let seen = try first.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == 1 })
+        first.connection.reset()
+        let aliceOnB = try signedIn(alice, on: b)
+        try aliceOnB.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"missed"}"#)
+        let resumed = try SSEClient(port: b.port, token: bob.token, topics: "chats,badge,orders", lastEventID: seen.id)
+        let events = try latest(of: ["badge", "chats", "notification"], on: resumed)
+        let badge = try #require(events["badge"])
+        #expect(badge.json["unread"] as? Int == 2)
+        #expect(Int64(badge.id!)! > Int64(seen.id!)!)
+        #expect(((events["chats"]?.json["items"] as? [[String: Any]])?.first?["message"]) as? String == "missed")
+        #expect(events["notification"]?.json["text"] as? String == "missed")
+    }
+
+    @Test func writersOnBothServersAtOnceLeaveEveryStreamInOrderAndCurrent() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let bob = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let bobOnB = try signedIn(bob, on: b)
+        let streams = [try SSEClient(port: a.port, token: bob.token, topics: "chats,badge,chat:\(chatID)"),
+                       try SSEClient(port: b.port, token: alice.token, topics: "chats,badge,chat:\(chatID)")]
+        for stream in streams { _ = try (0..<3).map { _ in try stream.next() } }
+        let count = 30
+        let writers = [(alice, "a"), (bobOnB, "b")].map { client, name in
+            Thread {
+                for index in 0..<count {
+                    _ = try? client.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(name)\#(index)"}"#)
+                }
+            }
+        }
+        for writer in writers { writer.start() }
+        let fresh = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 * count }
+        let expected = try #require(fresh["messages"] as? [[String: Any]]).map { $0["id"] as? String }
+        for stream in streams {
+            var lastID: Int64 = 0
+            var shown: [String?] = []
+            while shown != expected {
+                let event = try stream.next()
+                let id = try #require(event.id.flatMap(Int64.init))
+                #expect(id >= lastID, "ids never go back along a stream")
+                lastID = id
+                if event.name == "chat" { shown = (event.json["messages"] as? [[String: Any]] ?? []).map { $0["id"] as? String } }
+            }
+        }
+    }
+
+    @Test func aClientIdRetriedOnTheOtherServerIsStoredOnce() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        _ = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let first = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"retry-1"}"#)
+        let retry = try signedIn(alice, on: b).send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"retry-1"}"#)
+        #expect(first.status == 201)
+        #expect(retry.status == 200)
+        #expect(first.json["id"] as? String == retry.json["id"] as? String)
+        let view = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 1 }
+        #expect((view["messages"] as? [Any])?.count == 1)
+    }
+
+    @Test func theBotAnswersEachMessageOnceThroughEitherServer() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let aliceOnB = try signedIn(alice, on: b)
+        let chatID = try chat(between: alice, and: "bot")
+        for (index, client) in [alice, aliceOnB, alice, aliceOnB].enumerated() {
+            try client.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"question \#(index)?"}"#)
+        }
+        let answered = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 8 }
+        #expect((answered["messages"] as? [Any])?.count == 8)
+        // Both servers heard every message; a late second answer would show now.
+        usleep(300_000)
+        let later = try aliceOnB.get("/api/chats/\(chatID)").json
+        #expect((later["messages"] as? [Any])?.count == 8)
+    }
+}
