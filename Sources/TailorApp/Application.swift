@@ -46,13 +46,16 @@ public final class Application: Sendable {
         let lanes = PublisherLanes(count: 2)
         let handler = EventHandler(cache: cache, directory: directory, lanes: lanes, onMessage: { message, chat in chatbot.heard(message, in: chat) })
         let position = try Store(writer).lastPosition()
+        let progress: FeedProgress
         if case .postgres(let url) = configuration.database {
-            follower = FeedFollower(url: url, handler: handler, from: position, logger: logger)
+            progress = FeedProgress(applied: position, isShared: true)
+            follower = FeedFollower(url: url, handler: handler, progress: progress, logger: logger)
         } else {
+            progress = FeedProgress(applied: position, isShared: false)
             follower = nil
         }
         events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
-                             feedWindow: configuration.feedWindow, follower: follower)
+                             feedWindow: configuration.feedWindow, follower: follower, progress: progress)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let auth = Authenticator(database: database, events: events, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, logger: logger)
@@ -62,6 +65,7 @@ public final class Application: Sendable {
         handler.attach(streams)
         follower?.start()
 
+        let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)
         var router = Router()
         HealthRoutes(events: events, shutdown: shutdownState).register(on: &router)
         AccountRoutes(context: context).register(on: &router)
@@ -78,7 +82,9 @@ public final class Application: Sendable {
         server = try HTTPServer(
             configuration: configuration.server,
             responder: HTTPResponder(router: router, fallback: fallback, admission: { auth.refusal(for: $0) },
-                                     answerForFailure: { APIError.answer(for: $0) }, logger: logger),
+                                     answerForFailure: { APIError.answer(for: $0) },
+                                     around: { request, handler in try await readYourWrites.handle(request, handler) },
+                                     logger: logger),
             logger: logger)
         chatbot.attach(to: events, loops: server.group)
 

@@ -39,6 +39,9 @@ public struct TailorConfiguration: Sendable {
     /// Entries the change feed keeps: a stream that resumes from an older
     /// position gets every topic's view model anew.
     public var feedWindow = 100_000
+    /// Seconds a request that carries a feed position (a write answered by
+    /// another server) waits for this server to apply it; then 503.
+    public var positionWait = 2.0
     /// Sign-ups and sign-ins per client address.
     public var accountLimit = RateLimit(perSecond: 1, burst: 100)
 

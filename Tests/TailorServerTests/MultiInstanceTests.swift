@@ -136,4 +136,48 @@ import TailorTestSupport
         let later = try aliceOnB.get("/api/chats/\(chatID)").json
         #expect((later["messages"] as? [Any])?.count == 8)
     }
+
+    @Test func requestsAlternatingBetweenServersReadTheirWrites() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let bob = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let aliceOnB = try signedIn(alice, on: b)
+        let bobOnB = try signedIn(bob, on: b)
+        for index in 0..<10 {
+            let (writer, reader, bobThere) = index % 2 == 0 ? (alice, aliceOnB, bobOnB) : (aliceOnB, alice, bob)
+            let sent = try writer.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#)
+            let position = try #require(sent.header("tailor-position"))
+            #expect(sent.header("set-cookie")?.hasPrefix("tailor_position=\(position);") == true)
+            // A script sends the header; a browser the cookie.
+            let view = try reader.get("/api/chats/\(chatID)", headers: ["Tailor-Position: \(position)"]).json
+            #expect(((view["messages"] as? [[String: Any]])?.last?["text"]) as? String == "m\(index)")
+            let badge = try bobThere.get("/api/badge", headers: ["Cookie: tailor_position=\(position)"]).json
+            #expect(badge["unread"] as? Int == index + 1)
+            let list = try bobThere.get("/api/chats", headers: ["Cookie: tailor_position=\(position)"]).json
+            #expect(((list["items"] as? [[String: Any]])?.first?["message"]) as? String == "m\(index)")
+        }
+    }
+
+    /// A request that carries a position the server has not applied yet waits
+    /// for it; one past everything in the database is not waited for.
+    @Test func aRequestWaitsForThePositionItCarries() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        _ = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let sent = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"now"}"#)
+        let position = try #require(sent.header("tailor-position").flatMap { Int($0) })
+        // The next commit's position: written through A a moment from now.
+        let later = Thread {
+            usleep(300_000)
+            _ = try? alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"later"}"#)
+        }
+        later.start()
+        let aliceOnB = try signedIn(alice, on: b)
+        let view = try aliceOnB.get("/api/chats/\(chatID)", headers: ["Tailor-Position: \(position + 1)"]).json
+        #expect(((view["messages"] as? [[String: Any]])?.last?["text"]) as? String == "later")
+        let unknown = try aliceOnB.get("/api/chats/\(chatID)", headers: ["Tailor-Position: \(position + 1000)"])
+        #expect(unknown.status == 200)
+    }
 }

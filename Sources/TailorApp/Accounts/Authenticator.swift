@@ -163,13 +163,7 @@ final class Authenticator: Sendable {
             }
             return nil
         }
-        for header in request.headers.values("cookie") {
-            for pair in header.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " }
-                if trimmed.hasPrefix(cookieName + "=") { return String(trimmed.dropFirst(cookieName.count + 1)) }
-            }
-        }
-        return nil
+        return request.headers.cookie(cookieName)
     }
 
     static func sessionCookie(_ token: String) -> HTTPField {

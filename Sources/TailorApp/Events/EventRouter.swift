@@ -35,19 +35,21 @@ public final class EventRouter: Sendable {
     /// Follows the feed of a database that other servers write too; nil when
     /// this server is the only writer (SQLite) and hands its entries on itself.
     private let follower: FeedFollower?
+    private let progress: FeedProgress
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
 
     init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
-         follower: FeedFollower?) {
+         follower: FeedFollower?, progress: FeedProgress) {
         self.writer = WriterConnection(writer)
         self.handler = handler
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
         self.feedWindow = feedWindow
         self.follower = follower
+        self.progress = progress
     }
 
     /// Applies `event` and returns its outcome once it is committed.
@@ -148,12 +150,14 @@ public final class EventRouter: Sendable {
                 // the follower applies it in order, this entry included, and
                 // only then are the sources answered, so that they read their writes.
                 let answers = results
-                follower.whenApplied(entry.position) {
+                progress.whenApplied(entry.position) {
                     for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
                 }
+                follower.wake()
                 return
             }
             handler.committed(entry, store: store)
+            progress.advance(to: entry.position)
         }
         for (pending, result) in zip(batch, results) {
             pending.continuation.resume(with: result)

@@ -16,17 +16,12 @@ import TailorStore
 /// which it reads anyway. When the connection fails (the database restarts)
 /// it opens another after a growing pause, and reads on from where it was.
 final class FeedFollower: Sendable {
-    private struct State {
-        var applied: Int
-        /// Answers to give once the feed is applied up to their position.
-        var waiting: [(position: Int, answer: @Sendable () -> Void)] = []
-        var stopping = false
-    }
-
     private let url: String
     private let handler: EventHandler
-    private let state: Mutex<State>
-    private let wake: Int32
+    private let progress: FeedProgress
+    private let stopping = Atomic<Bool>(false)
+    /// An eventfd that ends the follower's wait at once.
+    private let wakeDescriptor: Int32
     private let failures: ThrottledLog
     private let thread = Mutex<OwnThread?>(nil)
 
@@ -35,11 +30,12 @@ final class FeedFollower: Sendable {
     /// Entries read and applied in one transaction.
     static let batchSize = 500
 
-    init(url: String, handler: EventHandler, from position: Int, logger: Logger) {
+    /// Follows from where `progress` says this server is.
+    init(url: String, handler: EventHandler, progress: FeedProgress, logger: Logger) {
         self.url = url
         self.handler = handler
-        state = Mutex(State(applied: position))
-        wake = csystem_eventfd()
+        self.progress = progress
+        wakeDescriptor = csystem_eventfd()
         failures = ThrottledLog(logger: logger, level: .error)
     }
 
@@ -48,29 +44,21 @@ final class FeedFollower: Sendable {
     }
 
     func stop() {
-        state.withLock { $0.stopping = true }
-        _ = csystem_eventfd_signal(wake)
+        stopping.store(true, ordering: .releasing)
+        _ = csystem_eventfd_signal(wakeDescriptor)
         thread.withLock { $0 }?.join()
-        close(wake)
+        close(wakeDescriptor)
     }
 
-    /// The position this server has applied up to.
-    var applied: Int { state.withLock { $0.applied } }
-
-    /// Calls `answer` once the feed is applied up to `position` (at once when
-    /// it is), and reads the feed now rather than at the next notification.
-    func whenApplied(_ position: Int, _ answer: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state -> Bool in
-            guard state.applied < position else { return true }
-            state.waiting.append((position, answer))
-            return false
-        }
-        if now { answer() } else { _ = csystem_eventfd_signal(wake) }
+    /// Reads the feed now rather than at the next notification: this server
+    /// committed, and waits to answer until its commit is applied.
+    func wake() {
+        _ = csystem_eventfd_signal(wakeDescriptor)
     }
 
     private func run() {
         var pause = 0.05
-        while !state.withLock({ $0.stopping }) {
+        while !stopping.load(ordering: .acquiring) {
             do {
                 let connection = try PostgresConnection(url: url)
                 let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
@@ -88,7 +76,7 @@ final class FeedFollower: Sendable {
     /// Applies what is new, then waits for a notification, a local commit or
     /// the poll interval, until told to stop.
     private func follow(on connection: PostgresConnection) throws {
-        while !state.withLock({ $0.stopping }) {
+        while !stopping.load(ordering: .acquiring) {
             while try applyNext(on: connection) == Self.batchSize {}
             sleepOrWake(seconds: Self.pollInterval, socket: connection.socket)
             _ = try connection.takeNotifications()
@@ -97,7 +85,7 @@ final class FeedFollower: Sendable {
 
     /// Reads and applies the next entries in one snapshot; returns how many.
     private func applyNext(on connection: PostgresConnection) throws -> Int {
-        let from = state.withLock { $0.applied }
+        let from = progress.applied
         let store = Store(connection)
         let count = try connection.readTransaction { () throws -> Int in
             let rows = try store.changes(after: from, limit: Self.batchSize)
@@ -109,29 +97,18 @@ final class FeedFollower: Sendable {
                     // feed goes on without it rather than stop here for good.
                     failures.log("the change feed's entry \(row.position) was skipped: \(error)")
                 }
-                state.withLock { $0.applied = row.position }
+                progress.advance(to: row.position)
             }
             return rows.count
         }
-        answerWaiting()
         return count
     }
 
-    private func answerWaiting() {
-        let due = state.withLock { state -> [@Sendable () -> Void] in
-            let applied = state.applied
-            let due = state.waiting.filter { $0.position <= applied }.map(\.answer)
-            state.waiting.removeAll { $0.position <= applied }
-            return due
-        }
-        for answer in due { answer() }
-    }
-
     private func sleepOrWake(seconds: Double, socket: Int32?) {
-        var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
         if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&descriptors, nfds_t(descriptors.count), Int32(seconds * 1000))
-        _ = csystem_eventfd_drain(wake)
+        _ = csystem_eventfd_drain(wakeDescriptor)
     }
 
     /// The channel a database's commits notify on: one per schema, so that

@@ -34,6 +34,9 @@ enum APIError {
     static let notJSON = HTTPError(.unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as Content-Type: application/json.")
     static let unavailable = HTTPError(.serviceUnavailable, code: "unavailable", message: "The store could not be reached; try again.",
                                        headers: [HTTPField("Retry-After", "1")])
+    static let behind = HTTPError(.serviceUnavailable, code: "behind",
+                                  message: "This server has not yet caught up with your last write; try again.",
+                                  headers: [HTTPField("Retry-After", "1")])
     static let storageFull = HTTPError(.insufficientStorage, code: "storage_full",
                                        message: "The server's disk is full: nothing was stored. Try again later.",
                                        headers: [HTTPField("Retry-After", "60")])

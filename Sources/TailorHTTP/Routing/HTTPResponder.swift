@@ -14,14 +14,20 @@ public struct HTTPResponder: Sendable {
     /// application knows its store's errors: a full disk, a busy database);
     /// nil answers 500.
     public var answerForFailure: (@Sendable (any Error) -> HTTPError?)?
+    /// Runs around every route's handler (not the fallback): may wait before
+    /// it, or add to its answer.
+    public var around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)?
     private let failures: ThrottledLog
 
     public init(router: Router, fallback: Router.Handler? = nil, admission: (@Sendable (HTTPRequest) -> HTTPError?)? = nil,
-                answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil, logger: Logger = Logger(label: "tailor.http")) {
+                answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil,
+                around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)? = nil,
+                logger: Logger = Logger(label: "tailor.http")) {
         self.router = router
         self.fallback = fallback
         self.admission = admission
         self.answerForFailure = answerForFailure
+        self.around = around
         failures = ThrottledLog(logger: logger)
     }
 
@@ -42,7 +48,11 @@ public struct HTTPResponder: Sendable {
         switch router.match(request.method, path: request.path) {
         case .handler(let found, let parameters):
             request.parameters = parameters
-            handler = found
+            if let around {
+                handler = { request in try await around(request, found) }
+            } else {
+                handler = found
+            }
         case .methodNotAllowed(let allowed):
             return HTTPError.methodNotAllowed(allowed: allowed).response
         case .notFound:

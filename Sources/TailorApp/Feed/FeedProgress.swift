@@ -1,0 +1,74 @@
+import Dispatch
+import Synchronization
+
+/// How far this server has applied the change feed, and who waits for it to
+/// get further: the one record of it, kept by whoever applies the feed (the
+/// writer on SQLite, the follower on PostgreSQL).
+final class FeedProgress: Sendable {
+    private struct State {
+        var applied: Int
+        /// Answers to give once the feed is applied up to their position.
+        var waiting: [(position: Int, ticket: UInt64, answer: @Sendable () -> Void)] = []
+        var nextTicket: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+    /// Whether other servers write the feed too (PostgreSQL): this server may
+    /// then be behind positions that others already answered with.
+    let isShared: Bool
+
+    init(applied: Int, isShared: Bool) {
+        state = Mutex(State(applied: applied))
+        self.isShared = isShared
+    }
+
+    var applied: Int { state.withLock { $0.applied } }
+
+    /// The feed is applied up to `position`: answers those waiting for it.
+    func advance(to position: Int) {
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            state.applied = max(state.applied, position)
+            let applied = state.applied
+            let due = state.waiting.filter { $0.position <= applied }.map(\.answer)
+            state.waiting.removeAll { $0.position <= applied }
+            return due
+        }
+        for answer in due { answer() }
+    }
+
+    /// Calls `answer` once the feed is applied up to `position`, at once when
+    /// it is. Returns a ticket that `forget` takes; nil when answered at once.
+    @discardableResult
+    func whenApplied(_ position: Int, _ answer: @escaping @Sendable () -> Void) -> UInt64? {
+        let ticket = state.withLock { state -> UInt64? in
+            guard state.applied < position else { return nil }
+            state.nextTicket += 1
+            state.waiting.append((position, state.nextTicket, answer))
+            return state.nextTicket
+        }
+        if ticket == nil { answer() }
+        return ticket
+    }
+
+    /// Drops a wait that is given up, so that waits for positions that never
+    /// come do not pile up.
+    func forget(_ ticket: UInt64) {
+        state.withLock { $0.waiting.removeAll { $0.ticket == ticket } }
+    }
+
+    /// Waits until the feed is applied up to `position`, at most `seconds`;
+    /// whether it was. The timer is a dispatch timer, not a task, so that it
+    /// fires even when the shared pool of tasks is busy.
+    func wait(for position: Int, seconds: Double) async -> Bool {
+        guard applied < position else { return true }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = Mutex<CheckedContinuation<Bool, Never>?>(continuation)
+            let answer: @Sendable (Bool) -> Void = { done in once.withLock { $0.take() }?.resume(returning: done) }
+            let ticket = whenApplied(position) { answer(true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+                if let ticket { forget(ticket) }
+                answer(false)
+            }
+        }
+    }
+}
