@@ -44,7 +44,9 @@ public final class Application: Sendable {
         // Two lanes keep both cores of a small machine building view models
         // while the writer commits; more would only take turns on them.
         let lanes = PublisherLanes(count: 2)
-        let handler = EventHandler(cache: cache, directory: directory, lanes: lanes, onMessage: { message, chat in chatbot.heard(message, in: chat) })
+        let credentials = CredentialCache()
+        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, lanes: lanes,
+                                   onMessage: { message, chat in chatbot.heard(message, in: chat) })
         let position = try Store(writer).lastPosition()
         let progress: FeedProgress
         if case .postgres(let url) = configuration.database {
@@ -57,7 +59,7 @@ public final class Application: Sendable {
         events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
                              feedWindow: configuration.feedWindow, follower: follower, progress: progress)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
-        let auth = Authenticator(database: database, events: events, now: now, writeLimit: configuration.writeLimit,
+        let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)

@@ -92,7 +92,7 @@ import TailorTestSupport
             }
         }
         for writer in writers { writer.start() }
-        let fresh = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 * count }
+        let fresh = try signedIn(alice, on: a).waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 * count }
         let expected = try #require(fresh["messages"] as? [[String: Any]]).map { $0["id"] as? String }
         for stream in streams {
             var lastID: Int64 = 0
@@ -134,7 +134,7 @@ import TailorTestSupport
         // Both servers heard every message; a late second answer would show now.
         usleep(300_000)
         let later = try aliceOnB.get("/api/chats/\(chatID)").json
-        #expect((later["messages"] as? [Any])?.count == 8)
+        #expect((later["messages"] as? [Any])?.count == 8, "\(later["messages"] ?? "")")
     }
 
     @Test func requestsAlternatingBetweenServersReadTheirWrites() throws {
@@ -179,5 +179,21 @@ import TailorTestSupport
         #expect(((view["messages"] as? [[String: Any]])?.last?["text"]) as? String == "later")
         let unknown = try aliceOnB.get("/api/chats/\(chatID)", headers: ["Tailor-Position: \(position + 1000)"])
         #expect(unknown.status == 200)
+    }
+
+    @Test func signingOutOnOneServerEndsTheSessionOnTheOther() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let signIn = try a.client().send("POST", "/api/session", json: #"{"token":"\#(alice.token!)"}"#)
+        let cookie = try #require(signIn.header("set-cookie")?.split(separator: ";").first.map(String.init))
+        let onB = try b.client()
+        // Now B remembers the session's token.
+        #expect(try onB.get("/api/me", headers: ["Cookie: \(cookie)"]).status == 200)
+        let signOut = try a.client().send("DELETE", "/api/session", headers: ["Cookie: \(cookie)"])
+        #expect(signOut.status == 204)
+        let position = try #require(signOut.header("tailor-position"))
+        #expect(try onB.get("/api/me", headers: ["Cookie: \(cookie); tailor_position=\(position)"]).status == 401)
+        // The account's own token still works.
+        #expect(try signedIn(alice, on: b).get("/api/me").status == 200)
     }
 }

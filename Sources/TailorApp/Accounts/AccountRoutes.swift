@@ -94,8 +94,8 @@ struct AccountRoutes {
             throw taken
         }
         guard case .signedUp(let user, let started?) = outcome else { throw HTTPError.internalError }
-        context.auth.remember(Authenticator.Credential(user: user, session: nil, hash: hash))
-        context.auth.remember(Authenticator.Credential(user: user, session: started.id, hash: started.tokenHash))
+        context.auth.remember(Credential(user: user, session: nil, hash: hash))
+        context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
                                           status: .created, headers: [Authenticator.sessionCookie(sessionToken)])
     }
@@ -109,7 +109,7 @@ struct AccountRoutes {
         guard case .sessionStarted(let started) = try await context.events.route(.account(.startSession(user: user.id, session))) else {
             throw HTTPError.internalError
         }
-        context.auth.remember(Authenticator.Credential(user: user, session: started.id, hash: started.tokenHash))
+        context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),
                                           headers: [Authenticator.sessionCookie(sessionToken)])
     }

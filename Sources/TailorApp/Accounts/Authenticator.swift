@@ -7,22 +7,14 @@ import TailorStore
 /// Who a request is: a bearer token or the session cookie, matched by its
 /// SHA-256 hash (tokens are never stored). A token is the account's own (from
 /// sign-up, for scripts) or a browser session's (from the cookie), which
-/// signing out ends. Known hashes are remembered in memory, so an
-/// authenticated cached GET touches no database; an ended session is forgotten.
+/// signing out ends. Known hashes are remembered (`CredentialCache`).
 final class Authenticator: Sendable {
     static let cookieName = "tailor_session"
-
-    /// Who sent a request, and with which session, if it was a session's token.
-    struct Credential: Sendable {
-        let user: User
-        let session: Int?
-        let hash: [UInt8]
-    }
 
     private let database: Database
     private let events: EventRouter
     private let now: @Sendable () -> Int
-    private let known = Mutex<[[UInt8]: Credential]>([:])
+    private let credentials: CredentialCache
     /// When each session's use was last recorded, in milliseconds.
     private let seen = Mutex<[Int: Int]>([:])
     /// Each user's writes (any method but GET and HEAD).
@@ -31,14 +23,15 @@ final class Authenticator: Sendable {
     /// accounts can be made by the thousand to fill other users' lists.
     private let accounts: RateLimiter<PeerAddress>
     private let failures: ThrottledLog
-    /// Remembered tokens at most; past it the memory starts over.
+    /// Sessions whose last use is remembered at most; past it the memory starts over.
     static let maxRemembered = 100_000
     /// A session's last use is written at most this often (milliseconds).
     static let seenInterval = 5 * 60 * 1000
 
-    init(database: Database, events: EventRouter, now: @escaping @Sendable () -> Int, writeLimit: RateLimit, accountLimit: RateLimit,
-         logger: Logger) {
+    init(database: Database, events: EventRouter, credentials: CredentialCache, now: @escaping @Sendable () -> Int,
+         writeLimit: RateLimit, accountLimit: RateLimit, logger: Logger) {
         self.database = database
+        self.credentials = credentials
         self.events = events
         self.now = now
         writes = RateLimiter(writeLimit)
@@ -110,7 +103,7 @@ final class Authenticator: Sendable {
     /// The credential a token is: an account's token, else a session's.
     func credential(token: String) throws -> Credential? {
         let hash = Self.hash(token)
-        if let credential = known.withLock({ $0[hash] }) { return credential }
+        if let credential = credentials.credential(for: hash) { return credential }
         let found = try database.read { store -> Credential? in
             if let user = try store.user(tokenHash: hash) { return Credential(user: user, session: nil, hash: hash) }
             return try store.session(tokenHash: hash).map { Credential(user: $0.1, session: $0.0.id, hash: hash) }
@@ -120,15 +113,12 @@ final class Authenticator: Sendable {
     }
 
     func remember(_ credential: Credential) {
-        known.withLock { known in
-            if known.count >= Self.maxRemembered { known.removeAll() }
-            known[credential.hash] = credential
-        }
+        credentials.remember(credential)
     }
 
     /// An ended session's token no longer authenticates.
     func forget(_ session: Session) {
-        _ = known.withLock { $0.removeValue(forKey: session.tokenHash) }
+        credentials.forget(session.tokenHash)
         _ = seen.withLock { $0.removeValue(forKey: session.id) }
     }
 

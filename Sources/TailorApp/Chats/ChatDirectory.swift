@@ -93,13 +93,16 @@ final class ChatDirectory: Sendable {
 
     // MARK: Keeping up, on the writer
 
-    /// Brings kept chats up to date with what was just committed, and keeps the
-    /// users it touched, read from `store` if new.
-    func committed(_ changes: [Change], store: Store) {
-        let (touched, stale) = state.withLock { Self.apply(changes, to: &$0) }
+    /// Brings kept chats up to date with the feed's entry at `position`, and
+    /// keeps the users it touched, read from `store` if new. `store` shows the
+    /// feed up to `storeAsOf`, which may be past `position` when other servers
+    /// write too: a chat read from it already holds the entries up to there,
+    /// and skips them when they come.
+    func committed(_ changes: [Change], at position: Int, store: Store, storeAsOf: Int) {
+        let (touched, stale) = state.withLock { Self.apply(changes, at: position, to: &$0) }
         guard !touched.isEmpty else { return }
         let unknown = state.withLock { state in touched.filter { state.chatIDs(of: $0) == nil } }
-        let read = Self.read(users: stale.union(unknown), from: store, knowing: { id in
+        let read = Self.read(users: stale.union(unknown), from: store, asOf: storeAsOf, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
         })
         state.withLock { state in
@@ -120,9 +123,12 @@ final class ChatDirectory: Sendable {
 
     /// Applies what changed to the kept chats. Returns the users touched, and
     /// those whose kept lists now lack a chat.
-    private static func apply(_ changes: [Change], to state: inout State) -> (touched: Set<Int>, stale: Set<Int>) {
+    private static func apply(_ changes: [Change], at position: Int, to state: inout State) -> (touched: Set<Int>, stale: Set<Int>) {
         var touched = Set<Int>()
         var stale = Set<Int>()
+        // The kept chats that do not show this entry yet; one read from a
+        // snapshot past it shows it already and is left alone.
+        let behind = Set(changes.compactMap(\.chatID).filter { (state.chats[$0]?.asOf ?? position) < position })
         for change in changes {
             switch change {
             case .signedUp(let user):
@@ -132,26 +138,27 @@ final class ChatDirectory: Sendable {
                 stale.formUnion([chat.userA, chat.userB])
             case .messageSent(let message, let chat):
                 touched.formUnion([chat.userA, chat.userB])
-                state.chats[chat.id]?.sent(message)
+                if behind.contains(chat.id) { state.chats[chat.id]?.sent(message) }
             case .messagesRead(let chat, let reader, let time):
                 touched.formUnion([chat.userA, chat.userB])
-                state.chats[chat.id]?.read(by: reader, at: time)
+                if behind.contains(chat.id) { state.chats[chat.id]?.read(by: reader, at: time) }
             case .orderChanged, .orderDeleted, .sessionEnded:
                 break
             }
         }
+        for id in behind { state.chats[id]?.asOf = position }
         return (touched, stale)
     }
 
     /// Reads `users` whole: each one's chat ids, and every chat not known yet.
     /// A user whose chats cannot all be read, or who has too many, is left out.
-    private static func read(users: Set<Int>, from store: Store, knowing isKnown: (Int) -> Bool)
+    private static func read(users: Set<Int>, from store: Store, asOf position: Int, knowing isKnown: (Int) -> Bool)
         -> (users: [Int: [Int]], chats: [Int: KeptChat]) {
         var readUsers: [Int: [Int]] = [:]
         var readChats: [Int: KeptChat] = [:]
         for user in users {
             guard let ids = try? store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1), ids.count <= maxChatsOfKeptUser else { continue }
-            let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store)) }
+            let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store, asOf: position)) }
             guard chats.allSatisfy({ $0.1 != nil }) else { continue }
             for case let (id, kept?) in chats { readChats[id] = kept }
             readUsers[user] = ids

@@ -16,6 +16,8 @@ struct KeptChat: Sendable {
     /// written them yet (a new message reaches both screens of its chat), and
     /// for the chat lists, which show the last.
     var recent: [Message]
+    /// The feed position this state shows: changes up to it are in it.
+    var asOf: Int
 
     /// Messages of the latest page: what `GET /api/chats/{id}` shows unasked.
     static let pageSize = MessagePageRequest.latest.limit
@@ -40,15 +42,21 @@ struct KeptChat: Sendable {
 
     // MARK: Changes
 
+    /// A message was sent. Kept in id order, as the database pages them: on a
+    /// database several servers write, ids are drawn before commit, so a
+    /// message can come later in the feed than one with a larger id.
     mutating func sent(_ message: Message) {
-        latest.append(MessageState(message))
+        if message.senderID == chat.userA { unreadOfB += 1 } else { unreadOfA += 1 }
+        let place = latest.firstIndex { $0.id > message.id } ?? latest.count
+        // Older than a full page: not on it, as the database would page it.
+        guard place > 0 || !hasEarlier else { return }
+        latest.insert(MessageState(message), at: place)
         if latest.count > Self.pageSize {
             latest.removeFirst(latest.count - Self.pageSize)
             hasEarlier = true
         }
-        recent.append(message)
+        recent.insert(message, at: recent.firstIndex { $0.id > message.id } ?? recent.count)
         if recent.count > Self.recentCount { recent.removeFirst(recent.count - Self.recentCount) }
-        if message.senderID == chat.userA { unreadOfB += 1 } else { unreadOfA += 1 }
     }
 
     /// `reader` read every message of the other side at `time`.
@@ -62,8 +70,8 @@ struct KeptChat: Sendable {
 }
 
 extension KeptChat {
-    /// The chat as the database holds it now.
-    init?(chat id: Int, from store: Store) throws {
+    /// The chat as the database holds it now, which shows the feed up to `position`.
+    init?(chat id: Int, from store: Store, asOf position: Int) throws {
         guard let chat = try store.chat(id: id), let userA = try store.user(id: chat.userA), let userB = try store.user(id: chat.userB)
         else { return nil }
         let page = try store.messagePageOutline(chat: id, before: nil, limit: Self.pageSize)
@@ -73,7 +81,7 @@ extension KeptChat {
         }
         self.init(chat: chat, userA: userA, userB: userB, latest: page.states, hasEarlier: page.hasEarlier,
                   unreadOfA: try store.unreadCount(chat: id, reader: chat.userA),
-                  unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent)
+                  unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent, asOf: position)
     }
 }
 

@@ -1,10 +1,12 @@
 import Synchronization
 import TailorStore
 
-/// Works out, for each committed change, which users' view models it touched, and
-/// tells those who care: the kept chats follow it, the view cache drops them,
-/// the event streams get their new versions and the notifications, the chatbot
-/// hears messages sent to it. Runs on the writer, right after the commit.
+/// Works out, for each entry of the change feed, which users' view models it
+/// touched, and tells those who care: the kept chats follow it, the view cache
+/// drops them, the event streams get their new versions and the notifications,
+/// the chatbot hears messages sent to it, an ended session's token stops
+/// signing in. Runs on the writer right after the commit (SQLite), or on the
+/// feed's follower (PostgreSQL), one entry at a time in position order.
 ///
 /// The cache is told at once, before the writer answers, so that a client that
 /// reads after its write sees it. The streams' new view models are built on
@@ -21,15 +23,18 @@ import TailorStore
 final class EventHandler: Sendable {
     private let cache: ViewCache
     private let directory: ChatDirectory
+    private let credentials: CredentialCache
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let streams = Mutex<EventStreams?>(nil)
     private let sharing: PublisherLanes
     private let lanes: [PublisherLane]
     private let names = Mutex<[Int: String]>([:])
 
-    init(cache: ViewCache, directory: ChatDirectory, lanes sharing: PublisherLanes, onMessage: @escaping @Sendable (Message, Chat) -> Void) {
+    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, lanes sharing: PublisherLanes,
+         onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
         self.directory = directory
+        self.credentials = credentials
         self.onMessage = onMessage
         self.sharing = sharing
         lanes = (0..<sharing.count).map { PublisherLane(index: $0) }
@@ -40,19 +45,26 @@ final class EventHandler: Sendable {
         self.streams.withLock { $0 = streams }
     }
 
-    /// Follows one entry of the feed, in position order.
-    func committed(_ entry: FeedEntry, store: Store) {
+    /// Follows one entry of the feed, in position order. `store` shows the
+    /// feed up to `storeAsOf`: the entry's own position, or a later one when
+    /// other servers write too.
+    func committed(_ entry: FeedEntry, store: Store, storeAsOf: Int) {
         // Before the cache forgets: a view built after that reads the kept chats as they are now.
-        directory.committed(entry.changes, store: store)
+        directory.committed(entry.changes, at: entry.position, store: store, storeAsOf: storeAsOf)
         var changes = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
         for change in entry.changes {
             changes.formUnion(Self.topicChanges(for: change))
-            if case .messageSent(let message, let chat) = change {
+            switch change {
+            case .messageSent(let message, let chat):
                 if let sender = name(of: message.senderID, in: store) {
                     notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender, text: message.text))
                 }
                 onMessage(message, chat)
+            case .sessionEnded(let hash):
+                credentials.forget(hash)
+            default:
+                break
             }
         }
         guard !changes.isEmpty || !notifications.isEmpty else { return }

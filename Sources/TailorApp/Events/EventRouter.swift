@@ -156,7 +156,8 @@ public final class EventRouter: Sendable {
                 follower.wake()
                 return
             }
-            handler.committed(entry, store: store)
+            // The writer's connection shows exactly this commit: there is no other writer.
+            handler.committed(entry, store: store, storeAsOf: entry.position)
             progress.advance(to: entry.position)
         }
         for (pending, result) in zip(batch, results) {

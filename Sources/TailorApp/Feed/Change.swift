@@ -16,6 +16,14 @@ enum Change: Sendable, Equatable {
     /// A browser signed out: its token no longer signs in, on any server.
     case sessionEnded(tokenHash: [UInt8])
 
+    /// The chat whose messages it changed.
+    var chatID: Int? {
+        switch self {
+        case .messageSent(_, let chat), .messagesRead(let chat, _, _): chat.id
+        default: nil
+        }
+    }
+
     init?(_ outcome: EventOutcome) {
         switch outcome {
         case .signedUp(let user, _):

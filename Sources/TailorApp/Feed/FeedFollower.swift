@@ -89,9 +89,13 @@ final class FeedFollower: Sendable {
         let store = Store(connection)
         let count = try connection.readTransaction { () throws -> Int in
             let rows = try store.changes(after: from, limit: Self.batchSize)
+            guard !rows.isEmpty else { return 0 }
+            // The snapshot may hold commits past the last row read.
+            let snapshot = try store.lastPosition()
             for row in rows {
                 do {
-                    handler.committed(FeedEntry(position: row.position, changes: try ChangeEncoding.changes(from: row.body)), store: store)
+                    handler.committed(FeedEntry(position: row.position, changes: try ChangeEncoding.changes(from: row.body)),
+                                      store: store, storeAsOf: snapshot)
                 } catch {
                     // Written by a newer version of the server, or damaged: the
                     // feed goes on without it rather than stop here for good.
