@@ -196,4 +196,30 @@ import TailorTestSupport
         // The account's own token still works.
         #expect(try signedIn(alice, on: b).get("/api/me").status == 200)
     }
+
+    /// Every connection of both servers ends at once, as when PostgreSQL
+    /// restarts: requests meanwhile get 503 at worst, never another failure,
+    /// and both servers go on, the feed included.
+    @Test func serversComeBackWhenTheirDatabaseConnectionsEnd() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let a = try TestApp(database: location)
+        let b = try TestApp(database: location)
+        let alice = try a.user("alice")
+        let bob = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let onB = try SSEClient(port: b.port, token: bob.token, topics: "badge", timeout: 10)
+        _ = try onB.next()
+        var statuses: [Int] = []
+        for index in 0..<40 {
+            if index == 10 { try TestDatabase.dropConnections(to: location) }
+            statuses.append(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#).status)
+            usleep(10_000)
+        }
+        #expect(statuses.allSatisfy { $0 == 201 || $0 == 503 }, "\(statuses)")
+        #expect(statuses.suffix(10).allSatisfy { $0 == 201 }, "\(statuses)")
+        let stored = statuses.filter { $0 == 201 }.count
+        let badge = try onB.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == stored })
+        #expect(badge.json["unread"] as? Int == stored)
+        #expect(try signedIn(bob, on: b).get("/api/badge").json["unread"] as? Int == stored)
+    }
 }

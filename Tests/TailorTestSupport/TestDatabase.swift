@@ -24,6 +24,15 @@ public enum TestDatabase {
         }
     }
 
+    /// Ends every connection to a PostgreSQL database made by `fresh`, as a
+    /// restart of the database server would.
+    public static func dropConnections(to location: DatabaseLocation) throws {
+        guard case .postgres(let url) = location, let server = serverURL,
+              let name = url.split(separator: "application_name=").last else { return }
+        _ = try PostgresConnection(url: server).query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", String(name)) { $0.text(0) }
+    }
+
     /// A new database on `backend`, empty until a server or store opens it.
     public static func fresh(_ backend: Backend) throws -> DatabaseLocation {
         switch backend {
@@ -36,7 +45,8 @@ public enum TestDatabase {
             let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
             try PostgresConnection(url: server).execute("CREATE SCHEMA \(schema)")
             let separator = server.contains("?") ? "&" : "?"
-            return .postgres(url: server + separator + "options=-csearch_path%3D\(schema)")
+            // Named after the schema too, so that a test can find its server's connections.
+            return .postgres(url: server + separator + "options=-csearch_path%3D\(schema)&application_name=\(schema)")
         }
     }
 }
