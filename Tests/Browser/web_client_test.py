@@ -7,6 +7,9 @@ buttons. Screenshots of the chat and orders screens at phone and desktop widths
 are saved in a temporary folder, whose path is printed.
 
 Usage: web_client_test.py TAILOR_EXECUTABLE PUBLIC_FOLDER
+       TAILOR_TEST_URL=http://127.0.0.1:8080 web_client_test.py [PUBLIC_FOLDER]
+The second form runs against a server already running there, such as the
+servers behind nginx that scripts/cluster starts.
 """
 
 import os
@@ -26,7 +29,9 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as shown
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-EXECUTABLE, PUBLIC = sys.argv[1], sys.argv[2]
+RUNNING = os.environ.get("TAILOR_TEST_URL")
+EXECUTABLE = None if RUNNING else sys.argv[1]
+PUBLIC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "Public")
 WAIT = 15  # seconds for anything to appear; the page is live, so nothing is polled by us
 PAGE_BUDGET = 100 * 1024
 PHONE, DESKTOP = (390, 844), (1280, 900)
@@ -36,6 +41,9 @@ class Server:
     """`tailor` on 127.0.0.1 with a kernel-chosen port and a database in a temp folder."""
 
     def __init__(self, folder):
+        if RUNNING:
+            self.process, self.url = None, RUNNING.rstrip("/")
+            return
         self.process = subprocess.Popen(
             [EXECUTABLE, "--port", "0", "--db", os.path.join(folder, "tailor.sqlite"),
              "--public", PUBLIC, "--bot-delay", "0.2", "--log-level", "warning"],
@@ -48,6 +56,8 @@ class Server:
         self.url = match.group(1)
 
     def stop(self):
+        if self.process is None:
+            return
         self.process.terminate()
         if self.process.wait(timeout=10) != 0:
             raise RuntimeError(f"the server exited with {self.process.returncode}")
