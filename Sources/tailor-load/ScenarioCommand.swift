@@ -11,8 +11,8 @@ struct ScenarioCommand: AsyncParsableCommand {
         abstract: "Users sign up, pair into chats, follow them over event streams and send messages at a fixed rate."
     )
 
-    @Option(help: "The server, as http://HOST:PORT.")
-    var url: String
+    @Option(help: "The server, as http://HOST:PORT; several --url share the users out over several servers of one database.")
+    var url: [String]
 
     @Option(help: "Simulated users; they pair into chats.")
     var users = 100
@@ -57,7 +57,7 @@ struct ScenarioCommand: AsyncParsableCommand {
     var json: String?
 
     func validate() throws {
-        guard LoadTarget(url: url) != nil else { throw ValidationError("--url must be http://HOST:PORT") }
+        guard !url.isEmpty, url.allSatisfy({ LoadTarget(url: $0) != nil }) else { throw ValidationError("--url must be http://HOST:PORT") }
         guard users >= 2 else { throw ValidationError("--users must be at least 2: users chat in pairs") }
         guard rate > 0, duration > 0 else { throw ValidationError("--rate and --duration must be positive") }
         guard interval >= 0.1, interval.isFinite else { throw ValidationError("--interval must be at least 0.1 seconds") }
@@ -66,14 +66,14 @@ struct ScenarioCommand: AsyncParsableCommand {
 
     func run() async throws {
         ProcessSetup.prepareServerProcess()
-        let target = LoadTarget(url: url)!
+        let targets = url.compactMap(LoadTarget.init(url:))
         let settings = ScenarioSettings(
             users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
             markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
             databasePath: database, serverPID: serverPID)
         let group = try EventLoopGroup(loopCount: 2)
-        let scenario = Scenario(settings: settings, target: target, group: group)
+        let scenario = Scenario(settings: settings, targets: targets, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))
 
         log("setting up \(users) users, their chats and orders, and \(settings.subscribers) streams")
@@ -109,7 +109,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         let requests = statistics.routes.values.reduce(0) { $0 + $1.count }
         let client = ProcessProbe.current.residentKiB
         return LoadReport(
-            target: url, users: users, subscribers: scenario.settings.subscribers, readers: readers, rate: rate,
+            target: url.joined(separator: " "), users: users, subscribers: scenario.settings.subscribers, readers: readers, rate: rate,
             durationSeconds: duration, seed: scenario.settings.seed, routes: routes,
             endToEnd: [LoadReport.Latency(name: MessageLedger.fromDueName, histogram: counts.fromDue),
                        LoadReport.Latency(name: MessageLedger.fromAcceptedName, histogram: counts.fromAccepted)],

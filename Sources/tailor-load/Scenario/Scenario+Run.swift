@@ -109,7 +109,7 @@ extension Scenario {
     /// does: with `If-None-Match`, so an unchanged list is a bodiless 304.
     private func read(as reader: Int, on loop: EventLoop, start: UInt64, end: UInt64) async {
         let user = users[reader % users.count]
-        let connection = HTTPClientConnection(target: target, loop: loop)
+        let connection = HTTPClientConnection(target: user.target, loop: loop)
         var etags: [String: String] = [:]
         let interval = UInt64(settings.readerInterval * 1e9)
         // Readers spread over the first interval rather than all at once.

@@ -14,7 +14,7 @@ extension Scenario {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 for user in step {
                     tasks.addTask(executorPreference: user.loop) {
-                        let stream = try EventStreamClient(target: self.target, loop: user.loop, token: user.token, topics: user.topics)
+                        let stream = try EventStreamClient(target: user.target, loop: user.loop, token: user.token, topics: user.topics)
                         let status = try await stream.open(timeout: self.settings.requestTimeout)
                         guard status == 200 else { throw ScenarioError("a stream was refused with \(status)") }
                         user.stream = stream

@@ -7,7 +7,9 @@ import TailorLoop
 /// compared with what the server answers now.
 final class Scenario: Sendable {
     let settings: ScenarioSettings
-    let target: LoadTarget
+    /// The servers; users are shared out over them in turn, so that the two
+    /// users of a chat speak to different servers when there are several.
+    let targets: [LoadTarget]
     let group: EventLoopGroup
     let users: [SimulatedUser]
     let statistics = LoadStatistics()
@@ -22,14 +24,14 @@ final class Scenario: Sendable {
     /// server's listen backlog never overflows.
     static let rampStep = 200
 
-    init(settings: ScenarioSettings, target: LoadTarget, group: EventLoopGroup) {
+    init(settings: ScenarioSettings, targets: [LoadTarget], group: EventLoopGroup) {
         self.settings = settings
-        self.target = target
+        self.targets = targets
         self.group = group
         let loops = group.loops
         users = (0..<settings.users).map { index in
             SimulatedUser(index: index, name: "load\(settings.seed % 1_000_000)_\(index)",
-                          loop: loops[index % loops.count], target: target)
+                          loop: loops[index % loops.count], target: targets[index % targets.count])
         }
         var random = SeededRandom(seed: settings.seed)
         senderOrder = (0..<settings.users).shuffled(using: &random)

@@ -16,6 +16,8 @@ final class SimulatedUser: @unchecked Sendable {
     let index: Int
     let name: String
     let loop: EventLoop
+    /// The server this user speaks to, its streams included.
+    let target: LoadTarget
     let connection: HTTPClientConnection
     var token = ""
     var chatID = ""
@@ -36,6 +38,7 @@ final class SimulatedUser: @unchecked Sendable {
         self.index = index
         self.name = name
         self.loop = loop
+        self.target = target
         connection = HTTPClientConnection(target: target, loop: loop)
     }
 
