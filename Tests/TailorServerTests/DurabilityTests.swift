@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TailorStore
+import TailorTestSupport
 
 /// An acknowledged write survives the process being killed at once.
 @Suite struct DurabilityTests {
@@ -47,5 +49,55 @@ import Testing
         #expect(texts.contains("m49-3"))
         kill(second.process.processIdentifier, SIGTERM)
         #expect(second.waitForExit(timeout: 5) == 0)
+    }
+
+    /// Two servers on one PostgreSQL database; one is killed during a burst of
+    /// writes. Every write it acknowledged is on the other, and a stream that
+    /// followed the chat on the killed one resumes on the other with all of them.
+    @Test func acknowledgedWritesSurviveSIGKILLOfOneOfTwoServers() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let doomed = try ShutdownTests.RunningServer(arguments: ["--db", url])
+        let survivor = try ShutdownTests.RunningServer(arguments: ["--db", url])
+        let alice = try APIClient(port: doomed.port)
+        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
+        let bobToken = try #require(try APIClient(port: doomed.port).send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let stream = try SSEClient(port: doomed.port, token: bobToken, topics: "chat:\(chatID)")
+        var lastSeen = try #require(try stream.next().id)
+
+        let senders = try (0..<4).map { _ in
+            let client = try APIClient(port: doomed.port)
+            client.token = alice.token
+            return client
+        }
+        var acknowledged = Set<String>()
+        for round in 0...15 {
+            for (index, sender) in senders.enumerated() {
+                let body = #"{"text":"m\#(round)-\#(index)"}"#
+                try sender.connection.send("POST /api/chats/\(chatID)/messages HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(alice.token!)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            }
+            // The last round's requests are in flight when the server dies.
+            if round == 15 { kill(doomed.process.processIdentifier, SIGKILL) }
+            for (index, sender) in senders.enumerated() {
+                guard let response = try? sender.connection.readResponse(), response.status == 201 else { continue }
+                acknowledged.insert("m\(round)-\(index)")
+            }
+            if round == 5 { lastSeen = try stream.next(where: { $0.name == "chat" }).id ?? lastSeen }
+        }
+        doomed.process.waitUntilExit()
+        #expect(acknowledged.count >= 60, "the rounds before the kill were all answered")
+
+        let reader = try APIClient(port: survivor.port)
+        reader.token = alice.token
+        let view = try reader.get("/api/chats/\(chatID)?limit=200").json
+        let stored = Set((view["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String })
+        #expect(acknowledged.isSubset(of: stored), "acknowledged but lost: \(acknowledged.subtracting(stored))")
+        let resumed = try SSEClient(port: survivor.port, token: bobToken, topics: "chat:\(chatID)", lastEventID: lastSeen)
+        let latest = try resumed.next(where: { $0.name == "chat" })
+        let streamed = ((latest.json["messages"] as? [[String: Any]])?.last?["text"]) as? String
+        #expect(streamed == ((view["messages"] as? [[String: Any]])?.last?["text"]) as? String)
+        kill(survivor.process.processIdentifier, SIGTERM)
+        #expect(survivor.waitForExit(timeout: 5) == 0)
     }
 }
