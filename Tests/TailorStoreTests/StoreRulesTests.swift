@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TailorTestSupport
 @testable import TailorStore
@@ -198,6 +199,49 @@ import TailorTestSupport
         let found = try box.connection.transaction { try Store(box.connection).findOrCreateChat(between: bob.id, and: alice.id, at: 3) }
         #expect(found.chat.id == created.chat.id && !found.created)
         #expect(try writer.first("SELECT count(*) FROM chats", binding: []) { $0.int(0) } == 1)
+    }
+
+    /// Two servers' transactions that lock the same rows in opposite orders:
+    /// PostgreSQL undoes one, and says so in a way the writer retries.
+    @Test func aDeadlockBetweenTwoWritersIsToldApart() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let (database, writer) = try Database.open(location)
+        defer { database.close() }
+        guard case .postgres(let url) = location else { return }
+        let store = Store(writer)
+        let first = try store.insertOrder(user: try store.insertUser(name: "a", at: 1).id, name: "one", currency: "EUR", items: [], at: 1)
+        let second = try store.insertOrder(user: first.userID, name: "two", currency: "EUR", items: [], at: 1)
+        let box = ConnectionBox(try PostgresConnection(url: url))
+        let otherLocked = DispatchSemaphore(value: 0)
+        let otherDone = DispatchSemaphore(value: 0)
+        let failures = Mutex<[any DatabaseFailure]>([])
+        let other = Thread {
+            do {
+                try box.connection.transaction {
+                    try box.connection.run("UPDATE orders SET name = 'x' WHERE id = ?", second.id)
+                    otherLocked.signal()
+                    Thread.sleep(forTimeInterval: 0.2)
+                    try box.connection.run("UPDATE orders SET name = 'x' WHERE id = ?", first.id)
+                }
+            } catch let error as any DatabaseFailure {
+                failures.withLock { $0.append(error) }
+            } catch {}
+            otherDone.signal()
+        }
+        other.start()
+        do {
+            try writer.transaction {
+                try writer.run("UPDATE orders SET name = 'y' WHERE id = ?", first.id)
+                otherLocked.wait()
+                try writer.run("UPDATE orders SET name = 'y' WHERE id = ?", second.id)
+            }
+        } catch let error as any DatabaseFailure {
+            failures.withLock { $0.append(error) }
+        }
+        otherDone.wait()
+        let told = failures.withLock { $0 }
+        #expect(told.count == 1, "one of the two was undone")
+        #expect(told.allSatisfy { $0.isConflictWithAnotherTransaction }, "\(told)")
     }
 
     @Test(arguments: Backend.allCases)

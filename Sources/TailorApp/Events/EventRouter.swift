@@ -40,6 +40,9 @@ public final class EventRouter: Sendable {
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
+    /// Times a batch is written before a conflict with other servers'
+    /// transactions (a deadlock) fails its events.
+    static let attemptsPerBatch = 3
 
     init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
          follower: FeedFollower?, progress: FeedProgress) {
@@ -130,19 +133,30 @@ public final class EventRouter: Sendable {
         results.reserveCapacity(batch.count)
         let started = MonotonicClock.now
         defer { noteIfSlow(batch.count, since: started) }
-        let entry: FeedEntry?
-        do {
-            entry = try connection.transaction {
-                let time = now()
-                for pending in batch {
-                    results.append(Result { try connection.savepoint { try applier.apply(pending.event, at: time) } })
+        var entry: FeedEntry?
+        for attempt in 1...Self.attemptsPerBatch {
+            do {
+                results.removeAll(keepingCapacity: true)
+                entry = try connection.transaction {
+                    let time = now()
+                    for pending in batch {
+                        let result = Result { try connection.savepoint { try applier.apply(pending.event, at: time) } }
+                        // A deadlock with another server's transaction: undoing
+                        // this event alone would leave both holding their locks.
+                        if case .failure(let error as any DatabaseFailure) = result, error.isConflictWithAnotherTransaction { throw error }
+                        results.append(result)
+                    }
+                    return try recordInFeed(results, store: store)
                 }
-                return try recordInFeed(results, store: store)
+                break
+            } catch let error as any DatabaseFailure where error.isConflictWithAnotherTransaction && attempt < Self.attemptsPerBatch {
+                // The database chose this batch to undo; the other goes on. Again.
+                continue
+            } catch {
+                // The commit itself failed: nothing of the batch is stored.
+                for pending in batch { pending.continuation.resume(throwing: error) }
+                return
             }
-        } catch {
-            // The commit itself failed: nothing of the batch is stored.
-            for pending in batch { pending.continuation.resume(throwing: error) }
-            return
         }
         if let entry {
             if let follower {

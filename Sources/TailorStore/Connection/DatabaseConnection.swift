@@ -72,6 +72,9 @@ public protocol DatabaseFailure: Error, CustomStringConvertible {
     var mayPass: Bool { get }
     /// A UNIQUE rule said no.
     var isUniqueViolation: Bool { get }
+    /// The database undid this transaction for another's sake (a deadlock, a
+    /// serialization failure): the whole transaction may be tried again.
+    var isConflictWithAnotherTransaction: Bool { get }
     /// A UNIQUE, CHECK, NOT NULL or foreign-key rule said no.
     var isConstraintViolation: Bool { get }
 }

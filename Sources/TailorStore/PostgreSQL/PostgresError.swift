@@ -33,6 +33,8 @@ public struct PostgresError: DatabaseFailure, Sendable {
 
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
+    public var isConflictWithAnotherTransaction: Bool { sqlState == "40P01" || sqlState == "40001" }
+
     public var isConstraintViolation: Bool { sqlState.hasPrefix("23") }
 }
 

@@ -8,9 +8,9 @@ extension Store {
         let (a, b) = (min(first, second), max(first, second))
         if let chat = try chat(between: a, and: b) { return (chat, false) }
         if let id = try connection.first("""
-            INSERT INTO chats (user_a, user_b, created_at, last_activity_at) VALUES (?, ?, ?, ?)
+            INSERT INTO chats (user_a, user_b, created_at) VALUES (?, ?, ?)
             ON CONFLICT (user_a, user_b) DO NOTHING RETURNING id
-            """, a, b, now, now, row: { $0.int(0) }) {
+            """, a, b, now, row: { $0.int(0) }) {
             return (Chat(id: id, userA: a, userB: b, createdAt: now), true)
         }
         return (try expectRow(try chat(between: a, and: b)), false)
@@ -27,7 +27,6 @@ extension Store {
         guard let id else {
             return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true)
         }
-        try connection.run("UPDATE chats SET last_activity_at = ? WHERE id = ?", now, chat)
         return (Message(id: id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, readAt: nil), false)
     }
 
@@ -60,8 +59,8 @@ extension Store {
             """, chat, sender, clientID, row: Self.message)
     }
 
-    /// A user's chats, most recent activity first, each with its last message and
-    /// the user's unread count.
+    /// A user's chats, most recent activity first (the last message's, else the
+    /// chat's creation), each with its last message and the user's unread count.
     public func chatSummaries(of user: Int) throws -> [ChatSummary] {
         try connection.query("""
             SELECT c.id, c.created_at, u.id, u.name,
@@ -71,7 +70,7 @@ extension Store {
             JOIN users u ON u.id = CASE WHEN c.user_a = ?1 THEN c.user_b ELSE c.user_a END
             LEFT JOIN messages m ON m.id = (SELECT max(id) FROM messages WHERE chat_id = c.id)
             WHERE c.user_a = ?1 OR c.user_b = ?1
-            ORDER BY c.last_activity_at DESC, c.id DESC
+            ORDER BY coalesce(m.sent_at, c.created_at) DESC, c.id DESC
             """, user) { row in
             let chatID = row.int(0)
             let last = row.optionalInt(4).map {

@@ -34,4 +34,7 @@ public struct SQLiteError: DatabaseFailure, Sendable {
     private static let constraintPrimaryKey = SQLITE_CONSTRAINT | 6 << 8
 
     public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
+
+    /// One writer: no transaction is undone for another's sake.
+    public var isConflictWithAnotherTransaction: Bool { false }
 }

@@ -154,6 +154,12 @@ public enum SQLiteSchema {
             body BLOB NOT NULL
         );
         """,
+        // 6: a chat's last activity is its last message's time, read with it:
+        // keeping a copy in the chat's row made every message update that row,
+        // and two servers' batches then waited on each other's rows.
+        """
+        ALTER TABLE chats DROP COLUMN last_activity_at;
+        """,
     ]
 
     /// The version a database has once every migration is applied.
