@@ -190,7 +190,10 @@ extension EventRouter {
             return Change(outcome)
         }
         guard !changes.isEmpty else { return nil }
-        let position = try store.appendChange(ChangeEncoding.bytes(of: changes))
+        // Only servers that follow the feed read what an entry holds; a server
+        // that owns its database (SQLite) hands its entries on itself, and
+        // writing them out measurably slowed its commits.
+        let position = try store.appendChange(follower == nil ? [] : ChangeEncoding.bytes(of: changes))
         if position % Self.pruneEvery == 0 { try store.pruneChanges(keeping: feedWindow) }
         return FeedEntry(position: position, changes: changes)
     }

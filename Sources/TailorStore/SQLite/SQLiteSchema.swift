@@ -147,7 +147,9 @@ public enum SQLiteSchema {
         CREATE INDEX sessions_user ON sessions(user_id);
         """,
         // 5: the change feed: each commit that changed what users see, at its
-        // position, which orders commits and is the id of stream events.
+        // position, which orders commits and is the id of stream events. One
+        // server owns a SQLite file and hands its entries on itself: `body`,
+        // what the changes were, is left empty here.
         """
         CREATE TABLE changes (
             position INTEGER PRIMARY KEY AUTOINCREMENT,
