@@ -37,8 +37,9 @@ extension Store {
         try connection.first("SELECT coalesce(max(position), 0) FROM changes", binding: []) { $0.int(0) } ?? 0
     }
 
-    /// Deletes entries more than `kept` positions behind the latest.
+    /// Deletes entries more than `kept` positions behind the latest. The latest
+    /// always stays, so that SQLite's next position follows it.
     public func pruneChanges(keeping kept: Int) throws {
-        try connection.run("DELETE FROM changes WHERE position <= (SELECT max(position) FROM changes) - ?", kept)
+        try connection.run("DELETE FROM changes WHERE position <= (SELECT max(position) FROM changes) - ?", max(kept, 1))
     }
 }

@@ -149,10 +149,12 @@ public enum SQLiteSchema {
         // 5: the change feed: each commit that changed what users see, at its
         // position, which orders commits and is the id of stream events. One
         // server owns a SQLite file and hands its entries on itself: `body`,
-        // what the changes were, is left empty here.
+        // what the changes were, is left empty here. No AUTOINCREMENT: its
+        // counter is one more row to write at every commit, and the newest
+        // entry is never pruned, so the largest key plus one never goes back.
         """
         CREATE TABLE changes (
-            position INTEGER PRIMARY KEY AUTOINCREMENT,
+            position INTEGER PRIMARY KEY,
             body BLOB NOT NULL
         );
         """,
