@@ -85,6 +85,17 @@ import Testing
         #expect(page.states == [MessageState(id: 1, senderID: 2, isRead: true), MessageState(id: 2, senderID: 3, isRead: false)])
     }
 
+    /// A server stopped twice releases its file once: closing the lock's
+    /// descriptor again would close whatever reuses its number.
+    @Test func releasingTheFileTwiceClosesNothingElse() throws {
+        let (database, _) = try Database.openSQLite(path: path)
+        database.close()
+        let other = open(path, O_RDONLY)
+        defer { close(other) }
+        database.close()
+        #expect(fcntl(other, F_GETFD) != -1, "another file's descriptor was closed")
+    }
+
     @Test func aSecondServerOnTheSameFileIsRefusedUntilTheFirstStops() throws {
         let (database, _) = try Database.openSQLite(path: path)
         #expect(throws: DatabaseInUse.self) { try Database.openSQLite(path: path) }

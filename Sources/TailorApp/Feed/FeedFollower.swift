@@ -43,10 +43,13 @@ final class FeedFollower: Sendable {
         thread.withLock { $0 = OwnThread(name: "feed") { self.run() } }
     }
 
+    /// Ends the follower's thread; again, it does nothing.
     func stop() {
         stopping.store(true, ordering: .releasing)
         _ = csystem_eventfd_signal(wakeDescriptor)
-        thread.withLock { $0 }?.join()
+        // Taken once: a second stop must not close the descriptor's number again.
+        guard let thread = thread.withLock({ $0.take() }) else { return }
+        thread.join()
         close(wakeDescriptor)
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// An exclusive lock on a database file for as long as one server uses it.
 ///
@@ -8,7 +9,9 @@ import Glibc
 /// (it locks byte ranges with `fcntl`), so the two never meet; the descriptor
 /// stays open until the server stops, because closing it ends the lock.
 final class FileLock: Sendable {
-    private let descriptor: Int32
+    /// Nil once released: closing a descriptor twice would close whatever
+    /// file or socket has its number by then.
+    private let descriptor: Mutex<Int32?>
 
     /// Locks `path`, or throws `DatabaseInUse` when another process holds it.
     init(path: String) throws {
@@ -20,11 +23,12 @@ final class FileLock: Sendable {
             if code == EWOULDBLOCK { throw DatabaseInUse(database: path) }
             throw FileSystemError(call: "flock \(path)", errno: code)
         }
-        self.descriptor = descriptor
+        self.descriptor = Mutex(descriptor)
     }
 
+    /// Ends the lock; again, it does nothing.
     func release() {
-        close(descriptor)
+        if let descriptor = descriptor.withLock({ $0.take() }) { close(descriptor) }
     }
 }
 
