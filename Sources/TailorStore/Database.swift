@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The database of a running server: one writer connection, handed to the
@@ -17,6 +18,8 @@ public final class Database: Sendable {
     public let location: DatabaseLocation
     private let engine: Engine
     private let readers = Mutex<[ConnectionBox<any DatabaseConnection>]>([])
+    /// Where reads that must not hold a loop thread wait for PostgreSQL.
+    private let readerThreads = DispatchQueue(label: "tailor.readers", attributes: .concurrent)
 
     private enum Engine: Sendable {
         case sqlite(SQLiteFile)
@@ -66,6 +69,23 @@ public final class Database: Sendable {
         let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try openReader())
         defer { readers.withLock { $0.append(box) } }
         return try box.connection.readTransaction { try body(Store(box.connection)) }
+    }
+
+    /// Whether a read is quick enough to run on a loop thread: a SQLite file
+    /// read through its page cache and mapped memory is; a read that waits
+    /// for a round trip to PostgreSQL is not.
+    public var readsInline: Bool {
+        if case .sqlite = engine { return true }
+        return false
+    }
+
+    /// `read` for a task on a loop thread: inline on SQLite; on PostgreSQL on
+    /// a reader thread, while the task waits and the loop serves others.
+    public func readOffLoop<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
+        if readsInline { return try read(body) }
+        return try await withCheckedThrowingContinuation { continuation in
+            readerThreads.async { continuation.resume(with: Result { try self.read(body) }) }
+        }
     }
 
     private func openReader() throws -> any DatabaseConnection {

@@ -104,7 +104,7 @@ import TailorStore
     /// Views built from the kept chats are byte for byte those built from the
     /// database, also when more messages came than a kept chat holds whole
     /// (the build then falls back to the database).
-    @Test func viewsFromKeptChatsAreTheBytesTheDatabaseGives() throws {
+    @Test func viewsFromKeptChatsAreTheBytesTheDatabaseGives() async throws {
         let directory = ChatDirectory()
         let writer = try Writer(path: folder.appendingPathComponent("views.sqlite").path, directory: directory)
         defer { writer.database.close() }
@@ -119,7 +119,7 @@ import TailorStore
             [ViewKey(user: user.id, topic: .chats(page: .first)), ViewKey(user: user.id, topic: .badge),
              ViewKey(user: user.id, topic: .chat(id: chat.id, page: .latest))]
         }
-        func expectSameAsTheDatabase(fallingBack: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func expectSameAsTheDatabase(fallingBack: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let fresh = ViewModels(database: writer.database, cache: ViewCache(budgetBytes: 1 << 20), directory: ChatDirectory(),
                                    dates: DateText(zone: .utc), now: now)
             for key in keys {
@@ -130,20 +130,21 @@ import TailorStore
                 } else {
                     #expect(kept?.identity.array == expected, "\(key)", sourceLocation: sourceLocation)
                 }
-                #expect(try views.representation(for: key)?.identity.array == expected, "\(key)", sourceLocation: sourceLocation)
+                let answered = try await views.representation(for: key)?.identity.array
+                #expect(answered == expected, "\(key)", sourceLocation: sourceLocation)
             }
         }
         try writer.send("hi bob", from: alice, in: chat)
-        try expectSameAsTheDatabase()
+        try await expectSameAsTheDatabase()
         try writer.send("hey", from: bob, in: chat)
         try writer.send("how are you?", from: bob, in: chat)
-        try expectSameAsTheDatabase()
+        try await expectSameAsTheDatabase()
         try writer.read(chat, by: alice)
-        try expectSameAsTheDatabase()
+        try await expectSameAsTheDatabase()
         for index in 0...KeptChat.recentCount { try writer.send("burst \(index)", from: alice, in: chat) }
-        try expectSameAsTheDatabase(fallingBack: true)
+        try await expectSameAsTheDatabase(fallingBack: true)
         try writer.send("after", from: bob, in: chat)
-        try expectSameAsTheDatabase()
+        try await expectSameAsTheDatabase()
     }
 
     /// The chatbot talks with everyone: a user with more chats than a kept

@@ -201,15 +201,23 @@ import TailorTestSupport
         let app = try TestApp()
         let (alice, bob, chatID) = try chat(app)
         let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge")
-        let lastSeen = try (0..<2).map { _ in try first.next() }.last!.id!
+        _ = try (0..<2).map { _ in try first.next() }
+        // The id of a change the stream was sent (initial view models carry
+        // the position their lane had published, which may be older).
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"first"}"#)
+        let lastSeen = try first.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == 1 }).id!
         first.connection.reset()
         try alice.send("POST", "/api/orders", json: #"{"name":"Tea","items":[{"title":"Tea","quantity":1,"priceCents":300}]}"#)
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"one more"}"#)
         let resumed = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders&lastEventId=\(lastSeen)")
-        let events = try (0..<3).map { _ in try resumed.next() }
+        var names = Set<String>()
+        while !["badge", "notification"].allSatisfy(names.contains) {
+            let event = try resumed.next()
+            #expect(Int64(event.id!)! >= Int64(lastSeen)!)
+            if event.name != "badge" || event.json["unread"] as? Int == 2 { names.insert(event.name) }
+        }
         // Bob's orders did not change (the order is Alice's): not sent again.
-        #expect(Set(events.map(\.name)) == ["chats", "badge", "notification"])
-        #expect(events.allSatisfy { Int64($0.id!)! > Int64(lastSeen)! })
+        #expect(!names.contains("orders"))
     }
 
     @Test func aSlowReaderHoldsAtMostOneEventPerTopicAndGetsTheLatest() throws {

@@ -29,23 +29,23 @@ struct AccountRoutes {
     func register(on router: inout Router) {
         router.post("/api/users") { request in try await signUp(request) }
         router.get("/api/me") { request in
-            let user = try context.auth.user(for: request)
+            let user = try await context.auth.user(for: request)
             return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)))
         }
         router.post("/api/session") { request in try await signIn(request) }
         router.delete("/api/session") { request in
             // A session's token ends with it; an account token sent here stays valid.
-            let credential = try context.auth.credential(for: request)
+            let credential = try await context.auth.credential(for: request)
             if let session = credential.session { try await end(session, of: credential.user) }
             return HTTPResponse(status: .noContent, headers: [Authenticator.clearedCookie])
         }
         router.get("/api/sessions") { request in
-            let credential = try context.auth.credential(for: request)
-            let sessions = try context.views.database.read { try $0.sessions(of: credential.user.id) }
+            let credential = try await context.auth.credential(for: request)
+            let sessions = try await context.views.database.readOffLoop { try $0.sessions(of: credential.user.id) }
             return ViewModelEncoding.response(SessionsViewModel(sessions, current: credential.session))
         }
         router.delete("/api/sessions/{id}") { request in
-            let user = try context.auth.user(for: request)
+            let user = try await context.auth.user(for: request)
             try await end(try AppContext.id(request, missing: "session"), of: user)
             return HTTPResponse(status: .noContent)
         }
@@ -104,7 +104,7 @@ struct AccountRoutes {
     private func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
         try context.auth.admitAccountRequest(request)
         let token = try JSONBody(request).string("token")!
-        guard let user = try context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
+        guard let user = try await context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
         let (sessionToken, session) = Self.newSession(for: request)
         guard case .sessionStarted(let started) = try await context.events.route(.account(.startSession(user: user.id, session))) else {
             throw HTTPError.internalError

@@ -53,13 +53,13 @@ final class Authenticator: Sendable {
     }
 
     /// The request's user, or a 401; a write past the user's rate is a 429.
-    func user(for request: HTTPRequest) throws -> User {
-        try credential(for: request).user
+    func user(for request: HTTPRequest) async throws -> User {
+        try await credential(for: request).user
     }
 
     /// The request's credential, or a 401; a write past the user's rate is a 429.
-    func credential(for request: HTTPRequest) throws -> Credential {
-        let credential = try identify(request)
+    func credential(for request: HTTPRequest) async throws -> Credential {
+        let credential = try await identify(request)
         if request.method != .get && request.method != .head, case .refused(let retryAfter) = writes.take(credential.user.id) {
             throw APIError.rateLimited("changes", retryAfter: retryAfter)
         }
@@ -74,13 +74,14 @@ final class Authenticator: Sendable {
     }
 
     /// Who sends the request, or a 401.
-    private func identify(_ request: HTTPRequest) throws -> Credential {
-        guard let token = Self.token(in: request) else {
-            throw APIError.unauthorized("Sign up, or send a token as Authorization: Bearer TOKEN.")
-        }
-        guard let credential = try credential(token: token) else { throw APIError.unauthorized("The token is not valid.") }
+    private func identify(_ request: HTTPRequest) async throws -> Credential {
+        guard let token = Self.token(in: request) else { throw Self.noToken }
+        guard let credential = try await credential(token: token) else { throw Self.invalidToken }
         return credential
     }
+
+    static let noToken = APIError.unauthorized("Sign up, or send a token as Authorization: Bearer TOKEN.")
+    static let invalidToken = APIError.unauthorized("The token is not valid.")
 
     /// The routes under `/api` that need no account: sign-up and sign-in.
     static let openRoutes: Set<String> = ["/api/users", "/api/session"]
@@ -88,28 +89,34 @@ final class Authenticator: Sendable {
     /// Why a request held before its body would be refused for its credentials,
     /// or nil when they are good or the route needs none. A store that fails
     /// here is left to the handler, which meets it again and reports it.
+    /// A token not remembered is looked up here only where a read may run on
+    /// the loop (SQLite); on PostgreSQL the handler looks it up, after the body.
     func refusal(for request: HTTPRequest) -> HTTPError? {
         guard request.path.hasPrefix("/api/"), !(Self.openRoutes.contains(request.path) && request.method == .post) else { return nil }
+        guard let token = Self.token(in: request) else { return Self.noToken }
+        let hash = Self.hash(token)
+        guard credentials.credential(for: hash) == nil, database.readsInline else { return nil }
         do {
-            _ = try identify(request)
+            guard let found = try database.read({ try Self.credential(hash, in: $0) }) else { return Self.invalidToken }
+            remember(found)
             return nil
-        } catch let refusal as HTTPError {
-            return refusal
         } catch {
             return nil
         }
     }
 
     /// The credential a token is: an account's token, else a session's.
-    func credential(token: String) throws -> Credential? {
+    func credential(token: String) async throws -> Credential? {
         let hash = Self.hash(token)
         if let credential = credentials.credential(for: hash) { return credential }
-        let found = try database.read { store -> Credential? in
-            if let user = try store.user(tokenHash: hash) { return Credential(user: user, session: nil, hash: hash) }
-            return try store.session(tokenHash: hash).map { Credential(user: $0.1, session: $0.0.id, hash: hash) }
-        }
+        let found = try await database.readOffLoop { try Self.credential(hash, in: $0) }
         if let found { remember(found) }
         return found
+    }
+
+    private static func credential(_ hash: [UInt8], in store: Store) throws -> Credential? {
+        if let user = try store.user(tokenHash: hash) { return Credential(user: user, session: nil, hash: hash) }
+        return try store.session(tokenHash: hash).map { Credential(user: $0.1, session: $0.0.id, hash: hash) }
     }
 
     func remember(_ credential: Credential) {

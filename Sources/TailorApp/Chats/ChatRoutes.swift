@@ -28,18 +28,18 @@ struct ChatRoutes {
 
     func register(on router: inout Router) {
         router.get("/api/chats") { request in
-            let user = try context.auth.user(for: request)
-            return try context.respond(request, user: user, topic: .chats(page: try Self.listPage(request)), missing: "chat list")
+            let user = try await context.auth.user(for: request)
+            return try await context.respond(request, user: user, topic: .chats(page: try Self.listPage(request)), missing: "chat list")
         }
         router.post("/api/chats") { request in try await openChat(request) }
         router.get("/api/chats/{id}") { request in
-            let user = try context.auth.user(for: request)
+            let user = try await context.auth.user(for: request)
             let id = try AppContext.id(request, missing: "chat")
-            return try context.respond(request, user: user, topic: .chat(id: id, page: try Self.page(request)), missing: "chat")
+            return try await context.respond(request, user: user, topic: .chat(id: id, page: try Self.page(request)), missing: "chat")
         }
         router.post("/api/chats/{id}/messages") { request in try await send(request) }
         router.post("/api/chats/{id}/read") { request in
-            let user = try context.auth.user(for: request)
+            let user = try await context.auth.user(for: request)
             let id = try AppContext.id(request, missing: "chat")
             guard case .messagesRead(_, _, let count, _) = try await route(.message(.read(chat: id, reader: user.id))) else {
                 throw HTTPError.internalError
@@ -47,8 +47,8 @@ struct ChatRoutes {
             return ViewModelEncoding.response(ReadCount(read: count))
         }
         router.get("/api/badge") { request in
-            let user = try context.auth.user(for: request)
-            return try context.respond(request, user: user, topic: .badge, missing: "badge")
+            let user = try await context.auth.user(for: request)
+            return try await context.respond(request, user: user, topic: .badge, missing: "badge")
         }
     }
 
@@ -73,7 +73,7 @@ struct ChatRoutes {
     }
 
     private func openChat(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let user = try context.auth.user(for: request)
+        let user = try await context.auth.user(for: request)
         let contact = try JSONBody(request).string("contact")!.trimmed
         guard contact.lowercased() != user.name.lowercased() else { throw APIError.invalid("You cannot open a chat with yourself.") }
         let outcome: EventOutcome
@@ -83,12 +83,12 @@ struct ChatRoutes {
             throw HTTPError(.notFound, code: "unknown_contact", message: "There is no user named \(contact).")
         }
         guard case .chatOpened(let chat, _, let created) = outcome else { throw HTTPError.internalError }
-        return try context.respond(request, user: user, topic: .chat(id: chat.id, page: .latest), missing: "chat",
+        return try await context.respond(request, user: user, topic: .chat(id: chat.id, page: .latest), missing: "chat",
                                    status: created ? .created : .ok)
     }
 
     private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let user = try context.auth.user(for: request)
+        let user = try await context.auth.user(for: request)
         let id = try AppContext.id(request, missing: "chat")
         let body = try JSONBody(request)
         let text = try body.text("text", within: Self.messageLimit)!

@@ -24,7 +24,7 @@ struct ReadYourWrites: Sendable {
             if await !progress.wait(for: wanted, seconds: maxWait) {
                 // A position past everything in the database is not one of its
                 // own (an old cookie, an id from an earlier version): ignored.
-                if wanted <= (try database.read { try $0.lastPosition() }) { throw APIError.behind }
+                if wanted <= (try await database.readOffLoop { try $0.lastPosition() }) { throw APIError.behind }
             }
         }
         var response = try await handler(request)

@@ -13,16 +13,16 @@ struct OrderRoutes {
     func register(on router: inout Router) {
         router.post("/api/orders") { request in try await place(request) }
         router.get("/api/orders") { request in
-            let user = try context.auth.user(for: request)
-            return try context.respond(request, user: user, topic: .orders(try Self.query(request)), missing: "orders list")
+            let user = try await context.auth.user(for: request)
+            return try await context.respond(request, user: user, topic: .orders(try Self.query(request)), missing: "orders list")
         }
         router.get("/api/orders/{id}") { request in
-            let user = try context.auth.user(for: request)
-            return try context.respond(request, user: user, topic: .order(id: try AppContext.id(request, missing: "order")), missing: "order")
+            let user = try await context.auth.user(for: request)
+            return try await context.respond(request, user: user, topic: .order(id: try AppContext.id(request, missing: "order")), missing: "order")
         }
         router.patch("/api/orders/{id}") { request in try await changeStatus(request) }
         router.delete("/api/orders/{id}") { request in
-            let user = try context.auth.user(for: request)
+            let user = try await context.auth.user(for: request)
             let id = try AppContext.id(request, missing: "order")
             _ = try await route(.order(.delete(user: user.id, order: id)))
             return HTTPResponse(status: .noContent)
@@ -57,7 +57,7 @@ struct OrderRoutes {
     }
 
     private func place(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let user = try context.auth.user(for: request)
+        let user = try await context.auth.user(for: request)
         let body = try JSONBody(request)
         let name = try body.text("name", within: Self.nameLimit)!
         let currencyCode = try body.string("currency", required: false) ?? Currency.usd.rawValue
@@ -81,7 +81,7 @@ struct OrderRoutes {
     }
 
     private func changeStatus(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let user = try context.auth.user(for: request)
+        let user = try await context.auth.user(for: request)
         let id = try AppContext.id(request, missing: "order")
         let statusText = try JSONBody(request).string("status")!
         guard let status = OrderStatus(rawValue: statusText) else {

@@ -12,8 +12,8 @@ struct EventStreamRoutes {
 
     func register(on router: inout Router) {
         router.get("/api/events") { request in
-            let user = try context.auth.user(for: request)
-            let topics = try topics(request, user: user)
+            let user = try await context.auth.user(for: request)
+            let topics = try await topics(request, user: user)
             let lastEventID = Self.lastEventID(of: request)
             var response = HTTPResponse(status: .ok, headers: [
                 HTTPField("Content-Type", "text/event-stream; charset=utf-8"),
@@ -38,7 +38,7 @@ struct EventStreamRoutes {
 
     /// The requested topics, each checked: none is 400, an unknown name or another
     /// user's chat or order is 404, all before a byte of the stream.
-    private func topics(_ request: HTTPRequest, user: User) throws -> [Topic] {
+    private func topics(_ request: HTTPRequest, user: User) async throws -> [Topic] {
         let names = (request.query("topics") ?? "").split(separator: ",").map { $0.trimmed }.filter { !$0.isEmpty }
         guard !names.isEmpty else {
             throw HTTPError(.badRequest, code: "no_topics", message: "Name the topics to follow: ?topics=chats,badge,chat:ID,orders,order:ID")
@@ -56,10 +56,10 @@ struct EventStreamRoutes {
                 guard parts.count == 2, let id = Int(parts[1]), id > 0 else { throw unknown(name) }
                 switch parts[0] {
                 case "chat":
-                    guard try context.views.database.read({ try $0.chat(id: id)?.includes(user.id) }) == true else { throw unknown(name) }
+                    guard try await context.views.database.readOffLoop({ try $0.chat(id: id)?.includes(user.id) }) == true else { throw unknown(name) }
                     topic = .chat(id: id, page: .latest)
                 case "order":
-                    guard try context.views.database.read({ try $0.order(id: id, user: user.id) }) != nil else { throw unknown(name) }
+                    guard try await context.views.database.readOffLoop({ try $0.order(id: id, user: user.id) != nil }) else { throw unknown(name) }
                     topic = .order(id: id)
                 default:
                     throw unknown(name)

@@ -103,7 +103,7 @@ final class EventStreams: Sendable {
     /// server shuts down.
     func serve(user: Int, topics: [Topic], lastEventID: Int64?, on stream: ResponseStream) async {
         let subscriber = Subscriber(user: user, topics: topics, stream: stream, memory: memory)
-        guard subscribe(subscriber, lastEventID: lastEventID) else { return }
+        guard await subscribe(subscriber, lastEventID: lastEventID) else { return }
         defer { unsubscribe(subscriber) }
         stream.onPeerClosed { subscriber.end() }
         do {
@@ -119,7 +119,7 @@ final class EventStreams: Sendable {
 
     /// Registers `subscriber` and queues its first events: every topic's current
     /// view model, or after a resume only what changed since `lastEventID`.
-    private func subscribe(_ subscriber: Subscriber, lastEventID: Int64?) -> Bool {
+    private func subscribe(_ subscriber: Subscriber, lastEventID: Int64?) async -> Bool {
         let resendTopics = state.withLock { state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
@@ -145,7 +145,7 @@ final class EventStreams: Sendable {
             let key = ViewKey(user: subscriber.user, topic: topic)
             let bytes: SharedBytes
             do {
-                bytes = json(for: key, try views.representation(for: key))
+                bytes = json(for: key, try await views.representation(for: key))
             } catch {
                 // Without its first view model the stream would be wrong, not
                 // just late: it ends, and the client's reconnect tries again.

@@ -9,8 +9,8 @@ struct AppContext: Sendable {
 
     /// The cached view model of `topic` for `user`, answered as `request` asks
     /// (gzip, 304), or 404 when it is not theirs.
-    func respond(_ request: HTTPRequest, user: User, topic: Topic, missing: String, status: HTTPStatus = .ok) throws -> HTTPResponse {
-        guard let representation = try views.representation(for: ViewKey(user: user.id, topic: topic)) else {
+    func respond(_ request: HTTPRequest, user: User, topic: Topic, missing: String, status: HTTPStatus = .ok) async throws -> HTTPResponse {
+        guard let representation = try await views.representation(for: ViewKey(user: user.id, topic: topic)) else {
             throw APIError.notFound(missing)
         }
         return representation.response(to: request, status: status)

@@ -23,10 +23,16 @@ final class ViewModels: Sendable {
 
     /// The encoded view model, or nil when the topic is not this user's to see
     /// (an unknown id, or another user's chat or order).
-    func representation(for key: ViewKey) throws -> CachedRepresentation? {
+    func representation(for key: ViewKey) async throws -> CachedRepresentation? {
         if let cached = cache.lookup(key) { return cached }
         let sequence = cache.sequence
-        guard let built = try buildFromKeptChats(key) ?? database.read({ try build(key, from: $0) }) else { return nil }
+        let built: CachedRepresentation?
+        if let kept = buildFromKeptChats(key) {
+            built = kept
+        } else {
+            built = try await database.readOffLoop { try self.build(key, from: $0) }
+        }
+        guard let built else { return nil }
         cache.offer(built, for: key, builtAfter: sequence)
         return built
     }
