@@ -85,37 +85,26 @@ public final class PostgresConnection: DatabaseConnection {
     }
 
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            rollBack("ROLLBACK")
-            throw error
-        }
+        try bracketed(body, begin: "BEGIN", end: "COMMIT", undo: "ROLLBACK")
     }
 
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            rollBack("ROLLBACK")
-            throw error
-        }
+        try bracketed(body, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", end: "COMMIT", undo: "ROLLBACK")
     }
 
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT event")
+        try bracketed(body, begin: "SAVEPOINT event", end: "RELEASE event", undo: "ROLLBACK TO event; RELEASE event")
+    }
+
+    /// Runs `body` between `begin` and `end`, or `undo` if it throws.
+    private func bracketed<T>(_ body: () throws -> T, begin: String, end: String, undo: String) throws -> T {
+        try execute(begin)
         do {
             let result = try body()
-            try execute("RELEASE event")
+            try execute(end)
             return result
         } catch {
-            rollBack("ROLLBACK TO event; RELEASE event")
+            rollBack(undo)
             throw error
         }
     }
