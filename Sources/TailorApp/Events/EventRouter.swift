@@ -43,6 +43,8 @@ public final class EventRouter: Sendable {
     /// Times a batch is written before a conflict with other servers'
     /// transactions (a deadlock) fails its events.
     static let attemptsPerBatch = 3
+    /// Seconds a committed batch's sources wait for this server to apply it.
+    static let applyWait = 2.0
 
     init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
          follower: FeedFollower?, progress: FeedProgress) {
@@ -163,8 +165,11 @@ public final class EventRouter: Sendable {
                 // Other servers' commits may come before this one in the feed:
                 // the follower applies it in order, this entry included, and
                 // only then are the sources answered, so that they read their writes.
+                // Committed is committed: past `applyWait` (the database
+                // unreachable, say) the sources are answered all the same,
+                // rather than held without end or told to try again.
                 let answers = results
-                progress.whenApplied(entry.position) {
+                progress.whenApplied(entry.position, within: Self.applyWait) { _ in
                     for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
                 }
                 follower.wake()

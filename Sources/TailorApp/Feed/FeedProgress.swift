@@ -36,39 +36,36 @@ final class FeedProgress: Sendable {
         for answer in due { answer() }
     }
 
-    /// Calls `answer` once the feed is applied up to `position`, at once when
-    /// it is. Returns a ticket that `forget` takes; nil when answered at once.
-    @discardableResult
-    func whenApplied(_ position: Int, _ answer: @escaping @Sendable () -> Void) -> UInt64? {
+    /// Calls `answer(true)` once the feed is applied up to `position` (at once
+    /// when it is), or `answer(false)` after `seconds` if it is not by then:
+    /// exactly one of the two. Waits given up leave nothing behind, so that
+    /// waits for positions that never come do not pile up. The timer is a
+    /// dispatch timer, not a task, so that it fires even when the shared pool
+    /// of tasks is busy.
+    func whenApplied(_ position: Int, within seconds: Double, _ answer: @escaping @Sendable (Bool) -> Void) {
         let ticket = state.withLock { state -> UInt64? in
             guard state.applied < position else { return nil }
             state.nextTicket += 1
-            state.waiting.append((position, state.nextTicket, answer))
+            state.waiting.append((position, state.nextTicket, { answer(true) }))
             return state.nextTicket
         }
-        if ticket == nil { answer() }
-        return ticket
-    }
-
-    /// Drops a wait that is given up, so that waits for positions that never
-    /// come do not pile up.
-    func forget(_ ticket: UInt64) {
-        state.withLock { $0.waiting.removeAll { $0.ticket == ticket } }
+        guard let ticket else { return answer(true) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+            let givenUp = state.withLock { state -> Bool in
+                guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else { return false }
+                state.waiting.remove(at: index)
+                return true
+            }
+            if givenUp { answer(false) }
+        }
     }
 
     /// Waits until the feed is applied up to `position`, at most `seconds`;
-    /// whether it was. The timer is a dispatch timer, not a task, so that it
-    /// fires even when the shared pool of tasks is busy.
+    /// whether it was.
     func wait(for position: Int, seconds: Double) async -> Bool {
         guard applied < position else { return true }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let once = Mutex<CheckedContinuation<Bool, Never>?>(continuation)
-            let answer: @Sendable (Bool) -> Void = { done in once.withLock { $0.take() }?.resume(returning: done) }
-            let ticket = whenApplied(position) { answer(true) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-                if let ticket { forget(ticket) }
-                answer(false)
-            }
+            whenApplied(position, within: seconds) { continuation.resume(returning: $0) }
         }
     }
 }

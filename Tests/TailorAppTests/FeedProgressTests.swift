@@ -1,0 +1,42 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import TailorApp
+
+/// How far the feed is applied, and the waits on it, alone.
+@Suite struct FeedProgressTests {
+    @Test func aWaitIsAnsweredOnceWhenThePositionIsApplied() {
+        let progress = FeedProgress(applied: 3, isShared: true)
+        let answers = Mutex<[Bool]>([])
+        progress.whenApplied(2, within: 5) { done in answers.withLock { $0.append(done) } }
+        #expect(answers.withLock { $0 } == [true], "an applied position is answered at once")
+        progress.whenApplied(5, within: 5) { done in answers.withLock { $0.append(done) } }
+        progress.advance(to: 4)
+        #expect(answers.withLock { $0 } == [true])
+        progress.advance(to: 6)
+        progress.advance(to: 7)
+        #expect(answers.withLock { $0 } == [true, true])
+        #expect(progress.applied == 7)
+    }
+
+    @Test func aWaitForAPositionThatDoesNotComeIsGivenUpOnce() {
+        let progress = FeedProgress(applied: 0, isShared: true)
+        let answered = DispatchSemaphore(value: 0)
+        let answers = Mutex<[Bool]>([])
+        progress.whenApplied(10, within: 0.05) { done in
+            answers.withLock { $0.append(done) }
+            answered.signal()
+        }
+        answered.wait()
+        // Applied later, it is not answered again.
+        progress.advance(to: 10)
+        #expect(answers.withLock { $0 } == [false])
+    }
+
+    @Test func awaitingAPositionTellsWhetherItCame() async {
+        let progress = FeedProgress(applied: 0, isShared: true)
+        #expect(await progress.wait(for: 1, seconds: 0.05) == false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { progress.advance(to: 2) }
+        #expect(await progress.wait(for: 2, seconds: 5) == true)
+    }
+}
