@@ -222,4 +222,27 @@ import TailorTestSupport
         #expect(badge.json["unread"] as? Int == stored)
         #expect(try signedIn(bob, on: b).get("/api/badge").json["unread"] as? Int == stored)
     }
+
+    /// A server whose follower was away while more entries than the feed
+    /// keeps came and went cannot apply them one by one: it starts over, and
+    /// its answers and streams are current again.
+    @Test func aServerThatFellBehindThePrunedFeedStartsOver() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let a = try TestApp(database: location) { $0.feedWindow = 3 }
+        let b = try TestApp(database: location) { $0.feedWindow = 3 }
+        let alice = try a.user("alice")
+        let bob = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let bobOnB = try signedIn(bob, on: b)
+        let stream = try SSEClient(port: b.port, token: bob.token, topics: "badge", timeout: 10)
+        _ = try stream.next()
+        #expect(try bobOnB.get("/api/badge").json["unread"] as? Int == 0)
+        try TestDatabase.dropConnections(to: location, suffix: "-feed")
+        for index in 0..<20 {
+            try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#)
+        }
+        let badge = try bobOnB.waitFor("/api/badge") { $0["unread"] as? Int == 20 }
+        #expect(badge["unread"] as? Int == 20)
+        #expect(try stream.next(where: { $0.json["unread"] as? Int == 20 }).name == "badge")
+    }
 }

@@ -25,12 +25,13 @@ public enum TestDatabase {
     }
 
     /// Ends every connection to a PostgreSQL database made by `fresh`, as a
-    /// restart of the database server would.
-    public static func dropConnections(to location: DatabaseLocation) throws {
+    /// restart of the database server would; with `suffix`, those whose
+    /// application name has it added (the servers' feed followers: "-feed").
+    public static func dropConnections(to location: DatabaseLocation, suffix: String = "") throws {
         guard case .postgres(let url) = location, let server = serverURL,
               let name = url.split(separator: "application_name=").last else { return }
         _ = try PostgresConnection(url: server).query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", String(name)) { $0.text(0) }
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", String(name) + suffix) { $0.text(0) }
     }
 
     /// A new database on `backend`, empty until a server or store opens it.

@@ -58,6 +58,11 @@ final class ChatDirectory: Sendable {
 
     private let state = Mutex(State())
 
+    /// Lets every kept chat and user go.
+    func removeAll() {
+        state.withLock { $0 = State() }
+    }
+
     // MARK: Reading
 
     /// A user's chat list, most recent activity first; nil if not kept.

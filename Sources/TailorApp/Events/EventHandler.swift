@@ -78,6 +78,21 @@ final class EventHandler: Sendable {
         }
     }
 
+    /// Forgets everything followed so far, which no longer holds for the
+    /// feed at `position`: the kept chats and the cache start empty, and every
+    /// stream gets its view models as of `position`, through its user's lane,
+    /// after what the lane has waiting.
+    func startOver(at position: Int) {
+        directory.removeAll()
+        cache.removeAll()
+        guard let streams = streams.withLock({ $0 }) else { return }
+        var work = [Set<TopicChange>](repeating: [], count: lanes.count)
+        for change in streams.followedTopics() { work[sharing.lane(of: change.user)].insert(change) }
+        for (lane, changes) in zip(lanes, work) where !changes.isEmpty {
+            lane.publish(changes, notifications: [], position: Int64(position), to: streams)
+        }
+    }
+
     /// A sender's name for a notification: read once, then kept, since a
     /// user's name never changes. At most `maxKeptNames`; past it the memory
     /// starts over.

@@ -199,7 +199,7 @@ extension EventRouter {
         // that owns its database (SQLite) hands its entries on itself, and
         // writing them out measurably slowed its commits.
         let position = try store.appendChange(follower == nil ? [] : ChangeEncoding.bytes(of: changes))
-        if position % Self.pruneEvery == 0 { try store.pruneChanges(keeping: feedWindow) }
+        if position % min(Self.pruneEvery, max(feedWindow, 1)) == 0 { try store.pruneChanges(keeping: feedWindow) }
         return FeedEntry(position: position, changes: changes)
     }
 

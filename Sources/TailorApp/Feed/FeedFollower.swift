@@ -25,6 +25,9 @@ final class FeedFollower: Sendable {
     private let failures: ThrottledLog
     private let thread = Mutex<OwnThread?>(nil)
 
+    /// Added to the connection's application name.
+    static let applicationNameSuffix = "-feed"
+
     /// Seconds between reads of the feed when no notification came.
     static let pollInterval = 0.25
     /// Entries read and applied in one transaction.
@@ -64,6 +67,9 @@ final class FeedFollower: Sendable {
         while !stopping.load(ordering: .acquiring) {
             do {
                 let connection = try PostgresConnection(url: url)
+                // Told apart from the server's other connections in pg_stat_activity.
+                try connection.run("SELECT set_config('application_name', left(current_setting('application_name') || ?, 63), false)",
+                                   Self.applicationNameSuffix)
                 let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
                 try connection.execute("LISTEN \(Self.channel(of: schema))")
                 pause = 0.05
@@ -95,6 +101,14 @@ final class FeedFollower: Sendable {
             guard !rows.isEmpty else { return 0 }
             // The snapshot may hold commits past the last row read.
             let snapshot = try store.lastPosition()
+            let horizon = try store.feedHorizon()
+            if from < horizon {
+                failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
+                    + "\(horizon)): its caches start over and every stream gets its view models anew")
+                handler.startOver(at: snapshot)
+                progress.advance(to: snapshot)
+                return 0
+            }
             for row in rows {
                 do {
                     handler.committed(FeedEntry(position: row.position, changes: try ChangeEncoding.changes(from: row.body)),

@@ -288,12 +288,16 @@ final class EventStreams: Sendable {
 
     /// Every followed view model anew, for when their date texts change at midnight.
     func republishAll() {
-        let changes = state.withLock { state in
+        publish(followedTopics(), notifications: [])
+    }
+
+    /// Every topic some stream follows, as a change of it.
+    func followedTopics() -> Set<TopicChange> {
+        state.withLock { state in
             Set(state.subscribers.all.flatMap { subscriber in
                 subscriber.topics.map { TopicChange($0, of: subscriber.user) }
             })
         }
-        publish(changes, notifications: [])
     }
 
     /// A comment on every stream, so that proxies keep it open and a vanished

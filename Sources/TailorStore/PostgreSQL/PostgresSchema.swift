@@ -91,6 +91,12 @@ public enum PostgresSchema {
         """
         ALTER TABLE chats DROP COLUMN last_activity_at;
         """,
+        // 4: the feed's horizon: entries at or below it were pruned. A server
+        // that has not applied them learns here that it cannot follow them.
+        """
+        CREATE TABLE feed_horizon (position BIGINT NOT NULL);
+        INSERT INTO feed_horizon VALUES (0);
+        """,
     ]
 
     /// The version a database has once every migration is applied.

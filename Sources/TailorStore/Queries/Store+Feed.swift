@@ -38,8 +38,20 @@ extension Store {
     }
 
     /// Deletes entries more than `kept` positions behind the latest. The latest
-    /// always stays, so that SQLite's next position follows it.
+    /// always stays, so that SQLite's next position follows it. On PostgreSQL
+    /// the horizon moves with them, for the servers that follow the feed.
     public func pruneChanges(keeping kept: Int) throws {
-        try connection.run("DELETE FROM changes WHERE position <= (SELECT max(position) FROM changes) - ?", max(kept, 1))
+        let horizon = try lastPosition() - max(kept, 1)
+        try connection.run("DELETE FROM changes WHERE position <= ?", horizon)
+        if connection.engine == .postgres {
+            try connection.run("UPDATE feed_horizon SET position = greatest(position, ?)", horizon)
+        }
+    }
+
+    /// Entries at or below this position were pruned (0 on SQLite, where no
+    /// other server follows the feed).
+    public func feedHorizon() throws -> Int {
+        guard connection.engine == .postgres else { return 0 }
+        return try connection.first("SELECT position FROM feed_horizon", binding: []) { $0.int(0) } ?? 0
     }
 }
