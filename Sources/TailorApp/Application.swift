@@ -47,15 +47,12 @@ public final class Application: Sendable {
         let credentials = CredentialCache()
         let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, lanes: lanes,
                                    onMessage: { message, chat in chatbot.heard(message, in: chat) })
+        // Other servers write a PostgreSQL database too: their commits come
+        // through the feed's follower, this server's own as well.
         let position = try Store(writer).lastPosition()
-        let progress: FeedProgress
-        if case .postgres(let url) = configuration.database {
-            progress = FeedProgress(applied: position, isShared: true)
-            follower = FeedFollower(url: url, handler: handler, progress: progress, logger: logger)
-        } else {
-            progress = FeedProgress(applied: position, isShared: false)
-            follower = nil
-        }
+        let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
+        let progress = FeedProgress(applied: position, isShared: sharedURL != nil)
+        follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
         events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
                              feedWindow: configuration.feedWindow, follower: follower, progress: progress)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
@@ -65,7 +62,6 @@ public final class Application: Sendable {
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
         streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
         handler.attach(streams)
-        follower?.start()
 
         let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)
         var router = Router()
@@ -89,6 +85,9 @@ public final class Application: Sendable {
                                      logger: logger),
             logger: logger)
         chatbot.attach(to: events, loops: server.group)
+        // Last, once everything that follows the feed is wired; before the
+        // demo data, whose writes wait for it.
+        follower?.start()
 
         // Date texts ("14:05" becomes "Yesterday") change at midnight, not on writes:
         // cached view models are dropped and followed ones sent anew.
