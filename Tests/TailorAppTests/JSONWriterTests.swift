@@ -52,6 +52,6 @@ import Testing
                                             next: .get("/api/orders?q=caf%C3%A9&offset=2&limit=2")))
         try expectCanonical(OrdersViewModel(title: "Orders", count: 0, sort: "total", layout: "compact", items: [], next: nil))
         try expectCanonical(DeletedViewModel(id: "1", deleted: true))
-        try expectCanonical(NotificationViewModel(.init(recipient: 1, chatID: 2, contact: "bob", text: Self.awkward)))
+        try expectCanonical(NotificationViewModel(.init(recipient: 1, chatID: 2, contact: "bob", text: Self.awkward, position: 3)))
     }
 }

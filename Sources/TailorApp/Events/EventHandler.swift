@@ -58,7 +58,8 @@ final class EventHandler: Sendable {
             switch change {
             case .messageSent(let message, let chat):
                 if let sender = name(of: message.senderID, in: store) {
-                    notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender, text: message.text))
+                    notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender,
+                                               text: message.text, position: Int64(entry.position)))
                 }
                 onMessage(message, chat)
             case .sessionEnded(let hash):

@@ -25,6 +25,9 @@ final class EventStreams: Sendable {
         let chatID: Int
         let contact: String
         let text: String
+        /// The feed position of the message: its event's id on every server,
+        /// whichever pass publishes it.
+        let position: Int64
     }
 
     private enum LogEntry {
@@ -212,18 +215,21 @@ final class EventStreams: Sendable {
                 }
             }
             var deliveries = Deliveries()
-            for (key, json) in built {
-                let event = StreamEvent(id: position ?? state.published[lanes.lane(of: key.user)], name: StreamEvent.name(of: key.topic), json: json)
-                for subscriber in state.subscribers.followers(of: key) {
-                    if subscriber.push(event, for: key.topic) { deliveries.add(subscriber) }
-                }
-            }
+            // Notifications first: each has its message's position, at most the
+            // pass's, which the view models have; a stream's loop may take
+            // what is queued between two pushes, and ids must not go back.
             for notification in notifications {
-                let event = StreamEvent(id: position ?? state.published[lanes.lane(of: notification.recipient)], name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(notification))))
+                let event = StreamEvent(id: notification.position, name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(notification))))
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
                 for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {
                     if subscriber.pushNotification(event) { deliveries.add(subscriber) }
+                }
+            }
+            for (key, json) in built {
+                let event = StreamEvent(id: position ?? state.published[lanes.lane(of: key.user)], name: StreamEvent.name(of: key.topic), json: json)
+                for subscriber in state.subscribers.followers(of: key) {
+                    if subscriber.push(event, for: key.topic) { deliveries.add(subscriber) }
                 }
             }
             return deliveries
