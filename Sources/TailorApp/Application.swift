@@ -53,7 +53,7 @@ public final class Application: Sendable {
         let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
         let progress = FeedProgress(applied: position, isShared: sharedURL != nil)
         follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
-        events = EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
+        events = try EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
                              feedWindow: configuration.feedWindow, follower: follower, progress: progress)
         let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,

@@ -188,7 +188,9 @@ import TailorTestSupport
         }
         let app = try TestApp(backend: backend) { $0.database = location }
         let stream = try SSEClient(port: app.port, token: tokens.bob, topics: "badge")
-        #expect(Int64(try stream.next().id!)! == before, "the view model as of the latest position")
+        // The view model as of the latest position in use (on SQLite, the last
+        // one reserved, which may be past the last one handed out).
+        #expect(Int64(try stream.next().id!)! >= before)
         let alice = try app.client()
         alice.token = tokens.alice
         try alice.send("POST", "/api/chats/\(tokens.chat)/messages", json: #"{"text":"after the restart"}"#)

@@ -85,6 +85,35 @@ import Testing
         #expect(page.states == [MessageState(id: 1, senderID: 2, isRead: true), MessageState(id: 2, senderID: 3, isRead: false)])
     }
 
+    /// Positions handed out from memory never go back: not after a commit
+    /// that failed, not after a restart, which goes on past the reserved block.
+    @Test func feedPositionsNeverGoBack() throws {
+        var handedOut: [Int] = []
+        do {
+            let (database, writer) = try Database.openSQLite(path: path)
+            defer { database.close() }
+            let feed = try FeedAppender(store: Store(writer), window: 10)
+            for _ in 0..<3 {
+                handedOut.append(try writer.transaction { try feed.append([], in: Store(writer)) })
+            }
+            do {
+                try writer.transaction { () throws -> Void in
+                    handedOut.append(try feed.append([], in: Store(writer)))
+                    throw StoreError.notFound
+                }
+            } catch {
+                feed.rolledBack()
+            }
+            handedOut.append(try writer.transaction { try feed.append([], in: Store(writer)) })
+            #expect(handedOut == handedOut.sorted() && Set(handedOut).count == handedOut.count)
+            #expect(try Store(writer).lastPosition() >= handedOut.last!, "the file reserves what was handed out")
+        }
+        let (database, writer) = try Database.openSQLite(path: path)
+        defer { database.close() }
+        let feed = try FeedAppender(store: Store(writer), window: 10)
+        #expect(try writer.transaction { try feed.append([], in: Store(writer)) } > handedOut.last!)
+    }
+
     /// A server stopped twice releases its file once: closing the lock's
     /// descriptor again would close whatever reuses its number.
     @Test func releasingTheFileTwiceClosesNothingElse() throws {

@@ -31,7 +31,6 @@ public final class EventRouter: Sendable {
     private let handler: EventHandler
     private let now: @Sendable () -> Int
     private let maxOrdersPerUser: Int
-    private let feedWindow: Int
     /// Follows the feed of a database that other servers write too; nil when
     /// this server is the only writer (SQLite) and hands its entries on itself.
     private let follower: FeedFollower?
@@ -47,12 +46,11 @@ public final class EventRouter: Sendable {
     static let applyWait = 2.0
 
     init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
-         follower: FeedFollower?, progress: FeedProgress) {
-        self.writer = WriterConnection(writer)
+         follower: FeedFollower?, progress: FeedProgress) throws {
+        self.writer = try WriterConnection(writer, feedWindow: feedWindow)
         self.handler = handler
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
-        self.feedWindow = feedWindow
         self.follower = follower
         self.progress = progress
     }
@@ -153,9 +151,11 @@ public final class EventRouter: Sendable {
                 break
             } catch let error as any DatabaseFailure where error.isConflictWithAnotherTransaction && attempt < Self.attemptsPerBatch {
                 // The database chose this batch to undo; the other goes on. Again.
+                writer.feed.rolledBack()
                 continue
             } catch {
                 // The commit itself failed: nothing of the batch is stored.
+                writer.feed.rolledBack()
                 for pending in batch { pending.continuation.resume(throwing: error) }
                 return
             }
@@ -187,32 +187,26 @@ public final class EventRouter: Sendable {
 
 extension EventRouter {
     /// Records the batch's changes in the feed, in its transaction; nil when
-    /// none of its events changed what anyone sees. Now and then, the feed's
-    /// oldest entries beyond `feedWindow` go.
+    /// none of its events changed what anyone sees.
     private func recordInFeed(_ results: [Result<EventOutcome, any Error>], store: Store) throws -> FeedEntry? {
         let changes = results.compactMap { result -> Change? in
             guard case .success(let outcome) = result else { return nil }
             return Change(outcome)
         }
         guard !changes.isEmpty else { return nil }
-        // Only servers that follow the feed read what an entry holds; a server
-        // that owns its database (SQLite) hands its entries on itself, and
-        // writing them out measurably slowed its commits.
-        let position = try store.appendChange(follower == nil ? [] : ChangeEncoding.bytes(of: changes))
-        if position % min(Self.pruneEvery, max(feedWindow, 1)) == 0 { try store.pruneChanges(keeping: feedWindow) }
+        let position = try writer.feed.append(ChangeEncoding.bytes(of: changes), in: store)
         return FeedEntry(position: position, changes: changes)
     }
-
-    /// Positions between two prunings of the feed.
-    static let pruneEvery = 1_000
 }
 
-/// The writer connection, used only on the router's serial queue; that is why
-/// it may cross into the queue's closures.
+/// The writer connection and its place in the feed, used only on the
+/// router's serial queue; that is why they may cross into the queue's closures.
 private final class WriterConnection: @unchecked Sendable {
     let connection: any DatabaseConnection
+    let feed: FeedAppender
 
-    init(_ connection: any DatabaseConnection) {
+    init(_ connection: any DatabaseConnection, feedWindow: Int) throws {
         self.connection = connection
+        feed = try FeedAppender(store: Store(connection), window: feedWindow)
     }
 }

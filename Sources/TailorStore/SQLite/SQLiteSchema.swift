@@ -164,6 +164,14 @@ public enum SQLiteSchema {
         """
         ALTER TABLE chats DROP COLUMN last_activity_at;
         """,
+        // 7: one server owns a SQLite file, so its feed needs no entries, only
+        // positions that never go back: handed out from memory and reserved
+        // here a block at a time (see `FeedAppender`), not a row per commit.
+        """
+        CREATE TABLE feed_reserved (position INTEGER NOT NULL);
+        INSERT INTO feed_reserved SELECT coalesce(max(position), 0) FROM changes;
+        DROP TABLE changes;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -1,0 +1,55 @@
+/// Gives each commit that changed what users see its position in the change
+/// feed, inside the writer's transaction. Used by the writer alone.
+///
+/// - PostgreSQL: an entry in the shared table, which other servers read
+///   (`Store.appendChange`), pruned to the latest `window` entries.
+/// - SQLite: one server owns the file and hands its entries on itself, so a
+///   position is all it needs. Positions come from memory and are reserved in
+///   the file a block at a time, in the commit that first uses the block: a
+///   row per commit measurably slowed the writer. After a restart, or a
+///   commit that failed, positions go on past the reserved block: they never
+///   go back, and the unused rest of a block is skipped.
+public final class FeedAppender {
+    private let engine: DatabaseEngine
+    private let window: Int
+    /// SQLite: the next position to hand out, and the last one reserved.
+    private var next: Int
+    private var reserved: Int
+
+    /// Positions reserved at a time on SQLite.
+    static let block = 1_000
+    /// Positions between two prunings of PostgreSQL's entries.
+    static let pruneEvery = 1_000
+
+    /// `store` is the writer's; `window` the entries PostgreSQL's feed keeps.
+    public init(store: Store, window: Int) throws {
+        engine = store.connection.engine
+        self.window = max(window, 1)
+        reserved = try store.lastPosition()
+        next = reserved + 1
+    }
+
+    /// The position of a commit that changed `body`'s changes; `body` is
+    /// written only where other servers read it.
+    public func append(_ body: @autoclosure () -> [UInt8], in store: Store) throws -> Int {
+        switch engine {
+        case .sqlite:
+            if next > reserved {
+                try store.reservePositions(through: next + Self.block - 1)
+                reserved = next + Self.block - 1
+            }
+            defer { next += 1 }
+            return next
+        case .postgres:
+            let position = try store.appendChange(body())
+            if position % min(Self.pruneEvery, window) == 0 { try store.pruneChanges(keeping: window) }
+            return position
+        }
+    }
+
+    /// The transaction that took positions was undone, its reservation with
+    /// it: the next commit reserves again.
+    public func rolledBack() {
+        reserved = 0
+    }
+}
