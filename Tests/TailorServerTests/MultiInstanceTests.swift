@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TailorStore
 import TailorTestSupport
@@ -116,6 +117,39 @@ import TailorTestSupport
         }
     }
 
+    /// The same order paid through both servers at once: one wins, the other
+    /// is told the order moved on (409), and both servers show the winner.
+    @Test func anOrderMovedThroughBothServersAtOnceMovesOnce() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let clients = [alice, try signedIn(alice, on: b)]
+        let rounds = 20
+        var statuses: [[Int]] = []
+        for _ in 0..<rounds {
+            let id = try #require(try alice.send("POST", "/api/orders", json: OrderAPITests.groceries).json["id"] as? String)
+            let start = DispatchSemaphore(value: 0)
+            let answered = DispatchGroup()
+            let codes = Mutex<[Int]>([])
+            for client in clients {
+                answered.enter()
+                Thread {
+                    start.wait()
+                    let code = (try? client.send("PATCH", "/api/orders/\(id)", json: #"{"status":"paid"}"#).status) ?? 0
+                    codes.withLock { $0.append(code) }
+                    answered.leave()
+                }.start()
+            }
+            for _ in clients { start.signal() }
+            answered.wait()
+            statuses.append(codes.withLock { $0.sorted() })
+            for client in clients {
+                let order = try client.waitFor("/api/orders/\(id)") { $0["status"] as? String == "paid" }
+                #expect(order["status"] as? String == "paid")
+            }
+        }
+        #expect(statuses == Array(repeating: [200, 409], count: rounds))
+    }
+
     @Test func aClientIdRetriedOnTheOtherServerIsStoredOnce() throws {
         let (a, b) = try twoServers()
         let alice = try a.user("alice")
@@ -230,6 +264,72 @@ import TailorTestSupport
         let badge = try onB.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == stored })
         #expect(badge.json["unread"] as? Int == stored)
         #expect(try signedIn(bob, on: b).get("/api/badge").json["unread"] as? Int == stored)
+    }
+
+    /// PostgreSQL stopped for a while and started again under writes through
+    /// both servers: meanwhile requests get 503 with Retry-After, never another
+    /// answer and never a wait past the timeouts; then both servers take writes
+    /// again, every acknowledged message is stored, and the streams on both
+    /// catch up.
+    @Test func bothServersResumeWhenPostgreSQLRestartsUnderWrites() throws {
+        let database = try PostgresServer()
+        let location = DatabaseLocation.postgres(url: database.url)
+        let a = try TestApp(database: location)
+        let b = try TestApp(database: location)
+        let alice = try a.user("alice")
+        let bob = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let streams = [try SSEClient(port: a.port, token: bob.token, topics: "badge", timeout: 20),
+                       try SSEClient(port: b.port, token: bob.token, topics: "badge", timeout: 20)]
+        for stream in streams { _ = try stream.next() }
+
+        struct Answer { var status: Int; var retryAfter: String?; var seconds: Double; var id: String? }
+        let answers = Mutex<[String: [Answer]]>([:])
+        let sent = DispatchGroup()
+        for (client, name) in [(alice, "a"), (try signedIn(alice, on: b), "b")] {
+            sent.enter()
+            Thread {
+                for index in 0..<24 {
+                    let started = Date()
+                    let response = try? client.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(name)\#(index)"}"#)
+                    let answer = Answer(status: response?.status ?? 0, retryAfter: response?.header("retry-after"),
+                                        seconds: Date().timeIntervalSince(started),
+                                        id: (response?.json["message"] as? [String: Any])?["id"] as? String)
+                    answers.withLock { $0[name, default: []].append(answer) }
+                    usleep(250_000)
+                }
+                sent.leave()
+            }.start()
+        }
+        usleep(1_000_000)
+        try database.stop()
+        usleep(1_500_000)
+        try database.start()
+        sent.wait()
+
+        let all = answers.withLock { $0 }
+        let statuses = all.mapValues { $0.map(\.status) }
+        #expect(all.values.joined().allSatisfy { $0.status == 201 || ($0.status == 503 && $0.retryAfter != nil) }, "\(statuses)")
+        #expect(all.values.joined().contains { $0.status == 503 }, "the outage was seen: \(statuses)")
+        #expect(all.values.joined().allSatisfy { $0.seconds < 5 })
+        #expect(all.values.allSatisfy { $0.suffix(4).allSatisfy { $0.status == 201 } }, "both servers write again: \(statuses)")
+        // A commit cut off by the stop may be stored without its answer: what
+        // the servers show is checked against the database, and against
+        // every message that was acknowledged.
+        let acknowledged = Set(all.values.joined().compactMap(\.id))
+        for app in [a, b] {
+            let view = try signedIn(bob, on: app).waitFor("/api/chats/\(chatID)") { view in
+                acknowledged.isSubset(of: Set((view["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }))
+            }
+            let shown = (view["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(!acknowledged.isEmpty && acknowledged.isSubset(of: Set(shown)), "\(view)")
+            let unread = try #require(try signedIn(bob, on: app).get("/api/badge").json["unread"] as? Int)
+            #expect(unread == shown.count)
+        }
+        for stream in streams {
+            let unread = try signedIn(bob, on: a).get("/api/badge").json["unread"] as? Int
+            #expect(try stream.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == unread }).name == "badge")
+        }
     }
 
     /// A server whose follower was away while more entries than the feed

@@ -10,7 +10,8 @@ import Glibc
 /// connection that broke (the server restarted, the network dropped) reconnects
 /// at its next use; the call that found it broken fails with an error that may pass.
 public final class PostgresConnection: DatabaseConnection {
-    private var handle: OpaquePointer
+    /// nil while the server cannot be reached: a reconnection failed.
+    private var handle: OpaquePointer?
     private let url: String
     public var engine: DatabaseEngine { .postgres }
     /// What each SQL text was prepared as, by the text the store wrote.
@@ -27,7 +28,7 @@ public final class PostgresConnection: DatabaseConnection {
     }
 
     deinit {
-        PQfinish(handle)
+        if let handle { PQfinish(handle) }
     }
 
     private static func connect(_ url: String) throws -> OpaquePointer {
@@ -43,18 +44,27 @@ public final class PostgresConnection: DatabaseConnection {
         return handle
     }
 
-    /// A connection that broke is opened anew, and what was prepared on it is gone.
-    private func reconnectIfBroken() throws {
-        guard PQstatus(handle) != CONNECTION_OK else { return }
-        PQfinish(handle)
-        statements.removeAll()
-        handle = try Self.connect(url)
+    /// The connection, opened anew if it broke: what was prepared on it is gone.
+    private func connected() throws -> OpaquePointer {
+        if let handle {
+            if PQstatus(handle) == CONNECTION_OK { return handle }
+            PQfinish(handle)
+            self.handle = nil
+            statements.removeAll()
+        }
+        let fresh = try Self.connect(url)
+        handle = fresh
+        return fresh
+    }
+
+    /// What libpq said last on this connection.
+    private var lastError: String {
+        handle.map { String(cString: PQerrorMessage($0)) } ?? "not connected"
     }
 
     /// Runs one or more statements without parameters (schema, settings).
     public func execute(_ sql: String) throws {
-        try reconnectIfBroken()
-        let result = PQexec(handle, sql)
+        let result = PQexec(try connected(), sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
     }
@@ -114,12 +124,12 @@ public final class PostgresConnection: DatabaseConnection {
     // MARK: Notifications
 
     /// The connection's socket, to wait on for notifications.
-    public var socket: Int32 { PQsocket(handle) }
+    public var socket: Int32 { handle.map(PQsocket) ?? -1 }
 
     /// Reads what the server sent and counts the notifications in it; a lost
     /// connection throws.
     public func takeNotifications() throws -> Int {
-        guard PQconsumeInput(handle) == 1 else { throw PostgresError.connection(String(cString: PQerrorMessage(handle))) }
+        guard let handle, PQconsumeInput(handle) == 1 else { throw PostgresError.connection(lastError) }
         var count = 0
         while let notification = PQnotifies(handle) {
             PQfreemem(notification)
@@ -131,13 +141,14 @@ public final class PostgresConnection: DatabaseConnection {
     /// Undoes after a failure. When even that fails the connection is broken,
     /// and the next use opens it anew; the first failure is the one to report.
     private func rollBack(_ sql: String) {
+        guard let handle else { return }
         let result = PQexec(handle, sql)
         PQclear(result)
     }
 
     private func executePrepared(_ sql: String, _ values: [any DatabaseBindable]) throws -> OpaquePointer {
-        try reconnectIfBroken()
-        let statement = try prepared(sql, parameterCount: values.count)
+        let handle = try connected()
+        let statement = try prepared(sql, parameterCount: values.count, on: handle)
         let parameters = PostgresParameters(values)
         defer { parameters.deallocate() }
         let result = PQexecPrepared(handle, statement.name, Int32(values.count), parameters.values, parameters.lengths,
@@ -151,7 +162,7 @@ public final class PostgresConnection: DatabaseConnection {
         return result!
     }
 
-    private func prepared(_ sql: String, parameterCount: Int) throws -> PreparedStatement {
+    private func prepared(_ sql: String, parameterCount: Int, on handle: OpaquePointer) throws -> PreparedStatement {
         if let statement = statements[sql] { return statement }
         let statement = PreparedStatement(name: "s\(statements.count)", sql: PostgresSQL.translate(sql))
         let result = PQprepare(handle, statement.name, statement.sql, 0, nil)
@@ -166,13 +177,13 @@ public final class PostgresConnection: DatabaseConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return
         default:
-            guard let result else { throw PostgresError.connection(String(cString: PQerrorMessage(handle))) }
+            guard let result else { throw PostgresError.connection(lastError) }
             let field = { (code: UInt8) -> String? in
                 PQresultErrorField(result, Int32(code)).map { String(cString: $0) }
             }
             guard let state = field(UInt8(ascii: "C")) else {
                 // No SQLSTATE: libpq itself failed, most often a lost connection.
-                throw PostgresError.connection(String(cString: PQerrorMessage(handle)))
+                throw PostgresError.connection(lastError)
             }
             throw PostgresError(sqlState: state, message: field(UInt8(ascii: "M")) ?? "", sql: sql)
         }
