@@ -46,7 +46,7 @@ let package = Package(
         ),
 
         // The model on SQLite or PostgreSQL: connections, statements, schemas, and the queries.
-        .target(name: "TailorStore", dependencies: ["CSQLite", "CLibPQ"]),
+        .target(name: "TailorStore", dependencies: ["CSQLite", "CLibPQ", "TailorLoop"]),
 
         // The application: events, router, handler, builders, view models, cache, routes.
         .target(

@@ -124,6 +124,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run() {
         threadID.store(pthread_self(), ordering: .relaxed)
+        _ = csystem_set_thread_name("loop-\(index)")
         let capacity = 256
         let events = UnsafeMutablePointer<csystem_ready_event>.allocate(capacity: capacity)
         defer { events.deallocate() }

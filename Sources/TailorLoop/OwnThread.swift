@@ -33,4 +33,10 @@ public final class OwnThread: Sendable {
     public func join() {
         pthread_join(handle, nil)
     }
+
+    /// Lets the thread end on its own, its resources freed as it does, for a
+    /// thread that no one joins.
+    public func detach() {
+        pthread_detach(handle)
+    }
 }

@@ -80,9 +80,13 @@ struct ScenarioCommand: AsyncParsableCommand {
         try await scenario.setUp()
         log("sending \(Int(rate)) messages/s for \(Int(duration)) s")
         let serverCPU = server?.cpuSeconds ?? 0
+        let serverThreads = server?.threadCPUSeconds ?? [:]
         let clientCPU = ProcessProbe.current.cpuSeconds
         let elapsed = await scenario.run()
         let serverSeconds = (server?.cpuSeconds ?? 0) - serverCPU
+        let threads = server.map {
+            ThreadLoad.loads(from: serverThreads, to: $0.threadCPUSeconds, seconds: elapsed, messages: scenario.ledger.counts(hasStream: scenario.hasStream).accepted)
+        }
         let clientSeconds = ProcessProbe.current.cpuSeconds - clientCPU
         log("comparing the streams' last view models with the server's")
         let check = await scenario.checkFinalViewModels()
@@ -91,7 +95,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         let report = makeReport(scenario: scenario, elapsed: elapsed, check: check, server: server.map { probe in
             let memory = probe.residentKiB
             return LoadReport.Process(cpuPercent: serverSeconds / elapsed * 100, rssMiB: Double(memory.now) / 1024, peakRssMiB: Double(memory.peak) / 1024)
-        }, clientSeconds: clientSeconds)
+        }, threads: threads, clientSeconds: clientSeconds)
         print(report.table)
         if let json {
             let encoder = JSONEncoder()
@@ -102,7 +106,7 @@ struct ScenarioCommand: AsyncParsableCommand {
     }
 
     private func makeReport(scenario: Scenario, elapsed: Double, check: Scenario.FinalCheck,
-                            server: LoadReport.Process?, clientSeconds: Double) -> LoadReport {
+                            server: LoadReport.Process?, threads: [ThreadLoad]?, clientSeconds: Double) -> LoadReport {
         let statistics = scenario.statistics.snapshot
         let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
         let routes = statistics.routes.sorted { $0.key < $1.key }.map { LoadReport.Latency(name: $0.key, histogram: $0.value) }
@@ -117,7 +121,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             requestsPerSecond: Double(requests) / elapsed, messagesPerSecond: Double(counts.accepted) / elapsed,
             eventsPerSecond: Double(statistics.eventsReceived) / elapsed, notModified: statistics.notModified,
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
-            server: server,
+            server: server, threads: threads, serialCeilingMessagesPerSecond: threads.flatMap(ThreadLoad.serialCeiling(of:)),
             client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),
             intervalSeconds: interval, intervals: intervals(scenario))
     }
@@ -128,7 +132,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             LoadReport.Interval(
                 startSeconds: Double(index) * self.interval,
                 latencies: interval.latencies.sorted { $0.key < $1.key }.map { LoadReport.Latency(name: $0.key, histogram: $0.value) },
-                serverCPUPercent: interval.serverCPUPercent, serverRSSMiB: interval.serverRSSMiB,
+                serverCPUPercent: interval.serverCPUPercent, threadCPUPercent: interval.threadCPUPercent, serverRSSMiB: interval.serverRSSMiB,
                 databaseMiB: interval.databaseMiB, logMiB: interval.logMiB)
         }
     }

@@ -150,7 +150,7 @@ extension StoreTests {
         }
         try send(1000)
         database.sqliteFile!.checkpointer.finish()
-        #expect(database.sqliteFile!.checkpointer.done.onQueue > 0)
+        #expect(database.sqliteFile!.checkpointer.done.onOwnThread > 0)
         #expect(database.sqliteFile!.checkpointer.done.byWriter == 0)
         // Everything was copied while the writer rested: its next commit
         // starts the log over.

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Draws a load report's series (tailor-load scenario --json): latency per
 interval (p99 and max of sending and of end to end, p99.9 of end to end) on a
-log scale, and the server's CPU, memory and write-ahead log beneath, so that a
-stall shows beside what the server was doing then."""
+log scale; the server's CPU, memory and write-ahead log beneath; and the CPU
+of the server's busiest threads at the bottom, so that a stall shows beside
+what the server was doing then, and which stage did it."""
 
 import json
 import sys
@@ -25,11 +26,26 @@ def series(intervals, name, field):
     return zip(*points) if points else ([], [])
 
 
+def draw_threads(axes, intervals, minutes, shown=6):
+    """The CPU % of the threads that used the most over the whole run."""
+    totals = {}
+    for interval in intervals:
+        for name, percent in (interval.get("threadCPUPercent") or {}).items():
+            totals[name] = totals.get(name, 0) + percent
+    for name in sorted(totals, key=totals.get, reverse=True)[:shown]:
+        points = [(m, interval["threadCPUPercent"][name]) for m, interval in zip(minutes, intervals)
+                  if name in (interval.get("threadCPUPercent") or {})]
+        axes.plot([p[0] for p in points], [p[1] for p in points], label=name)
+    if totals:
+        axes.set_ylabel("thread CPU %")
+        axes.legend(loc="upper left", fontsize="small", ncol=3)
+
+
 def main(report_path, out_path):
     with open(report_path) as file:
         report = json.load(file)
     intervals = report["intervals"]
-    figure, (top, bottom) = plt.subplots(2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    figure, (top, bottom, threads) = plt.subplots(3, 1, figsize=(11, 9), sharex=True, gridspec_kw={"height_ratios": [3, 2, 2]})
     for name, field, style, label in [(SEND, "p99Ms", "-", "send p99"), (SEND, "maxMs", ":", "send max"),
                                       (END_TO_END, "p99Ms", "-", "end to end p99"), (END_TO_END, "p999Ms", "--", "end to end p99.9"),
                                       (END_TO_END, "maxMs", ":", "end to end max")]:
@@ -48,8 +64,9 @@ def main(report_path, out_path):
         points = [(m, v) for m, v in zip(minutes, values) if v is not None]
         if points:
             bottom.plot([p[0] for p in points], [p[1] for p in points], label=label)
-    bottom.set_xlabel("minutes")
     bottom.legend(loc="upper left", fontsize="small")
+    draw_threads(threads, intervals, minutes)
+    threads.set_xlabel("minutes")
     figure.tight_layout()
     figure.savefig(out_path)
 

@@ -1,7 +1,7 @@
-import Dispatch
 import Synchronization
+import TailorLoop
 
-/// One queue on which the streams' new view models are built. Changes handed to
+/// One thread on which the streams' new view models are built. Changes handed to
 /// it while it is busy wait together for its next pass.
 final class PublisherLane: Sendable {
     private struct Waiting {
@@ -12,11 +12,11 @@ final class PublisherLane: Sendable {
         var passScheduled = false
     }
 
-    private let queue: DispatchQueue
+    private let thread: SerialThread
     private let waiting = Mutex(Waiting())
 
     init(index: Int) {
-        queue = DispatchQueue(label: "tailor.publisher.\(index)")
+        thread = SerialThread(name: "publish-\(index)")
     }
 
     /// Hands over changes at `position`, which is never below what was handed before.
@@ -28,7 +28,7 @@ final class PublisherLane: Sendable {
             defer { waiting.passScheduled = true }
             return !waiting.passScheduled
         }
-        if schedule { queue.async { self.publishWaiting(to: streams) } }
+        if schedule { thread.async { self.publishWaiting(to: streams) } }
     }
 
     /// Publishes what waits, until nothing does.

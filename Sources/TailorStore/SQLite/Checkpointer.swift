@@ -1,14 +1,14 @@
 import CSQLite
-import Dispatch
 import Synchronization
+import TailorLoop
 
 /// Copies the write-ahead log back into the database file on a connection and
-/// queue of its own, so that the writer never waits for it.
+/// thread of its own, so that the writer never waits for it.
 ///
 /// SQLite's own checkpoints run inside the commit that crosses the log's size
 /// limit, and one syncs the log and the file to disk: under a steady load of
 /// writes they were most of the slowest answers. Here a commit only asks for a
-/// checkpoint; this queue copies what the log holds while the writer goes on.
+/// checkpoint; this thread copies what the log holds while the writer goes on.
 /// A checkpoint that ends with every frame copied lets the writer start the log
 /// over at its next commit, so the log stays small: under a steady load of
 /// 2,000 messages a second it stayed under 10 MB.
@@ -21,16 +21,16 @@ final class Checkpointer: Sendable {
     /// Frames (pages) in the log at which a commit asks for a checkpoint:
     /// SQLite's own default for checkpoints after commits.
     static let askFrames = 1000
-    /// Frames at which the writer stops waiting for this queue and copies.
+    /// Frames at which the writer stops waiting for this thread and copies.
     static let writerFrames = 8000
 
-    private let queue = DispatchQueue(label: "tailor.checkpoint")
+    private let thread = SerialThread(name: "checkpoint")
     private let connection: ConnectionBox<SQLiteConnection>
     private let scheduled = Atomic<Bool>(false)
     private let counts = Mutex(Counts())
 
     struct Counts: Sendable, Equatable {
-        var onQueue = 0
+        var onOwnThread = 0
         var byWriter = 0
     }
 
@@ -53,21 +53,21 @@ final class Checkpointer: Sendable {
         }
     }
 
-    /// Checkpoints run so far, on this queue and by the writer.
+    /// Checkpoints run so far, on this thread and by the writer.
     var done: Counts { counts.withLock { $0 } }
 
     /// Waits for a checkpoint under way, if any.
     func finish() {
-        queue.sync {}
+        thread.sync {}
     }
 
     private func ask() {
         guard scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        queue.async { [self] in
+        thread.async { [self] in
             scheduled.store(false, ordering: .releasing)
             // Passive: copies what no reader still needs, never waits for one.
             sqlite3_wal_checkpoint_v2(connection.connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            counts.withLock { $0.onQueue += 1 }
+            counts.withLock { $0.onOwnThread += 1 }
         }
     }
 }

@@ -10,6 +10,8 @@ final class IntervalSeries: Sendable {
     struct Interval: Sendable {
         var latencies: [String: LatencyHistogram] = [:]
         var serverCPUPercent: Double?
+        /// Per thread name (see `ProcessProbe.threadCPUSeconds`).
+        var threadCPUPercent: [String: Double]?
         var serverRSSMiB: Double?
         var databaseMiB: Double?
         var logMiB: Double?
@@ -33,7 +35,7 @@ final class IntervalSeries: Sendable {
     }
 
     /// The server's figures at the end of the interval that holds `time`.
-    func sample(at time: UInt64, server: ProcessProbe?, cpuPercent: Double?, database: String?) {
+    func sample(at time: UInt64, server: ProcessProbe?, cpuPercent: Double?, threadCPUPercent: [String: Double]?, database: String?) {
         let index = self.index(of: time &- 1)
         let rss = server.map { Double($0.residentKiB.now) / 1024 }
         let databaseSize = database.flatMap(Self.mebibytes(of:))
@@ -41,6 +43,7 @@ final class IntervalSeries: Sendable {
         intervals.withLock { intervals in
             grow(&intervals, to: index)
             intervals[index].serverCPUPercent = cpuPercent
+            intervals[index].threadCPUPercent = threadCPUPercent
             intervals[index].serverRSSMiB = rss
             intervals[index].databaseMiB = databaseSize
             intervals[index].logMiB = logSize

@@ -26,12 +26,18 @@ struct LoadReport: Encodable {
         let startSeconds: Double
         let latencies: [Latency]
         let serverCPUPercent: Double?
+        let threadCPUPercent: [String: Double]?
         let serverRSSMiB: Double?
         let databaseMiB: Double?
         let logMiB: Double?
 
         /// The longest latency of any kind in the interval.
         var worstMs: Double { latencies.map(\.maxMs).max() ?? 0 }
+
+        /// The thread that used the most CPU in the interval, and how much.
+        var busiestThread: (name: String, cpuPercent: Double)? {
+            threadCPUPercent?.max { $0.value < $1.value }.map { ($0.key, $0.value) }
+        }
     }
 
     struct Messages: Encodable {
@@ -67,6 +73,9 @@ struct LoadReport: Encodable {
     let viewModelsStale: Int
     let staleExamples: [String]
     let server: Process?
+    /// The server's threads over the run, busiest first.
+    let threads: [ThreadLoad]?
+    let serialCeilingMessagesPerSecond: Double?
     let client: Process
     let intervalSeconds: Double
     let intervals: [Interval]
@@ -95,6 +104,12 @@ struct LoadReport: Encodable {
         if let server {
             lines.append("server         CPU \(Self.number(server.cpuPercent, 0))% of one core, RSS \(Self.number(server.rssMiB, 1)) MiB (peak \(Self.number(server.peakRssMiB, 1)) MiB)")
         }
+        for thread in threads ?? [] where thread.cpuPercent >= 0.5 {
+            lines.append("  thread \(thread.name.padding(to: 16)) CPU \(Self.number(thread.cpuPercent, 0).padded(to: 3))% of one core, \(Self.number(thread.microsecondsPerMessage, 0)) µs per message")
+        }
+        if let ceiling = serialCeilingMessagesPerSecond, let busiest = threads?.first {
+            lines.append("serial ceiling \(Self.number(ceiling, 0)) messages/s, when \(busiest.name) would need a whole core")
+        }
         lines.append("load client    CPU \(Self.number(client.cpuPercent, 0))% of one core, RSS \(Self.number(client.rssMiB, 1)) MiB")
         lines += worstIntervalsTable
         lines.append(passed ? "result         passed: no errors, nothing lost, every view model current" : "result         FAILED")
@@ -106,7 +121,7 @@ struct LoadReport: Encodable {
     private var worstIntervalsTable: [String] {
         guard !intervals.isEmpty else { return [] }
         var lines = ["", "worst \(Self.number(intervalSeconds, 0))-second intervals of \(intervals.count) (max and p99 ms; the whole series is in --json)"]
-        lines.append(Self.row(["from s", "send p99", "max", "e2e p99", "max", "CPU %", "RSS MiB", "log MiB"]))
+        lines.append(Self.row(["from s", "send p99", "max", "e2e p99", "max", "CPU %", "RSS MiB", "log MiB", "busiest thread %"]))
         func latency(_ interval: Interval, _ name: String) -> Latency? { interval.latencies.first { $0.name == name } }
         for interval in intervals.sorted(by: { $0.worstMs > $1.worstMs }).prefix(Self.worstIntervalsShown) {
             let send = latency(interval, "POST /api/chats/:id/messages")
@@ -114,7 +129,8 @@ struct LoadReport: Encodable {
             func show(_ value: Double?, _ decimals: Int) -> String { value.map { Self.number($0, decimals) } ?? "-" }
             lines.append(Self.row([Self.number(interval.startSeconds, 0), show(send?.p99Ms, 2), show(send?.maxMs, 2),
                                    show(endToEnd?.p99Ms, 2), show(endToEnd?.maxMs, 2), show(interval.serverCPUPercent, 0),
-                                   show(interval.serverRSSMiB, 1), show(interval.logMiB, 1)]))
+                                   show(interval.serverRSSMiB, 1), show(interval.logMiB, 1),
+                                   interval.busiestThread.map { "\($0.name) \(Self.number($0.cpuPercent, 0))" } ?? "-"]))
         }
         return lines
     }

@@ -40,21 +40,27 @@ extension Scenario {
         return Double(finished - start) / 1e9
     }
 
-    /// At the end of each interval: the server's CPU over it, its memory, and
-    /// the sizes of its database and log.
+    /// At the end of each interval: the server's CPU over it, in all and per
+    /// thread, its memory, and the sizes of its database and log.
     private func sample(_ series: IntervalSeries, start: UInt64, end: UInt64) async {
         let server = settings.serverPID.map(ProcessProbe.init(pid:))
         let length = UInt64(settings.intervalSeconds * 1e9)
         var boundary = start + length
         var cpu = server?.cpuSeconds ?? 0
+        var threads = server?.threadCPUSeconds ?? [:]
+        let seconds = settings.intervalSeconds
+        let percent = { (spent: Double) in spent / seconds * 100 }
         while boundary <= end + length, !Task.isCancelled {
             let now = MonotonicClock.now
             if boundary > now { try? await Task.sleep(for: .nanoseconds(boundary - now)) }
             if Task.isCancelled { return }
             let cpuNow = server?.cpuSeconds ?? 0
-            series.sample(at: boundary, server: server, cpuPercent: server.map { _ in (cpuNow - cpu) / settings.intervalSeconds * 100 },
+            let threadsNow = server?.threadCPUSeconds ?? [:]
+            series.sample(at: boundary, server: server, cpuPercent: server.map { _ in percent(cpuNow - cpu) },
+                          threadCPUPercent: server.map { _ in ThreadLoad.spent(from: threads, to: threadsNow).mapValues(percent) },
                           database: settings.databasePath)
             cpu = cpuNow
+            threads = threadsNow
             boundary += length
         }
     }
