@@ -5,15 +5,17 @@ import TailorLoop
 
 /// `tailor-load fanout`: holds many event streams on one topic, makes one change,
 /// and reports how long the streams took to receive it, and the server's memory
-/// per idle stream.
+/// per idle stream. With several servers of one database (`--port` given more
+/// than once) the streams are shared out over them in turn, and the change
+/// goes through the first.
 struct FanOutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
         abstract: "Open N event streams on one topic, change it once, and time the delivery."
     )
 
-    @Option(help: "Server port on 127.0.0.1.")
-    var port: Int
+    @Option(help: "Server port on 127.0.0.1; more than once for several servers of one database.")
+    var port: [Int]
 
     @Option(help: "Bearer token of the user whose topic the streams follow.")
     var token: String
@@ -27,11 +29,16 @@ struct FanOutCommand: ParsableCommand {
     @Option(help: "The change, as METHOD PATH JSON, e.g. 'POST /api/orders {...}'.")
     var change: String
 
-    @Option(help: "The server's process id, to read its memory from /proc.")
-    var serverPID: Int32?
+    @Option(help: "The server's process id, to read its memory and CPU from /proc; once per --port, in the same order.")
+    var serverPID: [Int32] = []
 
     @Option(help: "Seconds to wait for every stream to receive the change.")
     var timeout = 30.0
+
+    func validate() throws {
+        guard !port.isEmpty else { throw ValidationError("give --port") }
+        guard serverPID.isEmpty || serverPID.count == port.count else { throw ValidationError("give --server-pid once per --port, or not at all") }
+    }
 
     func run() throws {
         ProcessSetup.prepareServerProcess()
@@ -46,13 +53,15 @@ struct FanOutCommand: ParsableCommand {
         }
         var ready: Int { watchers.reduce(0) { $0 + $1.ready } }
         var failed: Int { watchers.reduce(0) { $0 + $1.failed } }
-        let rssBefore = serverPID.map { ProcessProbe(pid: $0).residentKiB.now } ?? 0
+        let servers = serverPID.map(ProcessProbe.init(pid:))
+        let rssBefore = servers.map(\.residentKiB.now)
 
         // Open the streams in steps, so the listener's backlog is never flooded.
         while sockets.count < streams {
             for _ in 0..<min(500, streams - sockets.count) {
-                let fd = csystem_connect_tcp("127.0.0.1", Int32(port), LoadTarget.loopbackSource(forConnection: sockets.count))
-                guard fd >= 0 else { throw SystemError("connect to 127.0.0.1:\(port)") }
+                let serverPort = port[sockets.count % port.count]
+                let fd = csystem_connect_tcp("127.0.0.1", Int32(serverPort), LoadTarget.loopbackSource(forConnection: sockets.count))
+                guard fd >= 0 else { throw SystemError("connect to 127.0.0.1:\(serverPort)") }
                 sockets.append(fd)
                 guard request.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == request.count else {
                     throw SystemError("write")
@@ -66,15 +75,15 @@ struct FanOutCommand: ParsableCommand {
             throw ValidationError("\(streams - ready) of \(streams) streams failed to open")
         }
         usleep(500_000)
-        let rssIdle = serverPID.map { ProcessProbe(pid: $0).residentKiB.now } ?? 0
+        let rssIdle = servers.map(\.residentKiB.now)
 
         // One change, timed from just before it is sent.
-        let cpuBefore = serverPID.map { ProcessProbe(pid: $0).cpuTime }
+        let cpuBefore = servers.map(\.cpuTime)
         let start = MonotonicClock.now
-        try Self.send(change: change, port: port, token: token)
+        try Self.send(change: change, port: port[0], token: token)
         let giveUp = MonotonicClock.after(seconds: timeout)
         while watchers.reduce(0, { $0 + $1.received }) < streams && MonotonicClock.now < giveUp { usleep(1_000) }
-        let cpuAfter = serverPID.map { ProcessProbe(pid: $0).cpuTime }
+        let cpuAfter = servers.map(\.cpuTime)
 
         let delays = watchers.flatMap(\.arrivals).map { $0 - start }.sorted()
         func percentile(_ fraction: Double) -> Double {
@@ -84,14 +93,15 @@ struct FanOutCommand: ParsableCommand {
         print("streams \(streams) received \(delays.count)")
         let maximum = Double(delays.last ?? 0) / 1_000_000
         print("delivery ms p50 \(LoadReport.number(percentile(0.5), 2)) p99 \(LoadReport.number(percentile(0.99), 2)) max \(LoadReport.number(maximum, 2))")
-        if serverPID != nil {
-            let perStream = Double(rssIdle - rssBefore) / Double(streams)
-            print("server RSS KiB before \(rssBefore) with streams \(rssIdle) per stream \(LoadReport.number(perStream, 2))")
-            if let cpuBefore, let cpuAfter {
-                // Where the delivery's time went: our code, or the kernel's TCP.
-                let user = (cpuAfter.user - cpuBefore.user) * 1000, system = (cpuAfter.system - cpuBefore.system) * 1000
-                print("server CPU ms during delivery: user \(LoadReport.number(user, 2)) system \(LoadReport.number(system, 2))")
-            }
+        for index in servers.indices {
+            // The streams this server holds: every port.count-th, from its index on.
+            let held = (streams - index + port.count - 1) / port.count
+            let perStream = Double(rssIdle[index] - rssBefore[index]) / Double(max(held, 1))
+            let name = servers.count == 1 ? "server" : "server \(index + 1)"
+            print("\(name) RSS KiB before \(rssBefore[index]) with streams \(rssIdle[index]) per stream \(LoadReport.number(perStream, 2))")
+            // Where the delivery's time went: our code, or the kernel's TCP.
+            let user = (cpuAfter[index].user - cpuBefore[index].user) * 1000, system = (cpuAfter[index].system - cpuBefore[index].system) * 1000
+            print("\(name) CPU ms during delivery: user \(LoadReport.number(user, 2)) system \(LoadReport.number(system, 2))")
         }
     }
 
