@@ -38,30 +38,29 @@ public final class Application: Sendable {
         let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous)
         self.database = database
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
-        let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay)
+        let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay, logger: logger)
         let cache = ViewCache(budgetBytes: configuration.viewCacheBudget)
         let directory = ChatDirectory()
         // Two lanes keep both cores of a small machine building view models
         // while the writer commits; more would only take turns on them.
         let lanes = PublisherLanes(count: 2)
         let credentials = CredentialCache()
-        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, lanes: lanes,
+        let position = try Store(writer).lastPosition()
+        let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
+        let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
+        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
+        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams, lanes: lanes,
                                    onMessage: { message, chat in chatbot.heard(message, in: chat) })
         // Other servers write a PostgreSQL database too: their commits come
         // through the feed's follower, this server's own as well.
-        let position = try Store(writer).lastPosition()
         let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
         let progress = FeedProgress(applied: position, isShared: sharedURL != nil)
         follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
         events = try EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
                              feedWindow: configuration.feedWindow, follower: follower, progress: progress)
-        let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
-        let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
-        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
-        handler.attach(streams)
 
         let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)
         var router = Router()

@@ -52,13 +52,12 @@ struct AccountRoutes {
     }
 
     private func end(_ session: Int, of user: User) async throws {
-        let outcome: EventOutcome
+        let ended: Session
         do {
-            outcome = try await context.events.route(.account(.endSession(user: user.id, session: session)))
+            ended = try await context.events.endSession(user: user.id, session: session)
         } catch StoreError.notFound {
             throw APIError.notFound("session")
         }
-        guard case .sessionEnded(let ended) = outcome else { throw HTTPError.internalError }
         context.auth.forget(ended)
     }
 
@@ -87,13 +86,12 @@ struct AccountRoutes {
         let token = Authenticator.newToken()
         let hash = Authenticator.hash(token)
         let (sessionToken, session) = Self.newSession(for: request)
-        let outcome: EventOutcome
+        let (user, started): (User, Session)
         do {
-            outcome = try await context.events.route(.account(.signUp(name: name, tokenHash: hash, session: session)))
+            (user, started) = try await context.events.signUp(name: name, tokenHash: hash, session: session)
         } catch StoreError.nameTaken {
             throw taken
         }
-        guard case .signedUp(let user, let started?) = outcome else { throw HTTPError.internalError }
         context.auth.remember(Credential(user: user, session: nil, hash: hash))
         context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
@@ -106,9 +104,7 @@ struct AccountRoutes {
         let token = try JSONBody(request).string("token")!
         guard let user = try await context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
         let (sessionToken, session) = Self.newSession(for: request)
-        guard case .sessionStarted(let started) = try await context.events.route(.account(.startSession(user: user.id, session))) else {
-            throw HTTPError.internalError
-        }
+        let started = try await context.events.startSession(user: user.id, session)
         context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),
                                           headers: [Authenticator.sessionCookie(sessionToken)])

@@ -144,7 +144,7 @@ final class Authenticator: Sendable {
         let failures = failures
         Task {
             do {
-                try await events.route(.account(.sessionSeen(session: session)))
+                try await events.noteSessionSeen(session)
             } catch {
                 failures.log("the last use of session \(session) was not recorded: \(error)")
             }

@@ -41,9 +41,7 @@ struct ChatRoutes {
         router.post("/api/chats/{id}/read") { request in
             let user = try await context.auth.user(for: request)
             let id = try AppContext.id(request, missing: "chat")
-            guard case .messagesRead(_, _, let count, _) = try await route(.message(.read(chat: id, reader: user.id))) else {
-                throw HTTPError.internalError
-            }
+            let count = try await inChat { try await context.events.markRead(chat: id, reader: user.id) }
             return ViewModelEncoding.response(ReadCount(read: count))
         }
         router.get("/api/badge") { request in
@@ -76,13 +74,13 @@ struct ChatRoutes {
         let user = try await context.auth.user(for: request)
         let contact = try JSONBody(request).string("contact")!.trimmed
         guard contact.lowercased() != user.name.lowercased() else { throw APIError.invalid("You cannot open a chat with yourself.") }
-        let outcome: EventOutcome
+        let opened: (chat: Chat, created: Bool)
         do {
-            outcome = try await context.events.route(.chat(.open(user: user.id, contact: contact)))
+            opened = try await context.events.openChat(user: user.id, contact: contact)
         } catch StoreError.unknownUser {
             throw HTTPError(.notFound, code: "unknown_contact", message: "There is no user named \(contact).")
         }
-        guard case .chatOpened(let chat, _, let created) = outcome else { throw HTTPError.internalError }
+        let (chat, created) = opened
         return try await context.respond(request, user: user, topic: .chat(id: chat.id, page: .latest), missing: "chat",
                                    status: created ? .created : .ok)
     }
@@ -93,16 +91,15 @@ struct ChatRoutes {
         let body = try JSONBody(request)
         let text = try body.text("text", within: Self.messageLimit)!
         let clientID = try body.text("clientId", within: Self.clientIDLimit, trimming: false, required: false)
-        guard case .messageSent(let message, _, let duplicate) = try await route(.message(.send(chat: id, sender: user.id, text: text, clientID: clientID))) else {
-            throw HTTPError.internalError
-        }
+        let (message, duplicate) = try await inChat { try await context.events.send(chat: id, sender: user.id, text: text, clientID: clientID) }
         let model = ChatViewModelBuilder(dates: context.views.dates).message(for: message, viewer: user, contact: user)
         return ViewModelEncoding.response(SentMessage(message: model), status: duplicate ? .ok : .created)
     }
 
-    private func route(_ event: Event) async throws -> EventOutcome {
+    /// Runs a change of a chat: a chat that is not there, or not the user's, is 404.
+    private func inChat<Answer>(_ change: () async throws -> Answer) async throws -> Answer {
         do {
-            return try await context.events.route(event)
+            return try await change()
         } catch StoreError.notFound {
             throw APIError.notFound("chat")
         }

@@ -1,4 +1,6 @@
+import Logging
 import Synchronization
+import TailorHTTP
 import TailorLoop
 import TailorStore
 
@@ -11,10 +13,12 @@ final class Chatbot: Sendable {
     let botID: Int
     let delay: Double
     private let router = Mutex<(EventRouter, EventLoopGroup)?>(nil)
+    private let failures: ThrottledLog
 
-    init(botID: Int, delay: Double) {
+    init(botID: Int, delay: Double, logger: Logger) {
         self.botID = botID
         self.delay = delay
+        failures = ThrottledLog(logger: logger)
     }
 
     /// Connects the bot to the router it answers through (made after the bot), and
@@ -28,13 +32,17 @@ final class Chatbot: Sendable {
         guard message.senderID != botID, chat.includes(botID), let (router, loops) = router.withLock({ $0 }) else { return }
         let delay = delay
         let botID = botID
+        let failures = failures
         Task(executorPreference: loops.next()) {
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-            _ = try? await router.route(.message(.read(chat: chat.id, reader: botID)))
-            // Every server that follows the feed hears the message and answers;
-            // the client id makes the answers one message, whoever is first.
-            _ = try? await router.route(.message(.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text),
-                                                       clientID: Self.answerID(to: message))))
+            do {
+                try await router.markRead(chat: chat.id, reader: botID)
+                // Every server that follows the feed hears the message and answers;
+                // the client id makes the answers one message, whoever is first.
+                _ = try await router.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text), clientID: Self.answerID(to: message))
+            } catch {
+                failures.log("the bot did not answer message \(message.id) in chat \(chat.id): \(error)")
+            }
         }
     }
 

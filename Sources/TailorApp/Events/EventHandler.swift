@@ -25,24 +25,20 @@ final class EventHandler: Sendable {
     private let directory: ChatDirectory
     private let credentials: CredentialCache
     private let onMessage: @Sendable (Message, Chat) -> Void
-    private let streams = Mutex<EventStreams?>(nil)
+    private let streams: EventStreams
     private let sharing: PublisherLanes
     private let lanes: [PublisherLane]
     private let names = Mutex<[Int: String]>([:])
 
-    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, lanes sharing: PublisherLanes,
+    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, lanes sharing: PublisherLanes,
          onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
         self.directory = directory
         self.credentials = credentials
+        self.streams = streams
         self.onMessage = onMessage
         self.sharing = sharing
         lanes = (0..<sharing.count).map { PublisherLane(index: $0) }
-    }
-
-    /// Connects the streams (made after the router that owns this handler).
-    func attach(_ streams: EventStreams) {
-        self.streams.withLock { $0 = streams }
     }
 
     /// Follows one entry of the feed, in position order. `store` shows the
@@ -70,7 +66,6 @@ final class EventHandler: Sendable {
         }
         guard !changes.isEmpty || !notifications.isEmpty else { return }
         cache.apply(changes)
-        guard let streams = streams.withLock({ $0 }) else { return }
         var work = [(changes: Set<TopicChange>, notifications: [EventStreams.Notification])](repeating: ([], []), count: lanes.count)
         for change in changes { work[sharing.lane(of: change.user)].changes.insert(change) }
         for notification in notifications { work[sharing.lane(of: notification.recipient)].notifications.append(notification) }
@@ -86,7 +81,6 @@ final class EventHandler: Sendable {
     func startOver(at position: Int) {
         directory.removeAll()
         cache.removeAll()
-        guard let streams = streams.withLock({ $0 }) else { return }
         var work = [Set<TopicChange>](repeating: [], count: lanes.count)
         for change in streams.followedTopics() { work[sharing.lane(of: change.user)].insert(change) }
         for (lane, changes) in zip(lanes, work) where !changes.isEmpty {

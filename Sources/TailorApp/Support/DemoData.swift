@@ -13,19 +13,17 @@ enum DemoData {
         guard try database.read({ try $0.user(named: "alice") }) == nil else { return nil }
         let aliceToken = Authenticator.newToken()
         let bobToken = Authenticator.newToken()
-        guard case .signedUp(let alice, _) = try await events.route(.account(.signUp(name: "alice", tokenHash: Authenticator.hash(aliceToken), session: nil))),
-              case .signedUp(let bob, _) = try await events.route(.account(.signUp(name: "bob", tokenHash: Authenticator.hash(bobToken), session: nil)))
-        else { return nil }
+        let alice = try await events.signUp(name: "alice", tokenHash: Authenticator.hash(aliceToken))
+        let bob = try await events.signUp(name: "bob", tokenHash: Authenticator.hash(bobToken))
 
-        if case .chatOpened(let chat, _, _) = try await events.route(.chat(.open(user: alice.id, contact: "bob"))) {
-            let lines: [(Int, String)] = [(alice.id, "Hi Bob! Did the parcel arrive?"), (bob.id, "Yes, this morning."),
-                                          (alice.id, "Great. Dinner on Friday?"), (bob.id, "See you!")]
-            for (sender, text) in lines {
-                try await events.route(.message(.send(chat: chat.id, sender: sender, text: text, clientID: nil)))
-            }
-            try await events.route(.message(.read(chat: chat.id, reader: alice.id)))
+        let chat = try await events.openChat(user: alice.id, contact: "bob").chat
+        let lines: [(Int, String)] = [(alice.id, "Hi Bob! Did the parcel arrive?"), (bob.id, "Yes, this morning."),
+                                      (alice.id, "Great. Dinner on Friday?"), (bob.id, "See you!")]
+        for (sender, text) in lines {
+            _ = try await events.send(chat: chat.id, sender: sender, text: text, clientID: nil)
         }
-        _ = try await events.route(.chat(.open(user: alice.id, contact: User.botName)))
+        try await events.markRead(chat: chat.id, reader: alice.id)
+        _ = try await events.openChat(user: alice.id, contact: User.botName)
 
         let names = ["Groceries", "Books", "Garden", "Office", "Kitchen", "Toys", "Sports", "Music", "Tools", "Gifts"]
         let things = ["Milk", "Bread", "Coffee", "Notebook", "Pencils", "Seeds", "Lamp", "Ball", "Strings", "Hammer", "Tea", "Apples"]
@@ -35,9 +33,8 @@ enum DemoData {
                 OrderItem(title: things[(index + line * 5) % things.count], quantity: 1 + (index + line) % 3,
                           priceCents: 99 + ((index * 37 + line * 211) % 4900))
             }
-            guard case .orderChanged(let order) = try await events.route(
-                .order(.place(user: alice.id, name: names[index % names.count], currency: currencies[index % currencies.count], items: items)))
-            else { continue }
+            let order = try await events.placeOrder(user: alice.id, name: names[index % names.count],
+                                                    currency: currencies[index % currencies.count], items: items)
             // A mix of states, so every kind of action shows.
             let path: [OrderStatus] = switch index % 6 {
             case 1: [.paid]
@@ -47,7 +44,7 @@ enum DemoData {
             default: []
             }
             for status in path {
-                try await events.route(.order(.changeStatus(user: alice.id, order: order.id, to: status)))
+                try await events.changeOrder(user: alice.id, order: order.id, to: status)
             }
         }
         return Tokens(alice: aliceToken, bob: bobToken)

@@ -1,0 +1,108 @@
+import TailorStore
+
+/// One entry point per event, each with its own kind of answer: the HTTP
+/// routes, the chatbot and the demo ask for a change and get what it made,
+/// without matching `EventOutcome` themselves. Which outcome an event makes is
+/// `EventApplier`'s rule, checked here once.
+extension EventRouter {
+    /// A new user, and the session of the browser that signed up.
+    public func signUp(name: String, tokenHash: [UInt8], session: NewSession) async throws -> (user: User, session: Session) {
+        try await route(.account(.signUp(name: name, tokenHash: tokenHash, session: session))) {
+            guard case .signedUp(let user, let started?) = $0 else { return nil }
+            return (user, started)
+        }
+    }
+
+    /// A new user with an account token only, no browser's session.
+    public func signUp(name: String, tokenHash: [UInt8]) async throws -> User {
+        try await route(.account(.signUp(name: name, tokenHash: tokenHash, session: nil))) {
+            guard case .signedUp(let user, nil) = $0 else { return nil }
+            return user
+        }
+    }
+
+    public func startSession(user: Int, _ session: NewSession) async throws -> Session {
+        try await route(.account(.startSession(user: user, session))) {
+            guard case .sessionStarted(let started) = $0 else { return nil }
+            return started
+        }
+    }
+
+    /// The session that ended.
+    public func endSession(user: Int, session: Int) async throws -> Session {
+        try await route(.account(.endSession(user: user, session: session))) {
+            guard case .sessionEnded(let ended) = $0 else { return nil }
+            return ended
+        }
+    }
+
+    public func noteSessionSeen(_ session: Int) async throws {
+        try await route(.account(.sessionSeen(session: session))) { outcome -> Void? in
+            guard case .sessionSeen = outcome else { return nil }
+            return ()
+        }
+    }
+
+    /// The chat of `user` with the user named `contact`, opened now (`created`) or before.
+    public func openChat(user: Int, contact: String) async throws -> (chat: Chat, created: Bool) {
+        try await route(.chat(.open(user: user, contact: contact))) {
+            guard case .chatOpened(let chat, _, let created) = $0 else { return nil }
+            return (chat, created)
+        }
+    }
+
+    /// The message stored; `duplicate` when its client id was seen before and
+    /// the message is the one stored then.
+    public func send(chat: Int, sender: Int, text: String, clientID: String?) async throws -> (message: Message, duplicate: Bool) {
+        try await route(.message(.send(chat: chat, sender: sender, text: text, clientID: clientID))) {
+            guard case .messageSent(let message, _, let duplicate) = $0 else { return nil }
+            return (message, duplicate)
+        }
+    }
+
+    /// How many messages `reader` read now.
+    @discardableResult
+    public func markRead(chat: Int, reader: Int) async throws -> Int {
+        try await route(.message(.read(chat: chat, reader: reader))) {
+            guard case .messagesRead(_, _, let count, _) = $0 else { return nil }
+            return count
+        }
+    }
+
+    public func placeOrder(user: Int, name: String, currency: String, items: [OrderItem]) async throws -> Order {
+        try await route(.order(.place(user: user, name: name, currency: currency, items: items)), answer: Self.order)
+    }
+
+    @discardableResult
+    public func changeOrder(user: Int, order: Int, to status: OrderStatus) async throws -> Order {
+        try await route(.order(.changeStatus(user: user, order: order, to: status)), answer: Self.order)
+    }
+
+    public func deleteOrder(user: Int, order: Int) async throws {
+        try await route(.order(.delete(user: user, order: order))) { outcome -> Void? in
+            guard case .orderDeleted = outcome else { return nil }
+            return ()
+        }
+    }
+
+    private static func order(_ outcome: EventOutcome) -> Order? {
+        guard case .orderChanged(let order) = outcome else { return nil }
+        return order
+    }
+
+    /// Routes `event` and takes from its outcome what its source needs.
+    private func route<Answer>(_ event: Event, answer: (EventOutcome) -> Answer?) async throws -> Answer {
+        let outcome = try await route(event)
+        guard let answer = answer(outcome) else { throw UnexpectedOutcome(event: event, outcome: outcome) }
+        return answer
+    }
+}
+
+/// An event made an outcome that `EventApplier` never makes for it: a bug,
+/// answered 500 and logged with both.
+struct UnexpectedOutcome: Error, CustomStringConvertible {
+    let event: Event
+    let outcome: EventOutcome
+
+    var description: String { "the event \(event) made the outcome \(outcome)" }
+}
