@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TailorTestSupport
 
@@ -23,6 +24,52 @@ import TailorTestSupport
         #expect(unknown.errorCode == "unknown_contact")
         #expect(try alice.send("POST", "/api/chats", json: #"{"contact":"alice"}"#).status == 422)
         #expect(try alice.send("POST", "/api/chats", json: #"{"contact":7}"#).status == 422)
+    }
+
+    /// Writes that arrive together are committed together: refused ones
+    /// (another pair's chat, an order moved the wrong way) among them take
+    /// nothing with them, and lose nothing of the others.
+    @Test(arguments: Backend.allCases)
+    func refusedWritesAmongOthersLeaveTheOthersStored(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let carol = try app.user("carol")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let orderID = try #require(try carol.send("POST", "/api/orders", json: OrderAPITests.groceries).json["id"] as? String)
+        let rounds = 30
+        let statuses = Mutex<[String: [Int]]>([:])
+        let done = DispatchGroup()
+        let writers: [(String, APIClient, @Sendable (Int) -> (String, String, String))] = [
+            ("sent", alice, { ("POST", "/api/chats/\(chatID)/messages", #"{"text":"m\#($0)"}"#) }),
+            ("foreign chat", try signedIn(carol, on: app), { ("POST", "/api/chats/\(chatID)/messages", #"{"text":"x\#($0)"}"#) }),
+            ("wrong move", try signedIn(carol, on: app), { _ in ("PATCH", "/api/orders/\(orderID)", #"{"status":"delivered"}"#) }),
+        ]
+        for (name, client, request) in writers {
+            done.enter()
+            Thread {
+                for round in 0..<rounds {
+                    let (method, path, body) = request(round)
+                    let status = (try? client.send(method, path, json: body).status) ?? 0
+                    statuses.withLock { $0[name, default: []].append(status) }
+                }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        let seen = statuses.withLock { $0 }
+        #expect(seen["sent"] == Array(repeating: 201, count: rounds))
+        #expect(seen["foreign chat"] == Array(repeating: 404, count: rounds))
+        #expect(seen["wrong move"] == Array(repeating: 409, count: rounds))
+        let view = try alice.get("/api/chats/\(chatID)").json
+        #expect((view["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == (0..<rounds).map { "m\($0)" })
+        #expect(try carol.get("/api/orders/\(orderID)").json["status"] as? String == "placed")
+    }
+
+    private func signedIn(_ client: APIClient, on app: TestApp) throws -> APIClient {
+        let other = try app.client()
+        other.token = client.token
+        return other
     }
 
     @Test(arguments: Backend.allCases)
