@@ -8,14 +8,18 @@ extension Store {
     /// locks. The lock is taken last in the transaction, so it is held only
     /// for the commit itself. A server that has read position p has then seen
     /// every earlier one.
+    ///
+    /// One statement, one round trip: the lock and the notification (sent at
+    /// commit, one per transaction; it only wakes the servers that follow the
+    /// feed, which then read the table) are rows the insert joins, so both
+    /// come before the position is drawn.
     func appendChange(_ body: [UInt8]) throws -> Int {
-        try connection.run("SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", PostgresSchema.feedLock)
-        // Sent at commit, one per transaction: it only wakes the servers
-        // that follow the feed, which then read the table.
-        try connection.run("SELECT pg_notify('tailor_feed_' || current_schema(), '')")
-        return try expectRow(try connection.first("""
-            INSERT INTO changes (position, body) VALUES (nextval('changes_position'), ?) RETURNING position
-            """, body) { $0.int(0) })
+        try expectRow(try connection.first("""
+            WITH locked AS (SELECT pg_advisory_xact_lock(?1, hashtext(current_schema()))),
+                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(), ''))
+            INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?2 AS BYTEA) FROM locked, woken
+            RETURNING position
+            """, PostgresSchema.feedLock, body) { $0.int(0) })
     }
 
     /// Records on SQLite that positions up to `position` may be in use.
