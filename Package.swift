@@ -79,6 +79,7 @@ let package = Package(
             ]
         ),
 
+        .testTarget(name: "TailorLoopTests", dependencies: ["TailorLoop"]),
         .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP", .product(name: "Logging", package: "swift-log")]),
         // Fresh databases on either engine for the tests below.
         .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
