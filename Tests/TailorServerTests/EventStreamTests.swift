@@ -26,10 +26,12 @@ import TailorTestSupport
         #expect(events.map(\.name) == ["chats", "badge", "chat"])
         #expect(events[2].json["id"] as? String == chatID)
         #expect(events[1].json["unread"] as? Int == 0)
-        // Each is the view model as of the feed's latest position, and has it as its id.
+        // All three carry one id: the latest position the user's lane has
+        // published. A lane still busy with the chat's opening gives an older
+        // one, never a newer: the lane's next events follow it.
         let ids = events.compactMap { $0.id.flatMap(Int64.init) }
         #expect(ids.count == 3)
-        #expect(Set(ids).count == 1 && ids[0] > 0)
+        #expect(Set(ids).count == 1 && ids[0] >= 0)
     }
 
     @Test(arguments: Backend.allCases)
