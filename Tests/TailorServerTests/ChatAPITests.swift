@@ -42,8 +42,8 @@ import TailorTestSupport
         let done = DispatchGroup()
         let writers: [(String, APIClient, @Sendable (Int) -> (String, String, String))] = [
             ("sent", alice, { ("POST", "/api/chats/\(chatID)/messages", #"{"text":"m\#($0)"}"#) }),
-            ("foreign chat", try signedIn(carol, on: app), { ("POST", "/api/chats/\(chatID)/messages", #"{"text":"x\#($0)"}"#) }),
-            ("wrong move", try signedIn(carol, on: app), { _ in ("PATCH", "/api/orders/\(orderID)", #"{"status":"delivered"}"#) }),
+            ("foreign chat", try app.client(as: carol), { ("POST", "/api/chats/\(chatID)/messages", #"{"text":"x\#($0)"}"#) }),
+            ("wrong move", try app.client(as: carol), { _ in ("PATCH", "/api/orders/\(orderID)", #"{"status":"delivered"}"#) }),
         ]
         for (name, client, request) in writers {
             done.enter()
@@ -64,12 +64,6 @@ import TailorTestSupport
         let view = try alice.get("/api/chats/\(chatID)").json
         #expect((view["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == (0..<rounds).map { "m\($0)" })
         #expect(try carol.get("/api/orders/\(orderID)").json["status"] as? String == "placed")
-    }
-
-    private func signedIn(_ client: APIClient, on app: TestApp) throws -> APIClient {
-        let other = try app.client()
-        other.token = client.token
-        return other
     }
 
     @Test(arguments: Backend.allCases)

@@ -13,12 +13,6 @@ import TailorTestSupport
         return (try TestApp(database: location, botDelay: botDelay), try TestApp(database: location, botDelay: botDelay))
     }
 
-    /// `client`'s account, signed in on `app`.
-    private func signedIn(_ client: APIClient, on app: TestApp) throws -> APIClient {
-        let other = try app.client()
-        other.token = client.token
-        return other
-    }
 
     private func chat(between alice: APIClient, and contact: String) throws -> String {
         try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"\#(contact)"}"#).json["id"] as? String)
@@ -64,7 +58,7 @@ import TailorTestSupport
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"seen"}"#)
         let seen = try first.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == 1 })
         first.connection.reset()
-        let aliceOnB = try signedIn(alice, on: b)
+        let aliceOnB = try b.client(as: alice)
         try aliceOnB.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"missed"}"#)
         let resumed = try SSEClient(port: b.port, token: bob.token, topics: "chats,badge,orders", lastEventID: seen.id)
         // Read until the badge counts both; the banner of the one seen is not sent again.
@@ -89,7 +83,7 @@ import TailorTestSupport
         let alice = try a.user("alice")
         let bob = try a.user("bob")
         let chatID = try chat(between: alice, and: "bob")
-        let bobOnB = try signedIn(bob, on: b)
+        let bobOnB = try b.client(as: bob)
         let streams = [try SSEClient(port: a.port, token: bob.token, topics: "chats,badge,chat:\(chatID)"),
                        try SSEClient(port: b.port, token: alice.token, topics: "chats,badge,chat:\(chatID)")]
         for stream in streams { _ = try (0..<3).map { _ in try stream.next() } }
@@ -102,7 +96,7 @@ import TailorTestSupport
             }
         }
         for writer in writers { writer.start() }
-        let fresh = try signedIn(alice, on: a).waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 * count }
+        let fresh = try a.client(as: alice).waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 * count }
         let expected = try #require(fresh["messages"] as? [[String: Any]]).map { $0["id"] as? String }
         for stream in streams {
             var lastID: Int64 = 0
@@ -122,7 +116,7 @@ import TailorTestSupport
     @Test func anOrderMovedThroughBothServersAtOnceMovesOnce() throws {
         let (a, b) = try twoServers()
         let alice = try a.user("alice")
-        let clients = [alice, try signedIn(alice, on: b)]
+        let clients = [alice, try b.client(as: alice)]
         let rounds = 20
         var statuses: [[Int]] = []
         for _ in 0..<rounds {
@@ -156,7 +150,7 @@ import TailorTestSupport
         _ = try a.user("bob")
         let chatID = try chat(between: alice, and: "bob")
         let first = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"retry-1"}"#)
-        let retry = try signedIn(alice, on: b).send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"retry-1"}"#)
+        let retry = try b.client(as: alice).send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"retry-1"}"#)
         #expect(first.status == 201)
         #expect(retry.status == 200)
         #expect(first.json["id"] as? String == retry.json["id"] as? String)
@@ -167,7 +161,7 @@ import TailorTestSupport
     @Test func theBotAnswersEachMessageOnceThroughEitherServer() throws {
         let (a, b) = try twoServers()
         let alice = try a.user("alice")
-        let aliceOnB = try signedIn(alice, on: b)
+        let aliceOnB = try b.client(as: alice)
         let chatID = try chat(between: alice, and: "bot")
         for (index, client) in [alice, aliceOnB, alice, aliceOnB].enumerated() {
             try client.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"question \#(index)?"}"#)
@@ -185,8 +179,8 @@ import TailorTestSupport
         let alice = try a.user("alice")
         let bob = try a.user("bob")
         let chatID = try chat(between: alice, and: "bob")
-        let aliceOnB = try signedIn(alice, on: b)
-        let bobOnB = try signedIn(bob, on: b)
+        let aliceOnB = try b.client(as: alice)
+        let bobOnB = try b.client(as: bob)
         for index in 0..<10 {
             let (writer, reader, bobThere) = index % 2 == 0 ? (alice, aliceOnB, bobOnB) : (aliceOnB, alice, bob)
             let sent = try writer.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#)
@@ -217,7 +211,7 @@ import TailorTestSupport
             _ = try? alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"later"}"#)
         }
         later.start()
-        let aliceOnB = try signedIn(alice, on: b)
+        let aliceOnB = try b.client(as: alice)
         let view = try aliceOnB.get("/api/chats/\(chatID)", headers: ["Tailor-Position: \(position + 1)"]).json
         #expect(((view["messages"] as? [[String: Any]])?.last?["text"]) as? String == "later")
         let unknown = try aliceOnB.get("/api/chats/\(chatID)", headers: ["Tailor-Position: \(position + 1000)"])
@@ -237,7 +231,7 @@ import TailorTestSupport
         let position = try #require(signOut.header("tailor-position"))
         #expect(try onB.get("/api/me", headers: ["Cookie: \(cookie); tailor_position=\(position)"]).status == 401)
         // The account's own token still works.
-        #expect(try signedIn(alice, on: b).get("/api/me").status == 200)
+        #expect(try b.client(as: alice).get("/api/me").status == 200)
     }
 
     /// Every connection of both servers ends at once, as when PostgreSQL
@@ -263,7 +257,7 @@ import TailorTestSupport
         let stored = statuses.filter { $0 == 201 }.count
         let badge = try onB.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == stored })
         #expect(badge.json["unread"] as? Int == stored)
-        #expect(try signedIn(bob, on: b).get("/api/badge").json["unread"] as? Int == stored)
+        #expect(try b.client(as: bob).get("/api/badge").json["unread"] as? Int == stored)
     }
 
     /// PostgreSQL stopped for a while and started again under writes through
@@ -286,7 +280,7 @@ import TailorTestSupport
         struct Answer { var status: Int; var retryAfter: String?; var seconds: Double; var id: String? }
         let answers = Mutex<[String: [Answer]]>([:])
         let sent = DispatchGroup()
-        for (client, name) in [(alice, "a"), (try signedIn(alice, on: b), "b")] {
+        for (client, name) in [(alice, "a"), (try b.client(as: alice), "b")] {
             sent.enter()
             Thread {
                 for index in 0..<24 {
@@ -318,16 +312,16 @@ import TailorTestSupport
         // every message that was acknowledged.
         let acknowledged = Set(all.values.joined().compactMap(\.id))
         for app in [a, b] {
-            let view = try signedIn(bob, on: app).waitFor("/api/chats/\(chatID)") { view in
+            let view = try app.client(as: bob).waitFor("/api/chats/\(chatID)") { view in
                 acknowledged.isSubset(of: Set((view["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }))
             }
             let shown = (view["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
             #expect(!acknowledged.isEmpty && acknowledged.isSubset(of: Set(shown)), "\(view)")
-            let unread = try #require(try signedIn(bob, on: app).get("/api/badge").json["unread"] as? Int)
+            let unread = try #require(try app.client(as: bob).get("/api/badge").json["unread"] as? Int)
             #expect(unread == shown.count)
         }
         for stream in streams {
-            let unread = try signedIn(bob, on: a).get("/api/badge").json["unread"] as? Int
+            let unread = try a.client(as: bob).get("/api/badge").json["unread"] as? Int
             #expect(try stream.next(where: { $0.name == "badge" && $0.json["unread"] as? Int == unread }).name == "badge")
         }
     }
@@ -342,7 +336,7 @@ import TailorTestSupport
         let alice = try a.user("alice")
         let bob = try a.user("bob")
         let chatID = try chat(between: alice, and: "bob")
-        let bobOnB = try signedIn(bob, on: b)
+        let bobOnB = try b.client(as: bob)
         let stream = try SSEClient(port: b.port, token: bob.token, topics: "badge", timeout: 10)
         _ = try stream.next()
         #expect(try bobOnB.get("/api/badge").json["unread"] as? Int == 0)

@@ -45,6 +45,13 @@ final class TestApp {
         try APIClient(port: port)
     }
 
+    /// A new connection to this app that speaks as `user` (their token).
+    func client(as user: APIClient) throws -> APIClient {
+        let client = try client()
+        client.token = user.token
+        return client
+    }
+
     /// Signs up `name` and returns a client that sends its token.
     func user(_ name: String) throws -> APIClient {
         let client = try client()
