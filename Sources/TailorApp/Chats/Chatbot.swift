@@ -12,7 +12,7 @@ import TailorStore
 final class Chatbot: Sendable {
     let botID: Int
     let delay: Double
-    private let router = Mutex<(EventRouter, EventLoopGroup)?>(nil)
+    private let connection = Mutex<Connection?>(nil)
     private let failures: ThrottledLog
 
     init(botID: Int, delay: Double, logger: Logger) {
@@ -21,15 +21,25 @@ final class Chatbot: Sendable {
         failures = ThrottledLog(logger: logger)
     }
 
+    /// The router the bot answers through, held weakly: the router's handler
+    /// holds the bot, and a strong hold both ways would keep a stopped
+    /// server's router, with its threads, alive.
+    private struct Connection {
+        weak var router: EventRouter?
+        let loops: EventLoopGroup
+    }
+
     /// Connects the bot to the router it answers through (made after the bot), and
     /// to the loops its waits run on.
     func attach(to router: EventRouter, loops: EventLoopGroup) {
-        self.router.withLock { $0 = (router, loops) }
+        connection.withLock { $0 = Connection(router: router, loops: loops) }
     }
 
     /// Called for every committed message; answers those sent to the bot.
     func heard(_ message: Message, in chat: Chat) {
-        guard message.senderID != botID, chat.includes(botID), let (router, loops) = router.withLock({ $0 }) else { return }
+        guard message.senderID != botID, chat.includes(botID), let connection = connection.withLock({ $0 }),
+              let router = connection.router else { return }
+        let loops = connection.loops
         let delay = delay
         let botID = botID
         let failures = failures
