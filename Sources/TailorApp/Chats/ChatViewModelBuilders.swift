@@ -46,8 +46,8 @@ struct ChatViewModelBuilder {
     /// Bytes of message JSON one page holds at most, whatever its limit.
     static let maxPageBytes = 512 * 1024
 
-    func build(chat: Chat, viewer: User, contact: User, page: MessagePageOutline, request: MessagePageRequest, unread: Int,
-               load: (Int) throws -> Message?) rethrows -> ChatViewModel {
+    func build<Failure: Error>(chat: Chat, viewer: User, contact: User, page: MessagePageOutline, request: MessagePageRequest, unread: Int,
+                               load: (Int) throws(Failure) -> Message?) throws(Failure) -> ChatViewModel {
         let screen = MessagePages.Screen(chat: chat.id, viewer: viewer.id)
         let previous = request == .latest ? pages.latest(of: screen) : nil
         var messages = MessageList(capacity: page.states.count)

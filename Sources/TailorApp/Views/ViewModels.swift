@@ -95,13 +95,17 @@ final class ViewModels: Sendable {
             guard let screen = directory.screen(of: id, for: key.user) else { return nil }
             // Messages the screen has not written yet must be among the recent
             // ones, else the database is asked after all.
-            let model = try? ChatViewModelBuilder(dates: dates, pages: messagePages).build(
-                chat: screen.chat, viewer: screen.viewer, contact: screen.contact, page: screen.page, request: page,
-                unread: screen.unread) { id in
-                guard let message = screen.recent.first(where: { $0.id == id }) else { throw NotKept() }
-                return message
+            do throws(NotKept) {
+                let model = try ChatViewModelBuilder(dates: dates, pages: messagePages).build(
+                    chat: screen.chat, viewer: screen.viewer, contact: screen.contact, page: screen.page, request: page,
+                    unread: screen.unread) { id throws(NotKept) in
+                    guard let message = screen.recent.first(where: { $0.id == id }) else { throw NotKept() }
+                    return message
+                }
+                return ViewModelEncoding.representation(model)
+            } catch {
+                return nil
             }
-            return model.map { ViewModelEncoding.representation($0) }
         default:
             return nil
         }
