@@ -36,13 +36,7 @@ public final class SerialThread: Sendable {
         let outcome = Mutex<Result<Void, Failure>?>(nil)
         let done = DispatchSemaphore(value: 0)
         jobs.append {
-            let result: Result<Void, Failure>
-            do throws(Failure) {
-                try job()
-                result = .success(())
-            } catch {
-                result = .failure(error)
-            }
+            let result = Result<Void, Failure>(catching: job)
             outcome.withLock { $0 = result }
             done.signal()
         }

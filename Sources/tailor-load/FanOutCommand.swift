@@ -36,7 +36,6 @@ struct FanOutCommand: ParsableCommand {
     var timeout = 30.0
 
     func validate() throws {
-        guard !port.isEmpty else { throw ValidationError("give --port") }
         guard serverPID.isEmpty || serverPID.count == port.count else { throw ValidationError("give --server-pid once per --port, or not at all") }
     }
 

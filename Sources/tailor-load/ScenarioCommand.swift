@@ -84,9 +84,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         let clientCPU = ProcessProbe.current.cpuSeconds
         let elapsed = await scenario.run()
         let serverSeconds = (server?.cpuSeconds ?? 0) - serverCPU
-        let threads = server.map {
-            ThreadLoad.loads(from: serverThreads, to: $0.threadCPUSeconds, seconds: elapsed, messages: scenario.ledger.counts(hasStream: scenario.hasStream).accepted)
-        }
+        let threadSeconds = server.map { (before: serverThreads, after: $0.threadCPUSeconds) }
         let clientSeconds = ProcessProbe.current.cpuSeconds - clientCPU
         log("comparing the streams' last view models with the server's")
         let check = await scenario.checkFinalViewModels()
@@ -95,7 +93,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         let report = makeReport(scenario: scenario, elapsed: elapsed, check: check, server: server.map { probe in
             let memory = probe.residentKiB
             return LoadReport.Process(cpuPercent: serverSeconds / elapsed * 100, rssMiB: Double(memory.now) / 1024, peakRssMiB: Double(memory.peak) / 1024)
-        }, threads: threads, clientSeconds: clientSeconds)
+        }, threadSeconds: threadSeconds, clientSeconds: clientSeconds)
         print(report.table)
         if let json {
             let encoder = JSONEncoder()
@@ -106,9 +104,11 @@ struct ScenarioCommand: AsyncParsableCommand {
     }
 
     private func makeReport(scenario: Scenario, elapsed: Double, check: Scenario.FinalCheck,
-                            server: LoadReport.Process?, threads: [ThreadLoad]?, clientSeconds: Double) -> LoadReport {
+                            server: LoadReport.Process?, threadSeconds: (before: [String: Double], after: [String: Double])?,
+                            clientSeconds: Double) -> LoadReport {
         let statistics = scenario.statistics.snapshot
         let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
+        let threads = threadSeconds.map { ThreadLoad.loads(from: $0.before, to: $0.after, seconds: elapsed, messages: counts.accepted) }
         let routes = statistics.routes.sorted { $0.key < $1.key }.map { LoadReport.Latency(name: $0.key, histogram: $0.value) }
         let requests = statistics.routes.values.reduce(0) { $0 + $1.count }
         let client = ProcessProbe.current.residentKiB

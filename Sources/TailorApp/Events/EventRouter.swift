@@ -59,7 +59,6 @@ public final class EventRouter: Sendable {
     }
 
     /// Applies `event` and returns its outcome once it is committed.
-    @discardableResult
     func route(_ event: Event) async throws -> EventOutcome {
         try await withCheckedThrowingContinuation { continuation in
             let startWriter = queue.withLock { queue -> Bool in
