@@ -97,22 +97,19 @@ final class FeedFollower: Sendable {
         let from = progress.applied
         let store = Store(connection)
         let count = try connection.readTransaction { () throws -> Int in
-            let rows = try store.changes(after: from, limit: Self.batchSize)
-            guard !rows.isEmpty else { return 0 }
-            // The snapshot may hold commits past the last row read.
-            let snapshot = try store.lastPosition()
-            let horizon = try store.feedHorizon()
-            if from < horizon {
+            let page = try store.feedPage(after: from, limit: Self.batchSize)
+            guard !page.entries.isEmpty else { return 0 }
+            if from < page.horizon {
                 failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
-                    + "\(horizon)): its caches start over and every stream gets its view models anew")
-                handler.startOver(at: snapshot)
-                progress.advance(to: snapshot)
+                    + "\(page.horizon)): its caches start over and every stream gets its view models anew")
+                handler.startOver(at: page.latest)
+                progress.advance(to: page.latest)
                 return 0
             }
-            for row in rows {
+            for row in page.entries {
                 do {
                     handler.committed(FeedEntry(position: row.position, changes: try ChangeEncoding.changes(from: row.body)),
-                                      store: store, storeAsOf: snapshot)
+                                      store: store, storeAsOf: page.latest)
                 } catch {
                     // Written by a newer version of the server, or damaged: the
                     // feed goes on without it rather than stop here for good.
@@ -120,7 +117,7 @@ final class FeedFollower: Sendable {
                 }
                 progress.advance(to: row.position)
             }
-            return rows.count
+            return page.entries.count
         }
         return count
     }

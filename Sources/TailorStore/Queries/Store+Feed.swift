@@ -27,11 +27,24 @@ extension Store {
         try connection.run("UPDATE feed_reserved SET position = ?", position)
     }
 
-    /// Up to `limit` of PostgreSQL's entries after `position`, in order.
-    public func changes(after position: Int, limit: Int) throws -> [(position: Int, body: [UInt8])] {
-        try connection.query("SELECT position, body FROM changes WHERE position > ? ORDER BY position LIMIT ?", position, limit) {
-            ($0.int(0), $0.blob(1))
+    /// What a server following PostgreSQL's feed reads at once: up to `limit`
+    /// entries after `position`, in order, with the latest position and the
+    /// horizon as of the same snapshot. One statement, one round trip: the
+    /// follower reads after nearly every commit.
+    public func feedPage(after position: Int, limit: Int) throws -> FeedPage {
+        var page = FeedPage()
+        _ = try connection.query("""
+            SELECT h.position, l.position, c.position, c.body
+            FROM feed_horizon h
+            CROSS JOIN (SELECT coalesce(max(position), 0) AS position FROM changes) l
+            LEFT JOIN LATERAL (SELECT position, body FROM changes WHERE position > ?1 ORDER BY position LIMIT ?2) c ON true
+            ORDER BY c.position
+            """, position, limit) { row in
+            page.horizon = row.int(0)
+            page.latest = row.int(1)
+            if let position = row.optionalInt(2) { page.entries.append((position, row.blob(3))) }
         }
+        return page
     }
 
     /// The latest position in use: on PostgreSQL the latest entry's (0 when
@@ -53,10 +66,5 @@ extension Store {
         let horizon = try lastPosition() - max(kept, 1)
         try connection.run("DELETE FROM changes WHERE position <= ?", horizon)
         try connection.run("UPDATE feed_horizon SET position = greatest(position, ?)", horizon)
-    }
-
-    /// Entries at or below this position were pruned.
-    public func feedHorizon() throws -> Int {
-        try connection.first("SELECT position FROM feed_horizon", binding: []) { $0.int(0) } ?? 0
     }
 }
