@@ -1,8 +1,14 @@
 // One EventSource per page, following the topics the current screen needs.
-// Every event is a whole view model, so drawing the newest one is all a
-// screen does with it.
+// The stream asks for patches: after a topic's first, whole view model, its
+// changes may come as JSON Patches against the version before. This module
+// applies them, so a screen always gets the whole newest view model and
+// drawing it is all the screen does. A patch that does not apply to the
+// version held (a different base, or a path that is not there) starts a new
+// stream, whose first events are whole view models again.
 
-const eventNames = ["chats", "chat", "badge", "orders", "order", "notification"];
+import { applyPatch } from "./patch.js";
+
+const viewModelNames = ["chats", "chat", "badge", "orders", "order"];
 
 /** How long to wait before opening a stream the browser gave up on. */
 const reopenDelay = 3000;
@@ -20,13 +26,17 @@ export class LiveStream {
     // The id of the last event seen on any stream: a new stream resumes from it.
     this.lastEventId = null;
     this.reopenTimer = null;
+    // Per topic ("chat:7", "orders"…), the view model held and the id of the
+    // event that brought it: the base the next patch must name.
+    this.held = new Map();
+    this.patchesApplied = 0;
   }
 
   /** Follows `topics` on a new stream, resuming where the last one stopped. */
   follow(topics) {
     this.close();
     this.topics = topics;
-    const query = new URLSearchParams({ topics: topics.join(",") });
+    const query = new URLSearchParams({ topics: topics.join(","), patch: "json" });
     if (this.lastEventId !== null) query.set("lastEventId", this.lastEventId);
     const source = new EventSource("/api/events?" + query);
     this.source = source;
@@ -43,13 +53,50 @@ export class LiveStream {
         this.onState("reconnecting");
       }
     };
-    for (const name of eventNames) {
+    for (const name of viewModelNames) {
       source.addEventListener(name, (event) => {
         if (source !== this.source) return;
-        if (event.lastEventId) this.lastEventId = event.lastEventId;
-        this.onEvent(name, JSON.parse(event.data));
+        const viewModel = JSON.parse(event.data);
+        this.held.set(topicOf(name, viewModel), { id: event.lastEventId, viewModel });
+        this.seen(event);
+        this.onEvent(name, viewModel);
+      });
+      source.addEventListener(name + ".patch", (event) => {
+        if (source !== this.source) return;
+        const { base, patch, topic } = JSON.parse(event.data);
+        const held = this.held.get(topic);
+        let viewModel;
+        try {
+          if (!held || held.id !== String(base)) throw new Error(`a patch of ${topic} for ${base}, held ${held?.id}`);
+          viewModel = applyPatch(structuredClone(held.viewModel), patch);
+        } catch (error) {
+          console.warn("starting over from whole view models:", error.message);
+          this.startOver();
+          return;
+        }
+        this.held.set(topic, { id: event.lastEventId, viewModel });
+        this.seen(event);
+        // Counted where a test (or a curious person) can see that patches are used.
+        document.documentElement.dataset.patchesApplied = String(++this.patchesApplied);
+        this.onEvent(name, viewModel);
       });
     }
+    source.addEventListener("notification", (event) => {
+      if (source !== this.source) return;
+      this.seen(event);
+      this.onEvent("notification", JSON.parse(event.data));
+    });
+  }
+
+  seen(event) {
+    if (event.lastEventId) this.lastEventId = event.lastEventId;
+  }
+
+  /** A new stream that sends every topic whole. */
+  startOver() {
+    this.lastEventId = null;
+    this.held.clear();
+    this.follow(this.topics);
   }
 
   /** Closes the stream; `follow` opens the next one. */
@@ -58,4 +105,9 @@ export class LiveStream {
     if (this.source) this.source.close();
     this.source = null;
   }
+}
+
+/** The topic a whole view model belongs to, as the stream names it. */
+function topicOf(name, viewModel) {
+  return name === "chat" || name === "order" ? `${name}:${viewModel.id}` : name;
 }

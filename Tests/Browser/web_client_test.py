@@ -263,6 +263,29 @@ class WebClientTest(unittest.TestCase):
             urls = driver.execute_script("return performance.getEntriesByType('resource').map(entry => entry.name)")
             self.assertEqual([url for url in urls if not url.startswith(origin)], [])
 
+    def test_4b_live_screens_equal_a_fresh_read(self):
+        # The page takes changes as patches; what it draws from them must be
+        # what it draws from whole view models after a reload.
+        alice, bob = self.alice, self.bob
+        self.open_chat_with(alice, self.bob_name)
+        bob.get(self.server.url + "/#/chats")
+        self.text_in(bob, "#connection", "Live")
+        for index in range(3):
+            self.send(alice, f"patched {index}")
+        self.text_in(bob, ".chat-item .last-message", "patched 2")
+        self.wait(alice, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, '.message.mine .state[data-state="sending"]')) == 0
+                  and "patched 2" in driver.find_element(By.CSS_SELECTOR, ".messages").text,
+                  "Alice's messages never all arrived")
+        applied = sum(int(driver.find_element(By.TAG_NAME, "html").get_attribute("data-patches-applied") or 0)
+                      for driver in (alice, bob))
+        self.assertGreater(applied, 0, "no patch was applied")
+        for driver, selector in ((alice, ".messages"), (bob, ".chat-list")):
+            live = driver.find_element(By.CSS_SELECTOR, selector).text
+            driver.refresh()
+            self.text_in(driver, "#connection", "Live")
+            self.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector).text == live,
+                      f"{selector} drawn from patches differs from a fresh read:\n{live}")
+
     def test_5_no_script_errors(self):
         for driver in (self.alice, self.bob):
             self.assertEqual(self.script_errors(driver), [])

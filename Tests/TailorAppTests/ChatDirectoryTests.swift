@@ -123,12 +123,12 @@ import TailorStore
             let fresh = ViewModels(database: writer.database, cache: ViewCache(budgetBytes: 1 << 20), directory: ChatDirectory(),
                                    dates: DateText(zone: .utc), now: now)
             for key in keys {
-                let expected = try writer.database.read { try fresh.build(key, from: $0) }?.identity.array
+                let expected = try writer.database.read { try fresh.build(key, from: $0) }?.representation.identity.array
                 let kept = views.buildFromKeptChats(key)
                 if fallingBack, case .chat = key.topic {
                     #expect(kept == nil, sourceLocation: sourceLocation)
                 } else {
-                    #expect(kept?.identity.array == expected, "\(key)", sourceLocation: sourceLocation)
+                    #expect(kept?.representation.identity.array == expected, "\(key)", sourceLocation: sourceLocation)
                 }
                 let answered = try await views.representation(for: key)?.identity.array
                 #expect(answered == expected, "\(key)", sourceLocation: sourceLocation)

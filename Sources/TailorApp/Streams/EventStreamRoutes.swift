@@ -1,8 +1,10 @@
 import TailorHTTP
 import TailorStore
 
-/// `GET /api/events?topics=chats,badge,chat:ID,orders,order:ID`: one stream per
-/// client, multiplexing its topics (browsers allow six connections per origin).
+/// `GET /api/events?topics=chats,badge,chat:ID,orders,order:ID[&patch=json]`: one
+/// stream per client, multiplexing its topics (browsers allow six connections
+/// per origin); with `patch=json`, a topic's changes after its first view model
+/// come as JSON Patches where they are smaller.
 struct EventStreamRoutes {
     let context: AppContext
     let streams: EventStreams
@@ -15,6 +17,7 @@ struct EventStreamRoutes {
             let user = try await context.auth.user(for: request)
             let topics = try await topics(request, user: user)
             let lastEventID = Self.lastEventID(of: request)
+            let takesPatches = try Self.takesPatches(request)
             var response = HTTPResponse(status: .ok, headers: [
                 HTTPField("Content-Type", "text/event-stream; charset=utf-8"),
                 HTTPField("Cache-Control", "no-store"),
@@ -22,7 +25,7 @@ struct EventStreamRoutes {
             ])
             let streams = streams
             response.stream = { stream in
-                await streams.serve(user: user.id, topics: topics, lastEventID: lastEventID, on: stream)
+                await streams.serve(user: user.id, topics: topics, takesPatches: takesPatches, lastEventID: lastEventID, on: stream)
             }
             return response
         }
@@ -34,6 +37,15 @@ struct EventStreamRoutes {
     /// topics cannot set that header.
     static func lastEventID(of request: HTTPRequest) -> Int64? {
         (request.headers["last-event-id"] ?? request.query("lastEventId")).flatMap { Int64($0.trimmed) }
+    }
+
+    /// Whether the stream asked for patches: `patch=json`, the one format there is.
+    static func takesPatches(_ request: HTTPRequest) throws -> Bool {
+        switch request.query("patch") {
+        case nil: false
+        case "json": true
+        case let other?: throw APIError.invalidQuery("patch takes the value json, not \(other.prefix(32)).")
+        }
     }
 
     /// The requested topics, each checked: none is 400, an unknown name or another

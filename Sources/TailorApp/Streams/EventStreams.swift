@@ -18,6 +18,11 @@ import TailorStore
 /// reconnects with Last-Event-ID get only what changed: every topic changed at
 /// that position or later, since the connection may have ended between two
 /// events of that position.
+///
+/// For topics that some stream takes as patches, the hub keeps the version it
+/// published last, with its layout, and finds the next version's patch from
+/// it, once for every such stream (`TopicUpdate`). A stream resumed or opened
+/// anew starts from whole view models.
 final class EventStreams: Sendable {
     /// A message for a user, to show as the in-app banner.
     struct Notification: Sendable {
@@ -42,9 +47,21 @@ final class EventStreams: Sendable {
         }
     }
 
+    /// The version of a view model that its next patch is found from.
+    private struct PatchBase {
+        let version: UInt64
+        /// The id of the event that brought this version.
+        let eventID: Int64
+        let document: JSONPatch.Version
+    }
+
     private struct State {
         /// The latest feed position each lane has published.
         var published: [Int64]
+        /// For each view model some stream takes patches of, its latest version.
+        var patchBases: [ViewKey: PatchBase] = [:]
+        /// The latest version number given out (`nextVersion`).
+        var lastVersion = TopicUpdate.unknown
         var subscribers = SubscriberIndex()
         /// Recent changes and notifications, at most `logCapacity`, each lane's in order.
         var log: [LogEntry] = []
@@ -67,6 +84,23 @@ final class EventStreams: Sendable {
         }
 
         var entries: ArraySlice<LogEntry> { log[logStart...] }
+
+        mutating func nextVersion() -> UInt64 {
+            lastVersion += 1
+            return lastVersion
+        }
+
+        /// Keeps `document` as `key`'s latest version when some stream takes
+        /// its patches; returns the version (`unknown` when not kept).
+        mutating func keepBase(_ document: JSONPatch.Version, for key: ViewKey, eventID: Int64) -> UInt64 {
+            guard subscribers.hasPatchFollowers(key) else {
+                patchBases[key] = nil
+                return TopicUpdate.unknown
+            }
+            let version = nextVersion()
+            patchBases[key] = PatchBase(version: version, eventID: eventID, document: document)
+            return version
+        }
     }
 
     /// Changes and notifications remembered for resuming streams.
@@ -104,8 +138,8 @@ final class EventStreams: Sendable {
 
     /// Serves one stream until its peer leaves, it falls too far behind, or the
     /// server shuts down.
-    func serve(user: Int, topics: [Topic], lastEventID: Int64?, on stream: ResponseStream) async {
-        let subscriber = Subscriber(user: user, topics: topics, stream: stream, memory: memory)
+    func serve(user: Int, topics: [Topic], takesPatches: Bool = false, lastEventID: Int64?, on stream: ResponseStream) async {
+        let subscriber = Subscriber(user: user, topics: topics, takesPatches: takesPatches, stream: stream, memory: memory)
         guard await subscribe(subscriber, lastEventID: lastEventID) else { return }
         defer { unsubscribe(subscriber) }
         stream.onPeerClosed { subscriber.end() }
@@ -147,8 +181,15 @@ final class EventStreams: Sendable {
         for topic in resendTopics {
             let key = ViewKey(user: subscriber.user, topic: topic)
             let bytes: SharedBytes
+            var layout: JSONLayout?
             do {
-                bytes = json(for: key, try await views.representation(for: key))
+                if subscriber.takesPatches {
+                    let encoded = try await views.encodedWithLayout(for: key)
+                    bytes = json(for: key, encoded?.representation)
+                    layout = encoded?.layout
+                } else {
+                    bytes = json(for: key, try await views.representation(for: key))
+                }
             } catch {
                 // Without its first view model the stream would be wrong, not
                 // just late: it ends, and the client's reconnect tries again.
@@ -159,8 +200,20 @@ final class EventStreams: Sendable {
             // The id is the position the user's lane has published, read and
             // queued under the lock: every later event of the lane has a larger one.
             state.withLock { state in
-                let id = state.published[lanes.lane(of: subscriber.user)]
-                subscriber.pushInitial(StreamEvent(id: id, name: StreamEvent.name(of: topic), json: bytes), for: topic)
+                var id = state.published[lanes.lane(of: subscriber.user)]
+                var version = TopicUpdate.unknown
+                if let layout {
+                    // Patches go on from the version published last when this is
+                    // the same; else from this one, when none is kept yet.
+                    if let base = state.patchBases[key] {
+                        if base.document.json.bytes.elementsEqual(bytes.bytes) {
+                            (id, version) = (base.eventID, base.version)
+                        }
+                    } else {
+                        version = state.keepBase(JSONPatch.Version(json: bytes, layout: layout), for: key, eventID: id)
+                    }
+                }
+                subscriber.pushInitial(StreamEvent(id: id, name: StreamEvent.name(of: topic), json: bytes), version: version, for: topic)
             }
         }
         return true
@@ -168,7 +221,13 @@ final class EventStreams: Sendable {
 
     private func unsubscribe(_ subscriber: Subscriber) {
         subscriber.end()
-        state.withLock { $0.subscribers.remove(subscriber) }
+        state.withLock { state in
+            state.subscribers.remove(subscriber)
+            for topic in subscriber.topics where subscriber.takesPatches {
+                let key = ViewKey(user: subscriber.user, topic: topic)
+                if !state.subscribers.hasPatchFollowers(key) { state.patchBases[key] = nil }
+            }
+        }
         // No publish finds it now, so nothing is queued on it after this.
         subscriber.releaseAll()
     }
@@ -182,25 +241,28 @@ final class EventStreams: Sendable {
     /// the latest their lane published. A view model that fails to build is not
     /// sent; its change is tried again.
     func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil, attempt: Int = 1) {
-        let keys = state.withLock { state -> Set<ViewKey> in
+        let (keys, bases) = state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
             var keys = Set<ViewKey>()
+            var bases: [ViewKey: PatchBase?] = [:]
             for change in changes {
                 state.append(.change(id: position ?? state.published[lanes.lane(of: change.user)], change))
                 for topic in state.subscribers.followedTopics(of: change.user) where change.touches(topic) {
-                    keys.insert(ViewKey(user: change.user, topic: topic))
+                    let key = ViewKey(user: change.user, topic: topic)
+                    keys.insert(key)
+                    if state.subscribers.hasPatchFollowers(key) { bases[key] = .some(state.patchBases[key]) }
                 }
             }
-            return keys
+            return (keys, bases)
         }
-        // Built outside the lock: readers and encoding take time.
-        var built: [(ViewKey, SharedBytes)] = []
+        // Built outside the lock: readers, encoding and patches take time.
+        var built: [BuiltTopic] = []
         var failed: [ViewKey] = []
-        for (key, build) in zip(keys, views.representations(for: Array(keys))) {
+        for (key, build) in zip(keys, views.representations(for: Array(keys), withLayout: Set(bases.keys))) {
             switch build {
-            case .built(let representation):
-                built.append((key, json(for: key, representation)))
+            case .built(let representation, let layout):
+                built.append(BuiltTopic(key: key, json: representation.identity, layout: layout, base: bases[key] ?? nil))
             case .notVisible:
-                built.append((key, json(for: key, nil)))
+                built.append(BuiltTopic(key: key, json: json(for: key, nil), layout: nil, base: nil))
             case .failed(let error):
                 failures.log("the \(key.topic) view model of user \(key.user) failed to build (attempt \(attempt)): \(error)")
                 failed.append(key)
@@ -226,17 +288,60 @@ final class EventStreams: Sendable {
                     if subscriber.pushNotification(event) { deliveries.add(subscriber) }
                 }
             }
-            for (key, json) in built {
-                let event = StreamEvent(id: position ?? state.published[lanes.lane(of: key.user)], name: StreamEvent.name(of: key.topic), json: json)
-                for subscriber in state.subscribers.followers(of: key) {
-                    if subscriber.push(event, for: key.topic) { deliveries.add(subscriber) }
+            for topic in built {
+                let update = topic.update(id: position ?? state.published[lanes.lane(of: topic.key.user)], keeping: &state)
+                for subscriber in state.subscribers.followers(of: topic.key) {
+                    if subscriber.push(update, for: topic.key.topic) { deliveries.add(subscriber) }
                 }
             }
             return deliveries
         }
         deliveries.start()
         if memory.total > memory.budgetPerUser {
-            endLargestHolders(users: Set(built.map(\.0.user) + notifications.map(\.recipient)))
+            endLargestHolders(users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
+        }
+    }
+
+    /// A view model built for a pass, with what its patch needs.
+    private struct BuiltTopic {
+        let key: ViewKey
+        let json: SharedBytes
+        /// Present when some stream takes the topic's patches.
+        let layout: JSONLayout?
+        /// The version published before, when one is kept.
+        let base: PatchBase?
+        /// The patch from `base` as an event's data, found outside the lock;
+        /// nil when it would not be smaller than the whole view model.
+        let patchJSON: [UInt8]?
+
+        init(key: ViewKey, json: SharedBytes, layout: JSONLayout?, base: PatchBase?) {
+            self.key = key
+            self.json = json
+            self.layout = layout
+            self.base = base
+            guard let layout, let base,
+                  let operations = JSONPatch.operations(from: base.document, to: JSONPatch.Version(json: json, layout: layout), limit: json.count)
+            else {
+                patchJSON = nil
+                return
+            }
+            let patch = PatchViewModel(base: base.eventID, operations: operations, topic: key.topic)
+            let bytes = ViewModelEncoding.json(patch)
+            patchJSON = bytes.count < json.count ? bytes : nil
+        }
+
+        /// The events for this topic's streams at `id`, keeping this version
+        /// as the next patch's base.
+        func update(id: Int64, keeping state: inout State) -> TopicUpdate {
+            let whole = StreamEvent(id: id, name: StreamEvent.name(of: key.topic), json: json)
+            guard let layout else {
+                state.patchBases[key] = nil
+                return TopicUpdate(whole: whole)
+            }
+            let version = state.keepBase(JSONPatch.Version(json: json, layout: layout), for: key, eventID: id)
+            guard let base, let patchJSON else { return TopicUpdate(whole: whole, version: version) }
+            let patch = StreamEvent(id: id, name: StreamEvent.name(of: key.topic) + ".patch", json: SharedBytes(patchJSON))
+            return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version)
         }
     }
 

@@ -36,6 +36,15 @@ struct StreamEvent: Sendable {
         }
     }
 
+    /// A topic as a stream names it in `?topics=`.
+    static func topicName(of topic: Topic) -> String {
+        switch topic {
+        case .chat(let id, _): "chat:\(id)"
+        case .order(let id): "order:\(id)"
+        default: name(of: topic)
+        }
+    }
+
     static let retry = SharedBytes("retry: 3000\n\n")
     static let heartbeat = SharedBytes(": ping\n\n")
 }

@@ -9,6 +9,10 @@ import TailorLoop
 /// view model). Notifications queue up to a bound; a stream past it is too far
 /// behind and is ended, to resume with Last-Event-ID.
 ///
+/// A stream that takes patches is given a topic's patch only when it was
+/// given the very version the patch applies to, and nothing of that topic
+/// waits unsent; otherwise the whole view model, which replaces what waits.
+///
 /// New events are written by `deliver`, a job on the stream's loop, while the
 /// stream's task sleeps in `next`: a fan-out to thousands of streams then costs
 /// one job per loop and one `sendmsg` per stream, not a task switch per stream.
@@ -17,6 +21,8 @@ import TailorLoop
 final class Subscriber: Sendable {
     let user: Int
     let topics: [Topic]
+    /// Whether the stream asked for patches (`patch=json`).
+    let takesPatches: Bool
     /// Confined to its loop: written by the task, or by `deliver` while the task sleeps.
     let stream: ResponseStream
 
@@ -36,6 +42,9 @@ final class Subscriber: Sendable {
         /// Topics (bits by place) that received a change since the stream opened:
         /// their initial (possibly older) view models must not replace them.
         var changed: UInt64 = 0
+        /// For a stream that takes patches: the version of each topic's view
+        /// model it was last given, by place (`TopicUpdate.unknown` when not known).
+        var versions: [UInt64]
         var heartbeatDue = false
         var ended = false
         /// A chunk went out in part; the task must finish it before anything else.
@@ -45,8 +54,21 @@ final class Subscriber: Sendable {
         /// A `deliver` job is queued on the loop.
         var deliveryQueued = false
 
-        init(topicCount: Int) {
+        init(topicCount: Int, takesPatches: Bool) {
             pending = Array(repeating: nil, count: topicCount)
+            versions = takesPatches ? Array(repeating: TopicUpdate.unknown, count: topicCount) : []
+        }
+
+        /// The event of `update` this stream is to be given for the topic at
+        /// `place`: the patch when it applies to what the stream has and
+        /// nothing of the topic waits, else the whole view model.
+        mutating func event(of update: TopicUpdate, at place: Int) -> StreamEvent {
+            guard !versions.isEmpty else { return update.whole }
+            defer { versions[place] = update.version }
+            if let patch = update.patch, pending[place] == nil, update.base != TopicUpdate.unknown, versions[place] == update.base {
+                return patch
+            }
+            return update.whole
         }
 
         var hasEventsToWrite: Bool { pendingCount > 0 || !notifications.isEmpty || heartbeatDue }
@@ -123,13 +145,14 @@ final class Subscriber: Sendable {
     private let memory: StreamMemory
 
     /// At most 64 topics: their places are bits of `Queue.changed`.
-    init(user: Int, topics: [Topic], stream: ResponseStream, memory: StreamMemory) {
+    init(user: Int, topics: [Topic], takesPatches: Bool = false, stream: ResponseStream, memory: StreamMemory) {
         precondition(topics.count <= UInt64.bitWidth, "a stream follows at most 64 topics")
         self.user = user
         self.topics = topics
+        self.takesPatches = takesPatches
         self.stream = stream
         self.memory = memory
-        queue = Mutex(Queue(topicCount: topics.count))
+        queue = Mutex(Queue(topicCount: topics.count, takesPatches: takesPatches))
     }
 
     /// Whether the stream is to end: it takes no part in memory decisions then.
@@ -204,23 +227,25 @@ final class Subscriber: Sendable {
         }
     }
 
-    /// A topic's initial view model, unless a change has already brought a newer
-    /// one. Queued while the task subscribes, so the task itself writes it.
-    func pushInitial(_ event: StreamEvent, for topic: Topic) {
+    /// A topic's initial view model, at `version` for patches, unless a change
+    /// has already brought a newer one. Queued while the task subscribes, so
+    /// the task itself writes it.
+    func pushInitial(_ event: StreamEvent, version: UInt64 = TopicUpdate.unknown, for topic: Topic) {
         guard let place = topics.firstIndex(of: topic) else { return }
         memory.change(by: queue.withLock { queue in
             guard queue.changed & (1 << place) == 0 else { return 0 }
+            if !queue.versions.isEmpty { queue.versions[place] = version }
             return queue.setPending(event, at: place)
         })
     }
 
-    /// A topic's new view model; replaces one not yet sent. True when the caller
-    /// must have the stream's loop `deliver` it.
-    func push(_ event: StreamEvent, for topic: Topic) -> Bool {
+    /// A topic's new view model, or its patch; replaces what of the topic is
+    /// not yet sent. True when the caller must have the stream's loop `deliver` it.
+    func push(_ update: TopicUpdate, for topic: Topic) -> Bool {
         guard let place = topics.firstIndex(of: topic) else { return false }
         let (delta, mustDeliver) = queue.withLock { queue in
             queue.changed |= 1 << place
-            return (queue.setPending(event, at: place), queue.needsDelivery())
+            return (queue.setPending(queue.event(of: update, at: place), at: place), queue.needsDelivery())
         }
         memory.change(by: delta)
         return mustDeliver

@@ -6,6 +6,8 @@ struct SubscriberIndex {
     private var byTopic: [ViewKey: [ObjectIdentifier: Subscriber]] = [:]
     /// Per user, how many streams follow each topic.
     private var followed: [Int: [Topic: Int]] = [:]
+    /// How many streams take each view model's patches.
+    private var patched: [ViewKey: Int] = [:]
 
     private(set) var count = 0
 
@@ -15,6 +17,7 @@ struct SubscriberIndex {
         for topic in subscriber.topics {
             byTopic[ViewKey(user: subscriber.user, topic: topic), default: [:]][id] = subscriber
             followed[subscriber.user, default: [:]][topic, default: 0] += 1
+            if subscriber.takesPatches { patched[ViewKey(user: subscriber.user, topic: topic), default: 0] += 1 }
         }
         count += 1
     }
@@ -31,6 +34,10 @@ struct SubscriberIndex {
             if byTopic[key]?.isEmpty == true { byTopic[key] = nil }
             followed[user]?[topic]? -= 1
             if followed[user]?[topic] == 0 { followed[user]?[topic] = nil }
+            if subscriber.takesPatches {
+                patched[key]? -= 1
+                if patched[key] == 0 { patched[key] = nil }
+            }
         }
         if followed[user]?.isEmpty == true { followed[user] = nil }
         count -= 1
@@ -44,6 +51,11 @@ struct SubscriberIndex {
     /// The streams that follow `key`.
     func followers(of key: ViewKey) -> Dictionary<ObjectIdentifier, Subscriber>.Values {
         (byTopic[key] ?? [:]).values
+    }
+
+    /// Whether some stream takes `key`'s patches.
+    func hasPatchFollowers(_ key: ViewKey) -> Bool {
+        patched[key] != nil
     }
 
     /// The topics of `user` that some stream follows.

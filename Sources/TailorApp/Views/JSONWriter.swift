@@ -23,15 +23,27 @@ struct JSONWriter {
     /// Whether the next value opens its container (or follows a key) and so
     /// needs no comma before it.
     private var atStart = true
+    /// Where each value lies, when asked for (patches need it, plain reads do not).
+    private(set) var layout: JSONLayout?
+    /// While noting the layout: the key written last, whose value comes next.
+    private var pendingKey: Range<Int>?
 
-    init(capacity: Int = 256) {
+    init(capacity: Int = 256, notingLayout: Bool = false) {
         bytes.reserveCapacity(capacity)
+        if notingLayout { layout = JSONLayout() }
     }
 
     static func bytes(of value: some JSONWritable) -> [UInt8] {
         var writer = JSONWriter(capacity: value.estimatedJSONSize)
         value.write(to: &writer)
         return writer.bytes
+    }
+
+    /// The bytes and where each of their values lies.
+    static func bytesAndLayout(of value: some JSONWritable) -> (bytes: [UInt8], layout: JSONLayout) {
+        var writer = JSONWriter(capacity: value.estimatedJSONSize, notingLayout: true)
+        value.write(to: &writer)
+        return (writer.bytes, writer.layout!)
     }
 
     /// Writes `value` at the end of `bytes`, which it borrows, not copies.
@@ -47,21 +59,25 @@ struct JSONWriter {
     /// An object whose members `body` writes with `field`, in sorted key order.
     mutating func object(_ body: (inout JSONWriter) -> Void) {
         separate()
+        layout?.opened(.object, at: bytes.count, key: pendingKey.take())
         bytes.append(UInt8(ascii: "{"))
         atStart = true
         body(&self)
         bytes.append(UInt8(ascii: "}"))
         atStart = false
+        layout?.closed(at: bytes.count)
     }
 
     /// An array of `count` values that `item` writes, one call each.
     mutating func array(count: Int, _ item: (inout JSONWriter, Int) -> Void) {
         separate()
+        layout?.opened(.array, at: bytes.count, key: pendingKey.take())
         bytes.append(UInt8(ascii: "["))
         atStart = true
         for index in 0..<count { item(&self, index) }
         bytes.append(UInt8(ascii: "]"))
         atStart = false
+        layout?.closed(at: bytes.count)
     }
 
     mutating func array(_ items: [some JSONWritable]) {
@@ -74,7 +90,9 @@ struct JSONWriter {
     mutating func key(_ name: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
+        let start = bytes.count
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        if layout != nil { pendingKey = start..<bytes.count }
         bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
         atStart = true
     }
@@ -95,20 +113,21 @@ struct JSONWriter {
         if let value { value.write(to: &self) } else { null() }
     }
 
-    /// A `[String: String]` as an object with sorted keys.
+    /// A `[String: String]` as an object with sorted keys; one value in the layout.
     mutating func field(_ name: StaticString, _ dictionary: [String: String]) {
         key(name)
         separate()
+        let start = bytes.count
         bytes.append(UInt8(ascii: "{"))
-        atStart = true
-        for (key, value) in dictionary.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            string(key)
+        for (index, (key, value)) in dictionary.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONText.appendQuoted(key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            atStart = true
-            string(value)
+            JSONText.appendQuoted(value, to: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
         atStart = false
+        noteValue(from: start)
     }
 
     // MARK: Values
@@ -116,35 +135,51 @@ struct JSONWriter {
     /// A value written before, placed as it is.
     mutating func fragment(_ json: ArraySlice<UInt8>) {
         separate()
+        let start = bytes.count
         bytes.append(contentsOf: json)
         atStart = false
+        noteValue(from: start)
     }
 
     mutating func string(_ value: String) {
         separate()
+        let start = bytes.count
         JSONText.appendQuoted(value, to: &bytes)
         atStart = false
+        noteValue(from: start)
     }
 
     mutating func integer(_ value: Int) {
         separate()
+        let start = bytes.count
         bytes.append(contentsOf: String(value).utf8)
         atStart = false
+        noteValue(from: start)
     }
 
     mutating func boolean(_ value: Bool) {
         separate()
+        let start = bytes.count
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
         atStart = false
+        noteValue(from: start)
     }
 
     mutating func null() {
         separate()
+        let start = bytes.count
         bytes.append(contentsOf: "null".utf8)
         atStart = false
+        noteValue(from: start)
     }
 
     private mutating func separate() {
         if !atStart { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    /// Notes the value written from `start` on, when noting the layout.
+    private mutating func noteValue(from start: Int) {
+        guard layout != nil else { return }
+        layout!.wrote(start..<bytes.count, key: pendingKey.take())
     }
 }

@@ -3,7 +3,8 @@ import TailorHTTP
 /// What building one view model came to. A failure is not an absence: a busy
 /// database must never reach a client as "this chat was deleted".
 enum ViewBuild: Sendable {
-    case built(CachedRepresentation)
+    /// With the view model's layout when it was asked for (for a patch).
+    case built(CachedRepresentation, JSONLayout?)
     /// Not this user's to see: an unknown id, another user's chat or order,
     /// or one deleted since.
     case notVisible

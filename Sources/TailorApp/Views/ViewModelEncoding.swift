@@ -11,8 +11,21 @@ enum ViewModelEncoding {
         CachedRepresentation(json(value), contentType: HTTPResponse.jsonContentType)
     }
 
+    /// The representation, and with `layout` where each value lies in it.
+    static func encoded(_ value: some JSONWritable, layout: Bool) -> EncodedView {
+        guard layout else { return EncodedView(representation: representation(value), layout: nil) }
+        let (bytes, layout) = JSONWriter.bytesAndLayout(of: value)
+        return EncodedView(representation: CachedRepresentation(bytes, contentType: HTTPResponse.jsonContentType), layout: layout)
+    }
+
     static func response(_ value: some JSONWritable, status: HTTPStatus = .ok, headers: [HTTPField] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: [HTTPField("Content-Type", HTTPResponse.jsonContentType)] + headers,
                      body: .init(json(value)))
     }
+}
+
+/// A view model encoded once, with its layout when a patch needs it.
+struct EncodedView: Sendable {
+    let representation: CachedRepresentation
+    let layout: JSONLayout?
 }

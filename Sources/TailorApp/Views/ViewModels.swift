@@ -28,29 +28,46 @@ final class ViewModels: Sendable {
         let sequence = cache.sequence
         let built: CachedRepresentation?
         if let kept = buildFromKeptChats(key) {
-            built = kept
+            built = kept.representation
         } else {
-            built = try await database.readOffLoop { try self.build(key, from: $0) }
+            built = try await database.readOffLoop { try self.build(key, from: $0) }?.representation
         }
         guard let built else { return nil }
         cache.offer(built, for: key, builtAfter: sequence)
         return built
     }
 
+    /// A view model built anew with its layout, for a stream that takes
+    /// patches (the cache keeps no layouts); nil when not the user's to see.
+    func encodedWithLayout(for key: ViewKey) async throws -> EncodedView? {
+        let sequence = cache.sequence
+        let built: EncodedView?
+        if let kept = buildFromKeptChats(key, withLayout: true) {
+            built = kept
+        } else {
+            built = try await database.readOffLoop { try self.build(key, from: $0, withLayout: true) }
+        }
+        guard let built else { return nil }
+        cache.offer(built.representation, for: key, builtAfter: sequence)
+        return built
+    }
+
     /// Several view models for a publisher pass. Those the kept chats cannot
     /// make are read in one transaction: the builds share a snapshot and a warm
-    /// page cache.
-    func representations(for keys: [ViewKey]) -> [ViewBuild] {
+    /// page cache. Those in `withLayout` come with their layout, for patches:
+    /// they are built anew, since the cache keeps no layouts.
+    func representations(for keys: [ViewKey], withLayout: Set<ViewKey> = []) -> [ViewBuild] {
         let sequence = cache.sequence
         var results: [ViewBuild] = []
         results.reserveCapacity(keys.count)
         var unbuilt: [Int] = []
         for key in keys {
-            if let cached = cache.lookup(key) {
-                results.append(.built(cached))
-            } else if let kept = buildFromKeptChats(key) {
-                cache.offer(kept, for: key, builtAfter: sequence)
-                results.append(.built(kept))
+            let layout = withLayout.contains(key)
+            if !layout, let cached = cache.lookup(key) {
+                results.append(.built(cached, nil))
+            } else if let kept = buildFromKeptChats(key, withLayout: layout) {
+                cache.offer(kept.representation, for: key, builtAfter: sequence)
+                results.append(.built(kept.representation, kept.layout))
             } else {
                 // Stands until the database's answer below replaces it.
                 unbuilt.append(results.count)
@@ -64,7 +81,10 @@ final class ViewModels: Sendable {
                 let shared = SharedReads()
                 return unbuilt.map { index in
                     do {
-                        return try build(keys[index], from: store, sharing: shared).map(ViewBuild.built) ?? .notVisible
+                        guard let built = try build(keys[index], from: store, sharing: shared, withLayout: withLayout.contains(keys[index])) else {
+                            return .notVisible
+                        }
+                        return .built(built.representation, built.layout)
                     } catch {
                         return .failed(error)
                     }
@@ -76,21 +96,21 @@ final class ViewModels: Sendable {
         }
         for (index, result) in zip(unbuilt, fromDatabase) {
             results[index] = result
-            if case .built(let built) = result { cache.offer(built, for: keys[index], builtAfter: sequence) }
+            if case .built(let built, _) = result { cache.offer(built, for: keys[index], builtAfter: sequence) }
         }
         return results
     }
 
     /// A chat list, badge or latest chat screen from the kept chats; nil when
     /// they do not hold all it needs.
-    func buildFromKeptChats(_ key: ViewKey) -> CachedRepresentation? {
+    func buildFromKeptChats(_ key: ViewKey, withLayout layout: Bool = false) -> EncodedView? {
         switch key.topic {
         case .chats(let page):
             guard let summaries = directory.summaries(of: key.user) else { return nil }
-            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now()))
+            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now()), layout: layout)
         case .badge:
             guard let unread = directory.unreadTotal(of: key.user) else { return nil }
-            return ViewModelEncoding.representation(BadgeViewModel(unread: unread))
+            return ViewModelEncoding.encoded(BadgeViewModel(unread: unread), layout: layout)
         case .chat(let id, let page) where page == .latest:
             guard let screen = directory.screen(of: id, for: key.user) else { return nil }
             // Messages the screen has not written yet must be among the recent
@@ -102,7 +122,7 @@ final class ViewModels: Sendable {
                     guard let message = screen.recent.first(where: { $0.id == id }) else { throw NotKept() }
                     return message
                 }
-                return ViewModelEncoding.representation(model)
+                return ViewModelEncoding.encoded(model, layout: layout)
             } catch {
                 return nil
             }
@@ -114,14 +134,14 @@ final class ViewModels: Sendable {
     private struct NotKept: Error {}
 
     /// `shared` lets builds in one transaction read a chat's messages once.
-    func build(_ key: ViewKey, from store: Store, sharing shared: SharedReads = SharedReads()) throws -> CachedRepresentation? {
+    func build(_ key: ViewKey, from store: Store, sharing shared: SharedReads = SharedReads(), withLayout layout: Bool = false) throws -> EncodedView? {
         let now = now()
         switch key.topic {
         case .chats(let page):
             let summaries = try store.chatSummaries(of: key.user)
-            return ViewModelEncoding.representation(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now))
+            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now), layout: layout)
         case .badge:
-            return ViewModelEncoding.representation(BadgeViewModel(unread: try store.unreadTotal(of: key.user)))
+            return ViewModelEncoding.encoded(BadgeViewModel(unread: try store.unreadTotal(of: key.user)), layout: layout)
         case .chat(let id, let page):
             guard let chat = try shared.chat(id, in: store), chat.includes(key.user),
                   let viewer = try shared.user(key.user, in: store), let contact = try shared.user(chat.contact(of: key.user), in: store)
@@ -132,15 +152,15 @@ final class ViewModels: Sendable {
                 chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread) { id in
                 try shared.message(id, in: store)
             }
-            return ViewModelEncoding.representation(model)
+            return ViewModelEncoding.encoded(model, layout: layout)
         case .orders(let query):
             // One more than the page: whether a next page exists.
             let orders = try store.orders(of: key.user, status: query.status, matching: query.text, sort: query.sort,
                                           offset: query.offset, limit: query.limit + 1)
-            return ViewModelEncoding.representation(OrderViewModelBuilder(dates: dates).buildList(orders, query: query, now: now))
+            return ViewModelEncoding.encoded(OrderViewModelBuilder(dates: dates).buildList(orders, query: query, now: now), layout: layout)
         case .order(let id):
             guard let order = try store.order(id: id, user: key.user) else { return nil }
-            return ViewModelEncoding.representation(OrderViewModelBuilder(dates: dates).build(order, now: now, withLines: true))
+            return ViewModelEncoding.encoded(OrderViewModelBuilder(dates: dates).build(order, now: now, withLines: true), layout: layout)
         }
     }
 }

@@ -22,9 +22,12 @@ final class SSEClient {
     private var hasData = false
     private var events: [Event] = []
 
-    init(port: Int, token: String?, topics: String, lastEventID: String? = nil, timeout: Double = 5, receiveBuffer: Int? = nil) throws {
+    /// `patches`: the stream asks for JSON Patches (`patch=json`).
+    init(port: Int, token: String?, topics: String, patches: Bool = false, lastEventID: String? = nil, timeout: Double = 5,
+         receiveBuffer: Int? = nil) throws {
         connection = try RawClient(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
-        var head = "GET /api/events?topics=\(topics) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n"
+        let query = "topics=\(topics)" + (patches ? "&patch=json" : "")
+        var head = "GET /api/events?\(query) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         if let lastEventID { head += "Last-Event-ID: \(lastEventID)\r\n" }
         try connection.send(head + "\r\n")

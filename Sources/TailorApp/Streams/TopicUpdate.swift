@@ -1,0 +1,22 @@
+/// What one change of a topic's view model sends to the streams that follow
+/// it, made once for all of them: the whole new view model, and for streams
+/// that take patches, the patch from the version before.
+struct TopicUpdate: Sendable {
+    /// A version no stream is known to have.
+    static let unknown: UInt64 = 0
+
+    let whole: StreamEvent
+    /// The new version, for the next patch; `unknown` when no patch can follow it.
+    let version: UInt64
+    /// The patch, when one was found and is smaller than the whole view model.
+    let patch: StreamEvent?
+    /// The version the patch applies to.
+    let base: UInt64
+
+    init(whole: StreamEvent, version: UInt64 = TopicUpdate.unknown, patch: StreamEvent? = nil, base: UInt64 = TopicUpdate.unknown) {
+        self.whole = whole
+        self.version = version
+        self.patch = patch
+        self.base = base
+    }
+}
