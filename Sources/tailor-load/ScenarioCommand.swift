@@ -56,6 +56,9 @@ struct ScenarioCommand: AsyncParsableCommand {
     @Option(help: "Also write the report as JSON to this file.")
     var json: String?
 
+    @Flag(help: "Streams ask for JSON Patches (patch=json) and apply them; the final check compares what they add up to.")
+    var patches = false
+
     func validate() throws {
         guard !url.isEmpty, url.allSatisfy({ LoadTarget(url: $0) != nil }) else { throw ValidationError("--url must be http://HOST:PORT") }
         guard users >= 2 else { throw ValidationError("--users must be at least 2: users chat in pairs") }
@@ -71,7 +74,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
             markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
-            databasePath: database, serverPID: serverPID)
+            databasePath: database, serverPID: serverPID, patches: patches)
         let group = try EventLoopGroup(loopCount: 2)
         let scenario = Scenario(settings: settings, targets: targets, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))
@@ -119,7 +122,9 @@ struct ScenarioCommand: AsyncParsableCommand {
                        LoadReport.Latency(name: MessageLedger.fromAcceptedName, histogram: counts.fromAccepted)],
             messages: LoadReport.Messages(scheduled: counts.scheduled, accepted: counts.accepted, delivered: counts.delivered, lost: counts.lost),
             requestsPerSecond: Double(requests) / elapsed, messagesPerSecond: Double(counts.accepted) / elapsed,
-            eventsPerSecond: Double(statistics.eventsReceived) / elapsed, notModified: statistics.notModified,
+            eventsPerSecond: Double(statistics.eventsReceived) / elapsed,
+            events: statistics.events.sorted { $0.key < $1.key }.map { LoadReport.Events(name: $0.key, count: $0.value.count, bytes: $0.value.bytes) },
+            notModified: statistics.notModified,
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
             server: server, threads: threads, serialCeilingMessagesPerSecond: threads.flatMap(ThreadLoad.serialCeiling(of:)),
             client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),

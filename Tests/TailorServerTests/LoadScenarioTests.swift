@@ -10,7 +10,9 @@ import Testing
         ShutdownTests.executable.deletingLastPathComponent().appendingPathComponent("tailor-load")
     }
 
-    @Test func aSmallScenarioLosesNothing() throws {
+    /// With `--patches` the streams take JSON Patches, and what they add up to
+    /// must be the server's view models just the same.
+    @Test(arguments: [false, true]) func aSmallScenarioLosesNothing(patches: Bool) throws {
         let server = try ShutdownTests.RunningServer()
         defer { server.process.terminate() }
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-load-\(UUID().uuidString).json")
@@ -20,7 +22,7 @@ import Testing
         load.executableURL = Self.loadExecutable
         load.arguments = ["scenario", "--url", "http://127.0.0.1:\(server.port)", "--users", "20", "--rate", "40",
                           "--duration", "2", "--readers", "4", "--seed", "7", "--mark-read-every", "0.2",
-                          "--server-pid", "\(server.process.processIdentifier)", "--json", report.path]
+                          "--server-pid", "\(server.process.processIdentifier)", "--json", report.path] + (patches ? ["--patches"] : [])
         load.standardOutput = FileHandle.nullDevice
         try load.run()
         load.waitUntilExit()
@@ -37,6 +39,8 @@ import Testing
         #expect(json["viewModelsStale"] as? Int == 0)
         let routes = try #require(json["routes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(Set(routes).isSuperset(of: ["POST /api/chats/:id/messages", "GET /api/chats", "GET /api/orders"]))
+        let events = try #require(json["events"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(events.contains("chat.patch") == patches)
         let serverFigures = try #require(json["server"] as? [String: Double])
         #expect(serverFigures["rssMiB"]! > 0)
     }

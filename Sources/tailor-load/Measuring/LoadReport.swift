@@ -47,6 +47,15 @@ struct LoadReport: Encodable {
         let lost: Int
     }
 
+    /// Events of one name: how many, and their data's bytes.
+    struct Events: Encodable {
+        let name: String
+        let count: Int
+        let bytes: Int
+
+        var meanBytes: Int { count == 0 ? 0 : bytes / count }
+    }
+
     struct Process: Encodable {
         let cpuPercent: Double
         let rssMiB: Double
@@ -67,6 +76,7 @@ struct LoadReport: Encodable {
     let requestsPerSecond: Double
     let messagesPerSecond: Double
     let eventsPerSecond: Double
+    let events: [Events]
     let notModified: Int
     let errors: [String: Int]
     let viewModelsChecked: Int
@@ -97,6 +107,7 @@ struct LoadReport: Encodable {
         }
         lines.append("")
         lines.append("throughput     \(Self.number(messagesPerSecond, 1)) messages/s accepted, \(Self.number(requestsPerSecond, 1)) requests/s, \(Self.number(eventsPerSecond, 1)) events/s received, \(notModified) answers 304")
+        lines.append("event data     " + events.map { "\($0.name) \($0.count) × \($0.meanBytes) B" }.joined(separator: ", "))
         lines.append("messages       scheduled \(messages.scheduled), accepted \(messages.accepted), delivered \(messages.delivered), lost \(messages.lost)")
         lines.append("view models    \(viewModelsChecked) compared with the server at the end, \(viewModelsStale) users' stale")
         for example in staleExamples { lines.append("               \(example)") }

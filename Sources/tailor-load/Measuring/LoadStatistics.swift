@@ -7,6 +7,8 @@ final class LoadStatistics: Sendable {
         var routes: [String: LatencyHistogram] = [:]
         var errors: [String: Int] = [:]
         var eventsReceived = 0
+        /// By event name: how many came and their data's bytes.
+        var events: [String: (count: Int, bytes: Int)] = [:]
         var notModified = 0
     }
 
@@ -24,7 +26,13 @@ final class LoadStatistics: Sendable {
         state.withLock { $0.errors["\(kind) \(route)", default: 0] += 1 }
     }
 
-    func recordEvent() { state.withLock { $0.eventsReceived += 1 } }
+    func recordEvent(named name: String, bytes: Int) {
+        state.withLock { state in
+            state.eventsReceived += 1
+            state.events[name, default: (0, 0)].count += 1
+            state.events[name, default: (0, 0)].bytes += bytes
+        }
+    }
     func recordNotModified() { state.withLock { $0.notModified += 1 } }
 
     var snapshot: State { state.withLock { $0 } }

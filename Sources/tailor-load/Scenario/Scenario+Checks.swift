@@ -49,7 +49,7 @@ extension Scenario {
         for (name, path) in [("chats", "/api/chats"), ("badge", "/api/badge"), ("chat", "/api/chats/\(user.chatID)")] {
             guard let answer = try? await user.connection.send("GET", path, token: user.token, timeout: settings.requestTimeout),
                   answer.status == 200 else { return "\(user.name): GET \(path) failed" }
-            if user.latest[name] != answer.body {
+            if user.shown(name) != answer.body {
                 return "\(user.name): the stream's last \(name) differs from GET \(path)"
             }
         }

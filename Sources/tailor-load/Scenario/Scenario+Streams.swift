@@ -14,7 +14,8 @@ extension Scenario {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 for user in step {
                     tasks.addTask(executorPreference: user.loop) {
-                        let stream = try EventStreamClient(target: user.target, loop: user.loop, token: user.token, topics: user.topics)
+                        let query = user.topics + (self.settings.patches ? "&patch=json" : "")
+                        let stream = try EventStreamClient(target: user.target, loop: user.loop, token: user.token, topics: query)
                         let status = try await stream.open(timeout: self.settings.requestTimeout)
                         guard status == 200 else { throw ScenarioError("a stream was refused with \(status)") }
                         user.stream = stream
@@ -39,17 +40,54 @@ extension Scenario {
     func follow(_ user: SimulatedUser, _ stream: EventStreamClient) async {
         await stream.read { event in
             let now = MonotonicClock.now
-            statistics.recordEvent()
+            statistics.recordEvent(named: event.name, bytes: event.data.count)
             switch event.name {
-            case "chat", "notification":
+            case "notification":
                 ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
-                if event.name == "chat" {
-                    user.latest["chat"] = Array(event.data)
-                    if (JSONScan.lastInteger(named: "unreadMessageCount", in: event.data) ?? 0) > 0 { askToMarkRead(user, at: now) }
+            case "chat.patch", "chats.patch", "badge.patch":
+                let name = String(event.name.dropLast(".patch".count))
+                // A new message is an `add` whose value is its JSON.
+                if name == "chat" { ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now) }
+                apply(event, to: name, of: user)
+                if name == "chat", let unread = user.held["chat"]?.document["unreadMessageCount"]?.text.flatMap(Int.init), unread > 0 {
+                    askToMarkRead(user, at: now)
                 }
             default:
                 user.latest[event.name] = Array(event.data)
+                if settings.patches { hold(event, as: event.name, for: user) }
+                if event.name == "chat" {
+                    ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
+                    if (JSONScan.lastInteger(named: "unreadMessageCount", in: event.data) ?? 0) > 0 { askToMarkRead(user, at: now) }
+                }
             }
+        }
+    }
+
+    /// Keeps a whole view model for the patches that follow it.
+    private func hold(_ event: EventStreamClient.Event, as name: String, for user: SimulatedUser) {
+        do {
+            user.held[name] = (event.id ?? "", try PatchableJSON.parse(event.data))
+        } catch {
+            statistics.recordError("unreadable view model (\(error))", route: "stream \(name)")
+            user.held[name] = nil
+        }
+    }
+
+    /// Applies a patch to the view model it names as its base. One that does
+    /// not apply is an error, and the view model is dropped, so that the final
+    /// check finds the stream's view stale.
+    private func apply(_ event: EventStreamClient.Event, to name: String, of user: SimulatedUser) {
+        do {
+            let data = try PatchableJSON.parse(event.data)
+            guard var held = user.held[name], let base = data["base"]?.text, base == held.id, let patch = data["patch"] else {
+                throw PatchableJSON.Failure(description: "not for the version held")
+            }
+            try held.document.apply(patch: patch)
+            held.id = event.id ?? ""
+            user.held[name] = held
+        } catch {
+            statistics.recordError("patch not applied (\(error))", route: "stream \(name)")
+            user.held[name] = nil
         }
     }
 

@@ -21,4 +21,6 @@ struct ScenarioSettings: Sendable {
     var databasePath: String?
     /// The server's process, for its CPU and memory in the series.
     var serverPID: Int32?
+    /// Streams ask for JSON Patches and apply them.
+    var patches = false
 }

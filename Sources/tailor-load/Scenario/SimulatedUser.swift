@@ -26,6 +26,9 @@ final class SimulatedUser: @unchecked Sendable {
     var stream: EventStreamClient?
     /// The data of the last event of each kind the stream brought.
     var latest: [String: [UInt8]] = [:]
+    /// When the stream takes patches: each view model as the events so far
+    /// add up to, and the id of the event that brought it.
+    var held: [String: (id: String, document: PatchableJSON)] = [:]
     var lastMarkRead: UInt64 = 0
     var markReadQueued = false
 
@@ -43,6 +46,11 @@ final class SimulatedUser: @unchecked Sendable {
     }
 
     var topics: String { "chats,badge,chat:\(chatID)" }
+
+    /// The view model of `name` the stream shows now.
+    func shown(_ name: String) -> [UInt8]? {
+        held[name]?.document.bytes ?? latest[name]
+    }
 
     /// Queues `job` for the sender; the schedule never waits for the server.
     func enqueue(_ job: Job) {
