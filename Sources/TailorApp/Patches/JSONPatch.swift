@@ -150,7 +150,9 @@ private struct Differ {
         let oldMiddle = Array(oldMembers[prefix..<oldMembers.count - suffix])
         let newMiddle = Array(newMembers[prefix..<newMembers.count - suffix])
         var steps = Array(repeating: Step.keep, count: prefix)
-        if oldMiddle.count * newMiddle.count <= JSONPatch.alignmentLimit {
+        if let shifted = shifted(oldMiddle, newMiddle) {
+            steps += shifted
+        } else if oldMiddle.count * newMiddle.count <= JSONPatch.alignmentLimit {
             steps += aligned(oldMiddle, newMiddle)
         } else {
             let paired = min(oldMiddle.count, newMiddle.count)
@@ -160,6 +162,25 @@ private struct Differ {
         }
         steps += Array(repeating: Step.keep, count: suffix)
         return steps
+    }
+
+    /// The common changes of a list without aligning it: members dropped at
+    /// its start and others added at its end (a chat screen that shows the
+    /// latest messages), or members added at its start (a list newest first).
+    /// Nil when the runs are not one of those.
+    private func shifted(_ oldMembers: [Int], _ newMembers: [Int]) -> [Step]? {
+        guard let firstNew = newMembers.first, let firstOld = oldMembers.first else { return nil }
+        if let dropped = oldMembers.firstIndex(where: { same($0, firstNew) }) {
+            let kept = oldMembers.count - dropped
+            guard kept <= newMembers.count, (0..<kept).allSatisfy({ same(oldMembers[dropped + $0], newMembers[$0]) }) else { return nil }
+            return Array(repeating: .remove, count: dropped) + Array(repeating: .keep, count: kept) + newMembers[kept...].map { Step.add($0) }
+        }
+        if let added = newMembers.firstIndex(where: { same(firstOld, $0) }), added + oldMembers.count <= newMembers.count,
+           (0..<oldMembers.count).allSatisfy({ same(oldMembers[$0], newMembers[added + $0]) }) {
+            return newMembers[..<added].map { Step.add($0) } + Array(repeating: .keep, count: oldMembers.count)
+                + newMembers[(added + oldMembers.count)...].map { Step.add($0) }
+        }
+        return nil
     }
 
     /// Steps along a longest common subsequence of the two runs of members.
