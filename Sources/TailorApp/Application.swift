@@ -35,6 +35,7 @@ public final class Application: Sendable {
             return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
         }
 
+        let metrics = ServerMetrics()
         let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous)
         self.database = database
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
@@ -57,7 +58,8 @@ public final class Application: Sendable {
         let progress = FeedProgress(applied: position, isShared: sharedURL != nil)
         follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
         events = try EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
-                             feedWindow: configuration.feedWindow, follower: follower, progress: progress)
+                             feedWindow: configuration.feedWindow, follower: follower, progress: progress,
+                             observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
@@ -69,6 +71,24 @@ public final class Application: Sendable {
         ChatRoutes(context: context).register(on: &router)
         OrderRoutes(context: context).register(on: &router)
         EventStreamRoutes(context: context, streams: streams).register(on: &router)
+        // Taken apart from self, which the closures below must not hold before it is whole.
+        let streams = streams
+        let follower = follower
+        // The server is made with the routes: the route reads it once it is there.
+        let madeServer = Mutex<HTTPServer?>(nil)
+        MetricsRoutes(metrics: metrics) {
+            let cacheCounts = cache.counts
+            let checkpoints = database.checkpoints
+            return ServerMetrics.Sample(
+                connections: madeServer.withLock { $0 }?.connectionCount ?? 0, streams: streams.subscriberCount,
+                followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: cache.byteCount,
+                feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied,
+                totals: ServerMetrics.Totals(
+                    eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
+                    cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
+                    checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter),
+                process: ProcessFigures.now())
+        }.register(on: &router)
         var fallback: Router.Handler?
         if let folder = configuration.publicFolder {
             guard let files = StaticFiles(root: folder) else {
@@ -81,8 +101,10 @@ public final class Application: Sendable {
             responder: HTTPResponder(router: router, fallback: fallback, admission: { auth.refusal(for: $0) },
                                      answerForFailure: { APIError.answer(for: $0) },
                                      around: { request, handler in try await readYourWrites.handle(request, handler) },
+                                     observe: { metrics.observeRequest(route: $0, status: $1, nanoseconds: $2) },
                                      logger: logger),
             logger: logger)
+        madeServer.withLock { [server] in $0 = server }
         chatbot.attach(to: events, loops: server.group)
         // Last, once everything that follows the feed is wired; before the
         // demo data, whose writes wait for it.
@@ -90,7 +112,6 @@ public final class Application: Sendable {
 
         // Date texts ("14:05" becomes "Yesterday") change at midnight, not on writes:
         // cached view models are dropped and followed ones sent anew.
-        let streams = streams
         midnight = Task(executorPreference: server.group.next()) {
             while !Task.isCancelled {
                 let wait = dates.millisecondsUntilMidnight(now: now())

@@ -60,6 +60,13 @@ public final class Database: Sendable {
         return file
     }
 
+    /// SQLite's checkpoints so far, on their own thread and by the writer
+    /// (none on PostgreSQL, which checkpoints on its own).
+    public var checkpoints: (onOwnThread: Int, byWriter: Int) {
+        guard let done = sqliteFile?.checkpointer.done else { return (0, 0) }
+        return (done.onOwnThread, done.byWriter)
+    }
+
     /// Runs `body` with a reader connection from the pool (opened when none is
     /// free), in one read transaction: every query of `body` sees the same
     /// snapshot, and on SQLite the connection's page cache, which SQLite empties

@@ -48,8 +48,12 @@ public final class EventRouter: Sendable {
     /// Seconds a committed batch's sources wait for this server to apply it.
     static let applyWait = 2.0
 
+    /// Told of every batch written: how many events, and the nanoseconds it took to write, commit and hand on.
+    private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
+
     init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
-         follower: FeedFollower?, progress: FeedProgress) throws {
+         follower: FeedFollower?, progress: FeedProgress, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
+        self.observeBatch = observeBatch
         self.writer = try WriterConnection(writer, feedWindow: feedWindow)
         self.handler = handler
         self.now = now
@@ -107,8 +111,11 @@ public final class EventRouter: Sendable {
     /// Commits slower than this are logged: every request of the batch waited for it.
     static let slowCommitMilliseconds: UInt64 = 50
 
-    private func noteIfSlow(_ events: Int, since started: UInt64) {
-        let milliseconds = (MonotonicClock.now - started) / 1_000_000
+    /// Tells the observer of a batch, and logs it if it was slow.
+    private func note(_ events: Int, since started: UInt64) {
+        let nanoseconds = MonotonicClock.now - started
+        observeBatch(events, nanoseconds)
+        let milliseconds = nanoseconds / 1_000_000
         guard milliseconds >= Self.slowCommitMilliseconds else { return }
         slowCommits.log("a batch of \(events) events took \(milliseconds) ms to write, commit and hand on")
     }
@@ -134,7 +141,7 @@ public final class EventRouter: Sendable {
         var results: [Result<EventOutcome, any Error>] = []
         results.reserveCapacity(batch.count)
         let started = MonotonicClock.now
-        defer { noteIfSlow(batch.count, since: started) }
+        defer { note(batch.count, since: started) }
         var entry: FeedEntry?
         var eachAlone = false
         var attempt = 1

@@ -24,6 +24,7 @@ final class FeedFollower: Sendable {
     private let wakeDescriptor: Int32
     private let failures: ThrottledLog
     private let thread = Mutex<OwnThread?>(nil)
+    private let latest = Atomic<Int>(0)
 
     /// Added to the connection's application name.
     static let applicationNameSuffix = "-feed"
@@ -55,6 +56,9 @@ final class FeedFollower: Sendable {
         thread.join()
         close(wakeDescriptor)
     }
+
+    /// The latest position the feed held when last read, applied or not.
+    var latestSeen: Int { latest.load(ordering: .relaxed) }
 
     /// Reads the feed now rather than at the next notification: this server
     /// committed, and waits to answer until its commit is applied.
@@ -98,6 +102,7 @@ final class FeedFollower: Sendable {
         let store = Store(connection)
         let count = try connection.readTransaction { () throws -> Int in
             let page = try store.feedPage(after: from, limit: Self.batchSize)
+            latest.store(page.latest, ordering: .relaxed)
             guard !page.entries.isEmpty else { return 0 }
             if from < page.horizon {
                 failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "

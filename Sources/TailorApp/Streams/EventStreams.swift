@@ -111,6 +111,7 @@ final class EventStreams: Sendable {
     private let state: Mutex<State>
     private let failures: ThrottledLog
     let memory: StreamMemory
+    private let eventsMade = Atomic<Int>(0)
 
     /// A change whose view model failed to build is tried again this many
     /// times, after `retryDelay` and twice as long each time after that.
@@ -128,6 +129,12 @@ final class EventStreams: Sendable {
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Topics some stream follows, each user's counted apart.
+    var followedTopicCount: Int { state.withLock { $0.subscribers.followedKeyCount } }
+
+    /// Events made for changes since the start (each once, however many streams it went to).
+    var eventsPublished: Int { eventsMade.load(ordering: .relaxed) }
 
     /// Events queued and not yet written, over all streams.
     var queuedEventCount: Int {
@@ -296,6 +303,7 @@ final class EventStreams: Sendable {
             }
             return deliveries
         }
+        eventsMade.add(built.count + notifications.count, ordering: .relaxed)
         deliveries.start()
         if memory.total > memory.budgetPerUser {
             endLargestHolders(users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
@@ -361,6 +369,7 @@ final class EventStreams: Sendable {
             return ended
         }
         guard !ended.isEmpty else { return }
+        memory.noteEndedSlow(ended.count)
         failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
             + "past the budget of \(memory.budget) in all or \(memory.budgetPerUser) per user")
         for subscriber in ended { subscriber.abort() }

@@ -15,6 +15,7 @@ final class StreamMemory: Sendable {
     /// All the streams of one user together.
     let budgetPerUser: Int
     private let held = Atomic<Int>(0)
+    private let endedSlow = Atomic<Int>(0)
 
     init(budget: Int, budgetPerUser: Int) {
         self.budget = budget
@@ -26,6 +27,14 @@ final class StreamMemory: Sendable {
 
     func change(by delta: Int) {
         if delta != 0 { held.add(delta, ordering: .relaxed) }
+    }
+
+    /// Streams ended for reading too slowly (past the budget or the
+    /// notifications' bound), since the start.
+    var streamsEndedSlow: Int { endedSlow.load(ordering: .relaxed) }
+
+    func noteEndedSlow(_ count: Int = 1) {
+        endedSlow.add(count, ordering: .relaxed)
     }
 
     /// The streams to end, the largest holders first, so that what `streams`

@@ -264,6 +264,7 @@ final class Subscriber: Sendable {
             return queue.needsDelivery()
         }
         if tooFarBehind {
+            memory.noteEndedSlow()
             end()
         } else {
             memory.change(by: event.byteCount)

@@ -63,6 +63,9 @@ struct SubscriberIndex {
         (followed[user] ?? [:]).keys
     }
 
+    /// Topics followed, each user's counted apart.
+    var followedKeyCount: Int { byTopic.count }
+
     /// Every stream.
     var all: [Subscriber] { byUser.values.flatMap(\.values) }
 }

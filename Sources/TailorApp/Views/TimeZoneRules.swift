@@ -1,4 +1,5 @@
 import Glibc
+import TailorLoop
 
 /// A time zone from the system's tz database: the offsets of a TZif file
 /// (RFC 8536) and, past its last transition, the POSIX rule in its footer.
@@ -25,7 +26,7 @@ struct TimeZoneRules: Sendable {
             (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || "/_+-".utf8.contains(byte)
         }
-        guard allowed, !name.isEmpty, !name.hasPrefix("/"), !name.contains(".."), let bytes = readFile(folder + "/" + name) else { return nil }
+        guard allowed, !name.isEmpty, !name.hasPrefix("/"), !name.contains(".."), let bytes = SmallFile.read(folder + "/" + name) else { return nil }
         return parse(bytes, name: name)
     }
 
@@ -80,20 +81,6 @@ struct TimeZoneRules: Sendable {
         }
         return TimeZoneRules(name: name, transitions: times, offsets: indices.map { typeOffsets[$0] },
                              initialOffset: typeOffsets[0], rule: rule)
-    }
-
-    private static func readFile(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-            if bytes.count > 1 << 20 { return nil }
-        }
-        return bytes
     }
 }
 

@@ -24,6 +24,8 @@ final class ViewCache: Sendable {
 
     let budgetBytes: Int
     private let state = Mutex(State())
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
 
     init(budgetBytes: Int) {
         self.budgetBytes = budgetBytes
@@ -33,14 +35,26 @@ final class ViewCache: Sendable {
     var sequence: UInt64 { state.withLock { $0.sequence } }
 
     func lookup(_ key: ViewKey) -> CachedRepresentation? {
-        state.withLock { state in
+        let found = state.withLock { state -> CachedRepresentation? in
             guard var entry = state.entries[key.user]?[key.topic] else { return nil }
             state.clock += 1
             entry.lastUsed = state.clock
             state.entries[key.user]![key.topic] = entry
             return entry.representation
         }
+        if found == nil {
+            misses.add(1, ordering: .relaxed)
+        } else {
+            hits.add(1, ordering: .relaxed)
+        }
+        return found
     }
+
+    /// Lookups answered and not, since the start.
+    var counts: (hits: Int, misses: Int) { (hits.load(ordering: .relaxed), misses.load(ordering: .relaxed)) }
+
+    /// Bytes of the representations kept.
+    var byteCount: Int { state.withLock { $0.bytes } }
 
     /// Keeps `representation` unless a change happened since `sequence`.
     func offer(_ representation: CachedRepresentation, for key: ViewKey, builtAfter sequence: UInt64) {

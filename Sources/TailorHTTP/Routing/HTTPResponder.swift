@@ -1,4 +1,5 @@
 import Logging
+import TailorLoop
 
 /// Turns a request into a response: the router first, then the fallback (static
 /// files) for paths no route knows, and errors rendered as the API's JSON.
@@ -17,17 +18,22 @@ public struct HTTPResponder: Sendable {
     /// Runs around every route's handler (not the fallback): may wait before
     /// it, or add to its answer.
     public var around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)?
+    /// Told of every answer: the route it matched (`static` for the fallback's,
+    /// `unmatched` for none), its status, and how long the handler took.
+    public var observe: (@Sendable (_ route: String, _ status: HTTPStatus, _ nanoseconds: UInt64) -> Void)?
     private let failures: ThrottledLog
 
     public init(router: Router, fallback: Router.Handler? = nil, admission: (@Sendable (HTTPRequest) -> HTTPError?)? = nil,
                 answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil,
                 around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)? = nil,
+                observe: (@Sendable (_ route: String, _ status: HTTPStatus, _ nanoseconds: UInt64) -> Void)? = nil,
                 logger: Logger = Logger(label: "tailor.http")) {
         self.router = router
         self.fallback = fallback
         self.admission = admission
         self.answerForFailure = answerForFailure
         self.around = around
+        self.observe = observe
         failures = ThrottledLog(logger: logger)
     }
 
@@ -43,22 +49,41 @@ public struct HTTPResponder: Sendable {
     }
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        guard let observe else { return await answer(request).response }
+        let start = MonotonicClock.now
+        let (response, route) = await answer(request)
+        observe(route, response.status, MonotonicClock.now - start)
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String) {
         var request = request
         let handler: Router.Handler
+        let route: String
         switch router.match(request.method, path: request.path) {
-        case .handler(let found, let parameters):
+        case .handler(let found, let parameters, let pattern):
             request.parameters = parameters
+            route = pattern
             if let around {
                 handler = { request in try await around(request, found) }
             } else {
                 handler = found
             }
         case .methodNotAllowed(let allowed):
-            return HTTPError.methodNotAllowed(allowed: allowed).response
+            return (HTTPError.methodNotAllowed(allowed: allowed).response, Self.unmatched)
         case .notFound:
-            guard let fallback else { return HTTPError.notFound().response }
+            guard let fallback else { return (HTTPError.notFound().response, Self.unmatched) }
             handler = fallback
+            route = Self.staticFiles
         }
+        return (await run(handler, for: request), route)
+    }
+
+    /// The route names of answers no registered route gave.
+    public static let unmatched = "unmatched"
+    public static let staticFiles = "static"
+
+    private func run(_ handler: Router.Handler, for request: HTTPRequest) async -> HTTPResponse {
         do {
             return try await handler(request)
         } catch let error as HTTPError {

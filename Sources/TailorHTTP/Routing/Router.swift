@@ -7,7 +7,8 @@ public struct Router: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
     public enum Match: Sendable {
-        case handler(Handler, parameters: [(name: String, value: String)])
+        /// `route` is the pattern the path matched, as registered (`/api/chats/{id}`).
+        case handler(Handler, parameters: [(name: String, value: String)], route: String)
         /// The path exists but not with this method; `allowed` is for the `Allow` field.
         case methodNotAllowed(allowed: [HTTPMethod])
         case notFound
@@ -64,7 +65,7 @@ public struct Router: Sendable {
 
     private func select(_ method: HTTPMethod, in route: Route, parameters: [(name: String, value: String)]) -> Match {
         if let handler = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
-            return .handler(handler, parameters: parameters)
+            return .handler(handler, parameters: parameters, route: route.pattern.text)
         }
         var allowed = route.methodOrder
         if allowed.contains(.get) && !allowed.contains(.head) {

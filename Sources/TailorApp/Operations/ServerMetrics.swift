@@ -1,0 +1,131 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+import TailorHTTP
+
+/// What an operator scrapes at `GET /metrics`, in Prometheus's text format.
+///
+/// Made through swift-metrics' API on a registry of this server's own rather
+/// than the process-wide bootstrap, so that servers side by side in one
+/// process (the tests) keep their figures apart. What is counted as it happens
+/// (requests, batches) is recorded on the way; what is a state (connections,
+/// streams, memory) or a running total kept where it happens (events
+/// published, cache hits) is read when scraped. No figure holds user data:
+/// labels are route patterns, status classes and stage names.
+final class ServerMetrics: Sendable {
+    /// What is read at each scrape.
+    struct Sample: Sendable {
+        var connections = 0
+        var streams = 0
+        var followedTopics = 0
+        var streamHeldBytes = 0
+        var cacheBytes = 0
+        var feedApplied = 0
+        var feedLatestSeen = 0
+        var totals = Totals()
+        var process = ProcessFigures.Snapshot()
+    }
+
+    /// Running totals kept by the parts that count them.
+    struct Totals: Sendable {
+        var eventsPublished = 0
+        var slowStreamsEnded = 0
+        var cacheHits = 0
+        var cacheMisses = 0
+        var checkpointsOnOwnThread = 0
+        var checkpointsByWriter = 0
+    }
+
+    /// One route's figures.
+    private struct Route: Sendable {
+        /// By status class, 1xx to 5xx.
+        let answers: [CoreMetrics.Counter]
+        let duration: CoreMetrics.Timer
+    }
+
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let routes = Mutex<[String: Route]>([:])
+    private let batchEvents: Recorder
+    private let batchDuration: CoreMetrics.Timer
+    private let gauges: [String: Meter]
+    private let counters: [String: CoreMetrics.Counter]
+    /// The totals as of the last scrape: a counter goes up by the difference.
+    private let lastTotals = Mutex([String: Int]())
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // From 100 µs (a cached GET) to 10 s (a request that waited on a busy database).
+        factory.defaultDurationHistogramBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
+            .map { Duration.nanoseconds(Int64($0 * 1e9)) }
+        factory.valueHistogramBuckets["tailor_writer_batch_events"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        self.factory = factory
+        batchEvents = Recorder(label: "tailor_writer_batch_events", dimensions: [], aggregate: true, factory: factory)
+        batchDuration = CoreMetrics.Timer(label: "tailor_writer_batch_seconds", dimensions: [], factory: factory)
+        gauges = Dictionary(uniqueKeysWithValues: Self.gaugeNames.map { ($0, Meter(label: $0, dimensions: [], factory: factory)) })
+        counters = Dictionary(uniqueKeysWithValues: Self.counterNames.map { ($0, CoreMetrics.Counter(label: $0, dimensions: [], factory: factory)) })
+    }
+
+    private static let gaugeNames = [
+        "tailor_connections_open", "tailor_streams_open", "tailor_stream_topics_followed", "tailor_stream_held_bytes",
+        "tailor_view_cache_bytes", "tailor_feed_applied_position", "tailor_feed_lag_positions",
+        "process_resident_memory_bytes", "process_open_fds",
+    ]
+
+    private static let counterNames = [
+        "tailor_stream_events_published_total", "tailor_streams_ended_slow_total", "tailor_view_cache_hits_total",
+        "tailor_view_cache_misses_total", "tailor_checkpoints_total", "tailor_checkpoints_by_writer_total", "process_cpu_milliseconds_total",
+    ]
+
+    // MARK: As it happens
+
+    /// An answer of `route`: counted by status class, its time in the route's histogram.
+    func observeRequest(route: String, status: HTTPStatus, nanoseconds: UInt64) {
+        let metrics = routes.withLock { routes in
+            if let known = routes[route] { return known }
+            let made = Route(
+                answers: (1...5).map { CoreMetrics.Counter(label: "tailor_http_requests_total", dimensions: [("route", route), ("status", "\($0)xx")], factory: factory) },
+                duration: CoreMetrics.Timer(label: "tailor_http_request_seconds", dimensions: [("route", route)], factory: factory))
+            routes[route] = made
+            return made
+        }
+        metrics.answers[min(max(status.code / 100, 1), 5) - 1].increment()
+        metrics.duration.recordNanoseconds(Int64(nanoseconds))
+    }
+
+    /// A batch the writer committed: how many events, and how long it took to write, commit and hand on.
+    func observeBatch(events: Int, nanoseconds: UInt64) {
+        batchEvents.record(events)
+        batchDuration.recordNanoseconds(Int64(nanoseconds))
+    }
+
+    // MARK: When scraped
+
+    /// Every figure as Prometheus text, after recording `sample`.
+    func exposition(_ sample: Sample) -> [UInt8] {
+        let states: [String: Int] = [
+            "tailor_connections_open": sample.connections, "tailor_streams_open": sample.streams,
+            "tailor_stream_topics_followed": sample.followedTopics, "tailor_stream_held_bytes": sample.streamHeldBytes,
+            "tailor_view_cache_bytes": sample.cacheBytes, "tailor_feed_applied_position": sample.feedApplied,
+            "tailor_feed_lag_positions": max(sample.feedLatestSeen - sample.feedApplied, 0),
+            "process_resident_memory_bytes": sample.process.residentBytes, "process_open_fds": sample.process.openFiles,
+        ]
+        for (name, value) in states { gauges[name]!.set(value) }
+        let totals: [String: Int] = [
+            "tailor_stream_events_published_total": sample.totals.eventsPublished,
+            "tailor_streams_ended_slow_total": sample.totals.slowStreamsEnded,
+            "tailor_view_cache_hits_total": sample.totals.cacheHits, "tailor_view_cache_misses_total": sample.totals.cacheMisses,
+            "tailor_checkpoints_total": sample.totals.checkpointsOnOwnThread,
+            "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
+            "process_cpu_milliseconds_total": sample.process.cpuMilliseconds,
+        ]
+        lastTotals.withLock { last in
+            for (name, total) in totals {
+                let grown = total - last[name, default: 0]
+                if grown > 0 { counters[name]!.increment(by: grown) }
+                last[name] = max(total, last[name, default: 0])
+            }
+        }
+        return registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// `GET /metrics`: Prometheus's text format, parsed here line by line as a
+/// scraper would, with the figures moving as requests, streams and writes happen.
+@Suite struct MetricsTests {
+    /// One sample line: `name{label="value",…} number`.
+    struct Sample: Hashable {
+        let name: String
+        let labels: [String: String]
+    }
+
+    static func scrape(_ app: TestApp) throws -> [Sample: Double] {
+        let response = try app.client().get("/metrics")
+        #expect(response.status == 200)
+        #expect(response.header("content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        var samples: [Sample: Double] = [:]
+        for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                Issue.record("not a sample line: \(line)")
+                continue
+            }
+            let series = line[..<space]
+            var labels: [String: String] = [:]
+            var name = String(series)
+            if let open = series.firstIndex(of: "{"), series.hasSuffix("}") {
+                name = String(series[..<open])
+                for pair in series[series.index(after: open)..<series.index(before: series.endIndex)].split(separator: ",") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2, parts[1].hasPrefix("\""), parts[1].hasSuffix("\"") else {
+                        Issue.record("not a label: \(pair) in \(line)")
+                        continue
+                    }
+                    labels[String(parts[0])] = String(parts[1].dropFirst().dropLast())
+                }
+            }
+            samples[Sample(name: name, labels: labels)] = value
+        }
+        return samples
+    }
+
+    @Test func figuresMoveAsRequestsStreamsAndWritesHappen() throws {
+        let app = try TestApp()
+        let (alice, bob) = (try app.user("alice"), try app.user("bob"))
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let before = try Self.scrape(app)
+        func value(_ samples: [Sample: Double], _ name: String, _ labels: [String: String] = [:]) -> Double {
+            samples[Sample(name: name, labels: labels)] ?? 0
+        }
+
+        let anonymous = try app.client()
+        for _ in 0..<5 { _ = try anonymous.get("/healthz") }
+        for _ in 0..<3 { try bob.send("GET", "/api/chats") }
+        try alice.send("GET", "/api/chats/999999")
+        let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
+        for _ in 0..<3 { _ = try stream.next() }
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"counted"}"#)
+        _ = try stream.next(where: { $0.name == "chat" })
+
+        let after = try Self.scrape(app)
+        let healthz = ["route": "/healthz", "status": "2xx"]
+        #expect(value(after, "tailor_http_requests_total", healthz) - value(before, "tailor_http_requests_total", healthz) == 5)
+        #expect(value(after, "tailor_http_requests_total", ["route": "/api/chats/{id}", "status": "4xx"]) >= 1)
+        #expect(value(after, "tailor_http_request_seconds_count", ["route": "/api/chats"]) >= 3)
+        #expect(value(after, "tailor_http_request_seconds_bucket", ["route": "/healthz", "le": "+Inf"]) >= 5)
+        #expect(value(after, "tailor_streams_open") == 1)
+        #expect(value(after, "tailor_stream_topics_followed") == 3)
+        #expect(value(after, "tailor_connections_open") >= 2)
+        #expect(value(after, "tailor_stream_events_published_total") > value(before, "tailor_stream_events_published_total"))
+        #expect(value(after, "tailor_writer_batch_seconds_count") > value(before, "tailor_writer_batch_seconds_count"))
+        #expect(value(after, "tailor_writer_batch_events_count") > value(before, "tailor_writer_batch_events_count"))
+        #expect(value(after, "tailor_view_cache_hits_total") + value(after, "tailor_view_cache_misses_total") > 0)
+        #expect(value(after, "process_resident_memory_bytes") > 1_000_000)
+        #expect(value(after, "process_open_fds") > 3)
+        // No user's name or id is a label anywhere.
+        #expect(!after.keys.contains { $0.labels.values.contains { $0.contains("alice") || $0.contains("bob") } })
+        #expect(!after.keys.contains { $0.labels["route"]?.split(separator: "/").contains(Substring(chatID)) == true })
+    }
+}
