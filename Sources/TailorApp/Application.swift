@@ -96,12 +96,13 @@ public final class Application: Sendable {
             }
             fallback = files.handler
         }
+        let requests = metrics.requests(of: router.patterns)
         server = try HTTPServer(
             configuration: configuration.server,
             responder: HTTPResponder(router: router, fallback: fallback, admission: { auth.refusal(for: $0) },
                                      answerForFailure: { APIError.answer(for: $0) },
                                      around: { request, handler in try await readYourWrites.handle(request, handler) },
-                                     observe: { metrics.observeRequest(route: $0, status: $1, nanoseconds: $2) },
+                                     observe: { requests.observe(route: $0, status: $1, nanoseconds: $2) },
                                      logger: logger),
             logger: logger)
         madeServer.withLock { [server] in $0 = server }

@@ -36,16 +36,35 @@ final class ServerMetrics: Sendable {
         var checkpointsByWriter = 0
     }
 
-    /// One route's figures.
-    private struct Route: Sendable {
-        /// By status class, 1xx to 5xx.
-        let answers: [CoreMetrics.Counter]
-        let duration: CoreMetrics.Timer
+    /// The figures of every route, made before the first request so that
+    /// recording one takes no lock of the table (the loops answer at once).
+    final class Requests: Sendable {
+        private struct Route: Sendable {
+            /// By status class, 1xx to 5xx.
+            let answers: [CoreMetrics.Counter]
+            let duration: CoreMetrics.Timer
+        }
+
+        private let routes: [String: Route]
+
+        fileprivate init(routes: [String], factory: PrometheusMetricsFactory) {
+            self.routes = Dictionary(uniqueKeysWithValues: routes.map { route in
+                (route, Route(answers: (1...5).map { CoreMetrics.Counter(label: "tailor_http_requests_total",
+                                                                         dimensions: [("route", route), ("status", "\($0)xx")], factory: factory) },
+                              duration: CoreMetrics.Timer(label: "tailor_http_request_seconds", dimensions: [("route", route)], factory: factory)))
+            })
+        }
+
+        /// An answer of `route`: counted by status class, its time in the route's histogram.
+        func observe(route: String, status: HTTPStatus, nanoseconds: UInt64) {
+            guard let metrics = routes[route] else { return }
+            metrics.answers[min(max(status.code / 100, 1), 5) - 1].increment()
+            metrics.duration.recordNanoseconds(Int64(nanoseconds))
+        }
     }
 
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let routes = Mutex<[String: Route]>([:])
     private let batchEvents: Recorder
     private let batchDuration: CoreMetrics.Timer
     private let gauges: [String: Meter]
@@ -79,18 +98,9 @@ final class ServerMetrics: Sendable {
 
     // MARK: As it happens
 
-    /// An answer of `route`: counted by status class, its time in the route's histogram.
-    func observeRequest(route: String, status: HTTPStatus, nanoseconds: UInt64) {
-        let metrics = routes.withLock { routes in
-            if let known = routes[route] { return known }
-            let made = Route(
-                answers: (1...5).map { CoreMetrics.Counter(label: "tailor_http_requests_total", dimensions: [("route", route), ("status", "\($0)xx")], factory: factory) },
-                duration: CoreMetrics.Timer(label: "tailor_http_request_seconds", dimensions: [("route", route)], factory: factory))
-            routes[route] = made
-            return made
-        }
-        metrics.answers[min(max(status.code / 100, 1), 5) - 1].increment()
-        metrics.duration.recordNanoseconds(Int64(nanoseconds))
+    /// The figures of `routes` and of the answers no route gave.
+    func requests(of routes: [String]) -> Requests {
+        Requests(routes: routes + [HTTPResponder.staticFiles, HTTPResponder.unmatched], factory: factory)
     }
 
     /// A batch the writer committed: how many events, and how long it took to write, commit and hand on.

@@ -43,6 +43,9 @@ public struct Router: Sendable {
         }
     }
 
+    /// Every route's pattern, as registered.
+    public var patterns: [String] { literalRoutes.keys.sorted() + patternRoutes.map(\.pattern.text) }
+
     public mutating func get(_ path: String, _ handler: @escaping Handler) { add(.get, path, handler) }
     public mutating func post(_ path: String, _ handler: @escaping Handler) { add(.post, path, handler) }
     public mutating func patch(_ path: String, _ handler: @escaping Handler) { add(.patch, path, handler) }
