@@ -12,119 +12,152 @@ struct ServeCommand: ParsableCommand {
         abstract: "Start the server; SIGINT or SIGTERM stops it gracefully."
     )
 
-    @Option(help: "Listen address.")
-    var host = "127.0.0.1"
+    // Every option is also read from the environment, `TAILOR_` and its name
+    // (`--max-body` → `TAILOR_MAX_BODY`); the flag wins. Absent from both, the
+    // configuration's default applies (`--print-config` shows what is used).
 
-    @Option(help: "Listen port; 0 picks a free one and prints it.")
-    var port = 8080
+    @Option(help: "Listen address (127.0.0.1).")
+    var host: String?
 
-    @Option(name: .customLong("public"), help: "Folder served at /.")
-    var publicFolder = "Public"
+    @Option(help: "Listen port (8080); 0 picks a free one and prints it.")
+    var port: Int?
 
-    @Option(help: ArgumentHelp(
-        "SQLite file, created with its folder (:memory: for a throwaway one), or a postgres:// URL.",
-        discussion: "Also from the TAILOR_DB environment variable; the flag wins. Default: data/tailor.sqlite."))
+    @Option(name: .customLong("public"), help: "Folder served at / (Public).")
+    var publicFolder: String?
+
+    @Option(help: "SQLite file, created with its folder (:memory: for a throwaway one), or a postgres:// URL (data/tailor.sqlite).")
     var db: String?
 
     @Option(help: "SQLite synchronous mode: normal (WAL, fast) or full (every commit synced).")
-    var sync = "normal"
+    var sync: String?
 
-    @Option(help: "Time zone of the date texts in view models (IANA name).")
-    var timeZone = "UTC"
+    @Option(help: "Time zone of the date texts in view models (IANA name; UTC).")
+    var timeZone: String?
 
-    @Option(help: "Seconds before the chatbot reads and answers a message.")
-    var botDelay = 1.0
+    @Option(help: "Seconds before the chatbot reads and answers a message (1).")
+    var botDelay: Double?
 
-    @Option(help: "Seconds between heartbeat comments on event streams.")
-    var heartbeat = 15.0
+    @Option(help: "Seconds between heartbeat comments on event streams (15).")
+    var heartbeat: Double?
 
-    @Flag(help: "On first start, add users alice and bob (tokens printed), chats and 100 orders.")
-    var demo = false
+    @Flag(inversion: .prefixedNo, help: "On first start, add users alice and bob (tokens printed), chats and 100 orders.")
+    var demo: Bool?
 
     @Option(help: "Bytes of encoded view models kept in memory; an eighth of --memory-budget unless given.")
     var viewCacheBytes: Int?
 
-    @Option(help: "Writes a user may make per second on average (429 past it); 0 for no limit.")
-    var writeRate = 20.0
+    @Option(help: "Writes a user may make per second on average (20; 429 past it); 0 for no limit.")
+    var writeRate: Double?
 
-    @Option(help: "Writes a user may make at once before --write-rate applies.")
-    var writeBurst = 200.0
+    @Option(help: "Writes a user may make at once before --write-rate applies (200).")
+    var writeBurst: Double?
 
-    @Option(help: "Sign-ups and sign-ins per second from one client address on average (429 past it); 0 for no limit.")
-    var accountRate = 1.0
+    @Option(help: "Sign-ups and sign-ins per second from one client address on average (1; 429 past it); 0 for no limit.")
+    var accountRate: Double?
 
-    @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies.")
-    var accountBurst = 100.0
+    @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies (100).")
+    var accountBurst: Double?
 
-    @Option(help: "Bytes the server may hold beyond its fixed needs: an eighth for cached view models (unless --view-cache-bytes), a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
-    var memoryBudget = 512 * 1024 * 1024
+    @Option(help: "Bytes the server may hold beyond its fixed needs (512 MiB): an eighth for cached view models (unless --view-cache-bytes), a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
+    var memoryBudget: Int?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel = "info"
+    @Option(help: "Log level: trace, debug, info (the default), notice, warning, error, critical.")
+    var logLevel: String?
 
     @Option(help: "Event loop threads; defaults to the CPUs this process may use.")
     var threads: Int?
 
-    @Option(help: "Past this many open connections, new ones get 503 and are closed.")
-    var maxConnections = 10_000
+    @Option(help: "Past this many open connections (10000), new ones get 503 and are closed.")
+    var maxConnections: Int?
 
-    @Option(help: "Past this many open connections from one client address, new ones get 503; 0 for no limit (behind a proxy).")
-    var maxConnectionsPerAddress = 256
+    @Option(help: "Past this many open connections from one client address (256), new ones get 503; 0 for no limit (behind a proxy).")
+    var maxConnectionsPerAddress: Int?
 
-    @Option(help: "Request body limit in bytes (413 past it).")
-    var maxBody = 1024 * 1024
+    @Option(help: "Request body limit in bytes (1 MiB; 413 past it).")
+    var maxBody: Int?
 
-    @Option(help: "Request line limit in bytes (414 past it).")
-    var maxRequestLine = 8 * 1024
+    @Option(help: "Request line limit in bytes (8 KiB; 414 past it).")
+    var maxRequestLine: Int?
 
-    @Option(help: "Request head limit in bytes (431 past it).")
-    var maxHeaderBytes = 64 * 1024
+    @Option(help: "Request head limit in bytes (64 KiB; 431 past it).")
+    var maxHeaderBytes: Int?
 
-    @Option(help: "Header field count limit (431 past it).")
-    var maxHeaderFields = 100
+    @Option(help: "Header field count limit (100; 431 past it).")
+    var maxHeaderFields: Int?
 
-    @Option(help: "Seconds for a request's head, and each piece of its body, to arrive.")
-    var headerTimeout = 10.0
+    @Option(help: "Seconds for a request's head, and each piece of its body, to arrive (10).")
+    var headerTimeout: Double?
 
-    @Option(help: "Seconds for a whole request body to arrive (408 past it).")
-    var bodyTimeout = 30.0
+    @Option(help: "Seconds for a whole request body to arrive (30; 408 past it).")
+    var bodyTimeout: Double?
 
-    @Option(help: "Seconds an idle keep-alive connection is kept.")
-    var idleTimeout = 60.0
+    @Option(help: "Seconds an idle keep-alive connection is kept (60).")
+    var idleTimeout: Double?
 
-    func validate() throws {
-        try Self.require(port, in: 0...65535, "--port")
-        guard Logger.Level(rawValue: logLevel) != nil else {
+    @Flag(help: "Print the effective settings, each with where it came from (flag, environment or default), and exit.")
+    var printConfig = false
+
+    /// Every setting, from its flag, the environment or the default, checked.
+    func resolve(_ settings: inout SettingsResolver) throws -> (TailorConfiguration, Logger.Level) {
+        var configuration = TailorConfiguration()
+        let defaults = configuration
+        func check<Number: Comparable>(_ value: Number, in range: ClosedRange<Number>, _ flag: String) throws -> Number {
+            // Every number has a range: a value past it (or inf, nan) would
+            // otherwise trap later, when it is turned into a deadline or a count.
+            guard range.contains(value) else {
+                throw ValidationError("--\(flag) must be from \(range.lowerBound) to \(range.upperBound); got \(value).")
+            }
+            return value
+        }
+        configuration.server.host = try settings.value(host, "host", default: defaults.server.host)
+        configuration.server.port = try check(try settings.value(port, "port", default: defaults.server.port), in: 0...65535, "port")
+        configuration.publicFolder = try settings.value(publicFolder, "public", default: defaults.publicFolder ?? "Public")
+        let location = try settings.value(db, "db", default: defaults.database.description) { DatabaseLocation($0).description }
+        configuration.database = DatabaseLocation(location)
+        let sync = try settings.value(sync, "sync", default: defaults.synchronous.rawValue)
+        guard let synchronous = Database.Synchronous(rawValue: sync) else { throw ValidationError("--sync must be normal or full.") }
+        configuration.synchronous = synchronous
+        configuration.timeZone = try settings.value(timeZone, "time-zone", default: defaults.timeZone)
+        configuration.botDelay = try check(try settings.value(botDelay, "bot-delay", default: defaults.botDelay), in: 0...3600, "bot-delay")
+        configuration.heartbeat = try check(try settings.value(heartbeat, "heartbeat", default: defaults.heartbeat), in: 0.01...3600, "heartbeat")
+        configuration.demo = try settings.switchValue(demo, "demo", default: defaults.demo)
+        configuration.memoryBudget = try check(try settings.value(memoryBudget, "memory-budget", default: defaults.memoryBudget),
+                                               in: (1 << 20)...(1 << 42), "memory-budget")
+        configuration.viewCacheBytes = try settings.optional(viewCacheBytes, "view-cache-bytes", derived: "an eighth of --memory-budget")
+            .map { try check($0, in: 1...(1 << 40), "view-cache-bytes") }
+        configuration.writeLimit = RateLimit(
+            perSecond: try check(try settings.value(writeRate, "write-rate", default: defaults.writeLimit.perSecond), in: 0...1_000_000, "write-rate"),
+            burst: try check(try settings.value(writeBurst, "write-burst", default: defaults.writeLimit.burst), in: 1...1_000_000, "write-burst"))
+        configuration.accountLimit = RateLimit(
+            perSecond: try check(try settings.value(accountRate, "account-rate", default: defaults.accountLimit.perSecond), in: 0...1_000_000, "account-rate"),
+            burst: try check(try settings.value(accountBurst, "account-burst", default: defaults.accountLimit.burst), in: 1...1_000_000, "account-burst"))
+        let level = try settings.value(logLevel, "log-level", default: "info")
+        guard let logLevel = Logger.Level(rawValue: level) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
         }
-        guard Database.Synchronous(rawValue: sync) != nil else { throw ValidationError("--sync must be normal or full.") }
-        // Every number has a range: a value past it (or inf, nan) would otherwise
-        // pass here and trap later, when it is turned into a deadline or a count.
-        if let threads { try Self.require(threads, in: 1...1024, "--threads") }
-        try Self.require(maxConnections, in: 1...1_000_000, "--max-connections")
-        try Self.require(maxConnectionsPerAddress, in: 0...1_000_000, "--max-connections-per-address")
-        try Self.require(maxBody, in: 0...(1 << 30), "--max-body")
-        try Self.require(maxRequestLine, in: 64...(1 << 20), "--max-request-line")
-        try Self.require(maxHeaderBytes, in: 256...(16 << 20), "--max-header-bytes")
-        try Self.require(maxHeaderFields, in: 1...10_000, "--max-header-fields")
-        if let viewCacheBytes { try Self.require(viewCacheBytes, in: 1...(1 << 40), "--view-cache-bytes") }
-        try Self.require(memoryBudget, in: (1 << 20)...(1 << 42), "--memory-budget")
-        try Self.require(headerTimeout, in: 0.01...3600, "--header-timeout")
-        try Self.require(bodyTimeout, in: 0.01...3600, "--body-timeout")
-        try Self.require(idleTimeout, in: 0.01...86400, "--idle-timeout")
-        try Self.require(heartbeat, in: 0.01...3600, "--heartbeat")
-        try Self.require(botDelay, in: 0...3600, "--bot-delay")
-        try Self.require(writeRate, in: 0...1_000_000, "--write-rate")
-        try Self.require(writeBurst, in: 1...1_000_000, "--write-burst")
-        try Self.require(accountRate, in: 0...1_000_000, "--account-rate")
-        try Self.require(accountBurst, in: 1...1_000_000, "--account-burst")
-    }
-
-    /// Fails with the flag's name and range; `contains` is false for nan and inf.
-    private static func require<Number: Comparable>(_ value: Number, in range: ClosedRange<Number>, _ flag: String) throws {
-        guard range.contains(value) else {
-            throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound); got \(value).")
-        }
+        configuration.server.loopCount = try settings.optional(threads, "threads", derived: "\(ProcessSetup.usableCPUCount), the CPUs usable")
+            .map { try check($0, in: 1...1024, "threads") } ?? ProcessSetup.usableCPUCount
+        configuration.server.maxConnections = try check(try settings.value(maxConnections, "max-connections", default: defaults.server.maxConnections),
+                                                        in: 1...1_000_000, "max-connections")
+        configuration.server.maxConnectionsPerAddress = try check(
+            try settings.value(maxConnectionsPerAddress, "max-connections-per-address", default: defaults.server.maxConnectionsPerAddress),
+            in: 0...1_000_000, "max-connections-per-address")
+        configuration.server.maxBodyBytes = try check(try settings.value(maxBody, "max-body", default: defaults.server.maxBodyBytes),
+                                                      in: 0...(1 << 30), "max-body")
+        let limits = defaults.server.parserLimits
+        configuration.server.parserLimits.maxRequestLineBytes = try check(
+            try settings.value(maxRequestLine, "max-request-line", default: limits.maxRequestLineBytes), in: 64...(1 << 20), "max-request-line")
+        configuration.server.parserLimits.maxHeadBytes = try check(
+            try settings.value(maxHeaderBytes, "max-header-bytes", default: limits.maxHeadBytes), in: 256...(16 << 20), "max-header-bytes")
+        configuration.server.parserLimits.maxHeaderFields = try check(
+            try settings.value(maxHeaderFields, "max-header-fields", default: limits.maxHeaderFields), in: 1...10_000, "max-header-fields")
+        configuration.server.headerTimeout = try check(try settings.value(headerTimeout, "header-timeout", default: defaults.server.headerTimeout),
+                                                       in: 0.01...3600, "header-timeout")
+        configuration.server.bodyTimeout = try check(try settings.value(bodyTimeout, "body-timeout", default: defaults.server.bodyTimeout),
+                                                     in: 0.01...3600, "body-timeout")
+        configuration.server.idleTimeout = try check(try settings.value(idleTimeout, "idle-timeout", default: defaults.server.idleTimeout),
+                                                     in: 0.01...86400, "idle-timeout")
+        return (configuration, logLevel)
     }
 
     /// Descriptors kept out of `--max-connections`: the database's connections,
@@ -132,7 +165,13 @@ struct ServeCommand: ParsableCommand {
     static let filesKeptForOtherUses = 64
 
     func run() throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        var settings = SettingsResolver()
+        let (resolved, level) = try resolve(&settings)
+        var configuration = resolved
+        if printConfig {
+            print(settings.table)
+            return
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -141,34 +180,11 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "tailor")
         // Before any thread starts, so every thread inherits the blocked signals.
         let openFiles = ProcessSetup.prepareServerProcess()
-
-        var configuration = TailorConfiguration()
-        configuration.server.host = host
-        configuration.server.port = port
-        configuration.server.loopCount = threads ?? ProcessSetup.usableCPUCount
-        configuration.server.maxConnections = max(1, min(maxConnections, openFiles - Self.filesKeptForOtherUses))
-        if configuration.server.maxConnections < maxConnections {
-            logger.warning("--max-connections lowered from \(maxConnections) to \(configuration.server.maxConnections): the open-files limit is \(openFiles), and \(Self.filesKeptForOtherUses) are kept for the database, files and streams of the server itself")
+        let asked = configuration.server.maxConnections
+        configuration.server.maxConnections = max(1, min(asked, openFiles - Self.filesKeptForOtherUses))
+        if configuration.server.maxConnections < asked {
+            logger.warning("--max-connections lowered from \(asked) to \(configuration.server.maxConnections): the open-files limit is \(openFiles), and \(Self.filesKeptForOtherUses) are kept for the database, files and streams of the server itself")
         }
-        configuration.server.maxConnectionsPerAddress = maxConnectionsPerAddress
-        configuration.server.bodyTimeout = bodyTimeout
-        configuration.server.maxBodyBytes = maxBody
-        configuration.server.parserLimits.maxRequestLineBytes = maxRequestLine
-        configuration.server.parserLimits.maxHeadBytes = maxHeaderBytes
-        configuration.server.parserLimits.maxHeaderFields = maxHeaderFields
-        configuration.server.headerTimeout = headerTimeout
-        configuration.server.idleTimeout = idleTimeout
-        configuration.publicFolder = publicFolder
-        configuration.database = DatabaseLocation(db ?? getenv("TAILOR_DB").map { String(cString: $0) } ?? "data/tailor.sqlite")
-        configuration.synchronous = Database.Synchronous(rawValue: sync) ?? .normal
-        configuration.timeZone = timeZone
-        configuration.botDelay = botDelay
-        configuration.heartbeat = heartbeat
-        configuration.demo = demo
-        configuration.viewCacheBytes = viewCacheBytes
-        configuration.memoryBudget = memoryBudget
-        configuration.writeLimit = RateLimit(perSecond: writeRate, burst: writeBurst)
-        configuration.accountLimit = RateLimit(perSecond: accountRate, burst: accountBurst)
 
         let application: Application
         do {
@@ -181,10 +197,11 @@ struct ServeCommand: ParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode.failure
         }
+        let host = configuration.server.host
         let shownHost = host.contains(":") ? "[\(host)]" : host
         print("listening on http://\(shownHost):\(application.port)")
         fflush(nil)  // stdout may be a pipe: the line must leave now
-        logger.info("serving \(publicFolder) with \(configuration.server.loopCount) loops; open-files limit \(openFiles)")
+        logger.info("serving \(configuration.publicFolder ?? "no files") with \(configuration.server.loopCount) loops; open-files limit \(openFiles)")
 
         let signal = ProcessSetup.waitForTerminationSignal()
         logger.info("signal \(signal): shutting down")
