@@ -20,6 +20,7 @@ public final class Application: Sendable {
     private let streams: EventStreams
     private let logger: Logger
     private let shutdownState = ShutdownState()
+    private let accessLog: AccessLog?
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration
@@ -97,12 +98,17 @@ public final class Application: Sendable {
             fallback = files.handler
         }
         let requests = metrics.requests(of: router.patterns)
+        let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now) }
+        self.accessLog = accessLog
         server = try HTTPServer(
             configuration: configuration.server,
             responder: HTTPResponder(router: router, fallback: fallback, admission: { auth.refusal(for: $0) },
                                      answerForFailure: { APIError.answer(for: $0) },
                                      around: { request, handler in try await readYourWrites.handle(request, handler) },
-                                     observe: { requests.observe(route: $0, status: $1, nanoseconds: $2) },
+                                     observe: { answered in
+                                         requests.observe(route: answered.route, status: answered.status, nanoseconds: answered.nanoseconds)
+                                         accessLog?.write(answered)
+                                     },
                                      logger: logger),
             logger: logger)
         madeServer.withLock { [server] in $0 = server }
@@ -204,6 +210,12 @@ public final class Application: Sendable {
             logger.error("the write-ahead log could not be copied into the database file on the way out: \(error)")
         }
         database.close()
+        accessLog?.flush()
+    }
+
+    /// Waits until every access-log line handed over is written.
+    public func flushAccessLog() {
+        accessLog?.flush()
     }
 }
 

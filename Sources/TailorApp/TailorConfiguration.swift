@@ -44,6 +44,9 @@ public struct TailorConfiguration: Sendable {
     public var positionWait = 2.0
     /// Sign-ups and sign-ins per client address.
     public var accountLimit = RateLimit(perSecond: 1, burst: 100)
+    /// Where each answered request is written as a JSON line: a file, `-` for
+    /// standard output, nil for nowhere.
+    public var accessLog: String?
 
     public init() {}
 }

@@ -14,4 +14,12 @@ public struct PeerAddress: Hashable, Sendable {
         self.high = high
         self.low = low
     }
+
+    /// The address as written in logs: `127.0.0.1`, or eight groups of hex digits for IPv6.
+    public var text: String {
+        if high == 0 && low >> 32 == 0xFFFF {
+            return (0..<4).map { String((low >> (8 * (3 - $0))) & 0xFF) }.joined(separator: ".")
+        }
+        return [high, low].flatMap { half in (0..<4).map { String((half >> (16 * (3 - $0))) & 0xFFFF, radix: 16) } }.joined(separator: ":")
+    }
 }

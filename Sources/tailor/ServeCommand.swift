@@ -94,6 +94,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds an idle keep-alive connection is kept (60).")
     var idleTimeout: Double?
 
+    @Option(help: "Write each answered request as a JSON line to this file (appended), or - for standard output; none unless given.")
+    var accessLog: String?
+
     @Flag(help: "Print the effective settings, each with where it came from (flag, environment or default), and exit.")
     var printConfig = false
 
@@ -157,6 +160,7 @@ struct ServeCommand: ParsableCommand {
                                                      in: 0.01...3600, "body-timeout")
         configuration.server.idleTimeout = try check(try settings.value(idleTimeout, "idle-timeout", default: defaults.server.idleTimeout),
                                                      in: 0.01...86400, "idle-timeout")
+        configuration.accessLog = try settings.optional(accessLog, "access-log", derived: "none")
         return (configuration, logLevel)
     }
 

@@ -70,12 +70,16 @@ import Testing
             router: router,
             answerForFailure: { $0 is DiskFull ? HTTPError(.insufficientStorage, code: "storage_full", message: "full") : nil },
             logger: Logger(label: "test") { _ in lines })
-        #expect(await responder.respond(to: HTTPRequest(method: .get, path: "/full")).status == .insufficientStorage)
+        let full = await responder.respond(to: HTTPRequest(method: .get, path: "/full"))
+        #expect(full.status == .insufficientStorage)
         #expect(await responder.respond(to: HTTPRequest(method: .get, path: "/broken")).status == .internalServerError)
         let logged = lines.all
         #expect(logged.count == 2)
         #expect(logged.first?.contains("GET /full answered 507 storage_full: DiskFull") == true)
         #expect(logged.last?.contains("GET /broken answered 500 internal_error: Broken") == true)
+        // The line names the request as its answer does.
+        let id = full.headers.first { $0.name == "X-Request-ID" }?.value
+        #expect(id != nil && logged.first?.hasSuffix("(request \(id!))") == true)
     }
 
     @Test func aFloodOfFailuresIsLoggedInPart() {

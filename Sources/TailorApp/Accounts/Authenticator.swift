@@ -60,6 +60,7 @@ final class Authenticator: Sendable {
     /// The request's credential, or a 401; a write past the user's rate is a 429.
     func credential(for request: HTTPRequest) async throws -> Credential {
         let credential = try await identify(request)
+        request.notes?.userID = credential.user.id
         if request.method != .get && request.method != .head, case .refused(let retryAfter) = writes.take(credential.user.id) {
             throw APIError.rateLimited("changes", retryAfter: retryAfter)
         }

@@ -9,6 +9,10 @@ public struct HTTPRequest: Sendable {
     public var parameters: [(name: String, value: String)] = []
     /// The client's address; nil for a request made in code.
     public var peer: PeerAddress?
+    /// Its id (`RequestIDs`), once the responder has it.
+    public var id = ""
+    /// What handlers note about it, when answers are observed.
+    public var notes: RequestNotes?
 
     public init(head: HTTPRequestHead, body: [UInt8] = []) {
         self.head = head

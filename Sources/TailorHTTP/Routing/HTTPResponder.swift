@@ -18,15 +18,25 @@ public struct HTTPResponder: Sendable {
     /// Runs around every route's handler (not the fallback): may wait before
     /// it, or add to its answer.
     public var around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)?
-    /// Told of every answer: the route it matched (`static` for the fallback's,
-    /// `unmatched` for none), its status, and how long the handler took.
-    public var observe: (@Sendable (_ route: String, _ status: HTTPStatus, _ nanoseconds: UInt64) -> Void)?
+    /// Told of every answer (`Answered`).
+    public var observe: (@Sendable (Answered) -> Void)?
+    private let requestIDs = RequestIDs()
+
+    /// One request answered.
+    public struct Answered: Sendable {
+        public let request: HTTPRequest
+        /// The route it matched: its pattern, `static` for the fallback's, `unmatched` for none.
+        public let route: String
+        public let status: HTTPStatus
+        /// From the parsed request to its answer.
+        public let nanoseconds: UInt64
+    }
     private let failures: ThrottledLog
 
     public init(router: Router, fallback: Router.Handler? = nil, admission: (@Sendable (HTTPRequest) -> HTTPError?)? = nil,
                 answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil,
                 around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)? = nil,
-                observe: (@Sendable (_ route: String, _ status: HTTPStatus, _ nanoseconds: UInt64) -> Void)? = nil,
+                observe: (@Sendable (Answered) -> Void)? = nil,
                 logger: Logger = Logger(label: "tailor.http")) {
         self.router = router
         self.fallback = fallback
@@ -48,11 +58,20 @@ public struct HTTPResponder: Sendable {
         }
     }
 
+    /// The answer, with the request's id in `X-Request-ID`.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        guard let observe else { return await answer(request).response }
+        var request = request
+        request.id = requestIDs.id(of: request)
+        guard let observe else {
+            var response = await answer(request).response
+            response.headers.append(HTTPField("X-Request-ID", request.id))
+            return response
+        }
+        request.notes = RequestNotes()
         let start = MonotonicClock.now
-        let (response, route) = await answer(request)
-        observe(route, response.status, MonotonicClock.now - start)
+        var (response, route) = await answer(request)
+        response.headers.append(HTTPField("X-Request-ID", request.id))
+        observe(Answered(request: request, route: route, status: response.status, nanoseconds: MonotonicClock.now - start))
         return response
     }
 
@@ -88,12 +107,12 @@ public struct HTTPResponder: Sendable {
             return try await handler(request)
         } catch let error as HTTPError {
             if error.status.code >= 500 {
-                failures.log("\(request.method) \(request.path) answered \(error.status.code) \(error.code): \(error.message)")
+                failures.log("\(request.method) \(request.path) answered \(error.status.code) \(error.code): \(error.message) (request \(request.id))")
             }
             return error.response
         } catch {
             let answer = answerForFailure?(error) ?? .internalError
-            failures.log("\(request.method) \(request.path) answered \(answer.status.code) \(answer.code): \(error)")
+            failures.log("\(request.method) \(request.path) answered \(answer.status.code) \(answer.code): \(error) (request \(request.id))")
             return answer.response
         }
     }

@@ -1,0 +1,89 @@
+import Glibc
+import TailorHTTP
+import TailorLoop
+
+/// `--access-log`: one JSON line per answered request, to standard output
+/// (`-`) or appended to a file: time, request id, method, path (without its
+/// query, which may hold what a user searched for), route, status,
+/// milliseconds, user id when signed in, and the client's address.
+///
+/// Lines are made on the loop that answered and written on a thread of their
+/// own, so a slow disk never holds a loop.
+final class AccessLog: Sendable {
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private let thread = SerialThread(name: "access-log")
+    private let now: @Sendable () -> Int
+
+    struct CannotOpen: Error, CustomStringConvertible {
+        let path: String
+        let code: Int32
+        var description: String { "the access log \(path) cannot be opened: \(String(cString: strerror(code)))" }
+    }
+
+    /// `path` is a file, created if missing and appended to, or `-` for standard output.
+    init(path: String, now: @escaping @Sendable () -> Int) throws {
+        self.now = now
+        if path == "-" {
+            descriptor = STDOUT_FILENO
+            ownsDescriptor = false
+        } else {
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw CannotOpen(path: path, code: errno) }
+            ownsDescriptor = true
+        }
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    func write(_ answered: HTTPResponder.Answered) {
+        var bytes = JSONWriter.bytes(of: AccessLogLine(answered, time: now()))
+        bytes.append(UInt8(ascii: "\n"))
+        let line = bytes
+        thread.async { [descriptor] in
+            var written = 0
+            while written < line.count {
+                let count = line.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+                if count < 0 && errno == EINTR { continue }
+                // A full disk or a closed pipe: the line is lost, the server goes on.
+                guard count > 0 else { return }
+                written += count
+            }
+        }
+    }
+
+    /// Waits until every line handed over is written.
+    func flush() {
+        thread.sync {}
+    }
+}
+
+/// One line of the access log, its keys sorted like every JSON the server writes.
+private struct AccessLogLine: JSONWritable {
+    let answered: HTTPResponder.Answered
+    let time: Int
+
+    init(_ answered: HTTPResponder.Answered, time: Int) {
+        self.answered = answered
+        self.time = time
+    }
+
+    func write(to json: inout JSONWriter) {
+        let request = answered.request
+        json.object {
+            $0.field("id", request.id)
+            $0.field("method", request.method.description)
+            $0.key("ms")
+            $0.fragment(Array(String(Double(answered.nanoseconds / 1_000) / 1_000).utf8)[...])
+            $0.field("path", request.path)
+            $0.field("peer", request.peer?.text)
+            $0.field("route", answered.route)
+            $0.field("status", answered.status.code)
+            $0.field("time", DateText.iso(time))
+            $0.key("user")
+            if let user = request.notes?.userID { $0.integer(user) } else { $0.null() }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// Every request's id, answered in `X-Request-ID` and written in its log lines:
+/// the client's own when it sent a usable one (a proxy's, to follow a request
+/// across servers), else one made here.
+public final class RequestIDs: Sendable {
+    /// Longest id taken from a client.
+    public static let maxLength = 128
+
+    /// Random per process, so that ids of servers side by side differ.
+    private let prefix: String
+    private let counter = Atomic<UInt64>(0)
+
+    public init() {
+        let hex = String(UInt32.random(in: .min ... .max), radix: 16)
+        prefix = String(repeating: "0", count: 8 - hex.count) + hex + "-"
+    }
+
+    /// The request's id: its `X-Request-ID` when that is 1 to 128 of letters,
+    /// digits and `-`, `_`, `.`, `:`; anything else is replaced, not echoed.
+    public func id(of request: HTTPRequest) -> String {
+        if let given = request.headers["x-request-id"], Self.isUsable(given) { return given }
+        return prefix + String(counter.wrappingAdd(1, ordering: .relaxed).newValue, radix: 16)
+    }
+
+    static func isUsable(_ id: String) -> Bool {
+        (1...maxLength).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"):
+                true
+            default:
+                false
+            }
+        }
+    }
+}
