@@ -109,6 +109,7 @@ public final class Application: Sendable {
                                          requests.observe(route: answered.route, status: answered.status, nanoseconds: answered.nanoseconds)
                                          accessLog?.write(answered)
                                      },
+                                     logsEachRequest: accessLog != nil,
                                      logger: logger),
             logger: logger)
         madeServer.withLock { [server] in $0 = server }

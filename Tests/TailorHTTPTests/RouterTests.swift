@@ -78,7 +78,7 @@ import Testing
         #expect(logged.first?.contains("GET /full answered 507 storage_full: DiskFull") == true)
         #expect(logged.last?.contains("GET /broken answered 500 internal_error: Broken") == true)
         // The line names the request as its answer does.
-        let id = full.headers.first { $0.name == "X-Request-ID" }?.value
+        let id = full.requestID
         #expect(id != nil && logged.first?.hasSuffix("(request \(id!))") == true)
     }
 

@@ -1,20 +1,32 @@
 import Foundation
 import Testing
 
-/// Every answer carries `X-Request-ID` (the client's usable one, else one made
-/// here), and with `--access-log` every answered request is a JSON line.
+/// `X-Request-ID`: the client's usable one is answered back; otherwise one
+/// is made where something records it (an access log, a 5xx's log line).
+/// With `--access-log` every answered request is a JSON line.
 @Suite struct AccessLogTests {
-    @Test func requestIDsAreTakenWhenUsableAndMadeOtherwise() throws {
+    @Test func aUsableRequestIDIsAnsweredBackAndNoOtherIsEchoed() throws {
         let app = try TestApp()
         let client = try app.client()
         #expect(try client.get("/healthz", headers: ["X-Request-ID: proxy-7.a:b_c"]).header("x-request-id") == "proxy-7.a:b_c")
         for unusable in ["has space", String(repeating: "a", count: 129), "quote\"d", "ümlaut"] {
-            let answered = try #require(try client.get("/healthz", headers: ["X-Request-ID: \(unusable)"]).header("x-request-id"))
-            #expect(answered != unusable && !answered.isEmpty)
+            #expect(try client.get("/healthz", headers: ["X-Request-ID: \(unusable)"]).header("x-request-id") == nil)
         }
+        // Nothing records an id here: none is made.
+        #expect(try client.get("/healthz").header("x-request-id") == nil)
+    }
+
+    @Test func withAnAccessLogEveryAnswerHasAnId() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-access-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let app = try TestApp { $0.accessLog = log.path }
+        let client = try app.client()
         let first = try #require(try client.get("/healthz").header("x-request-id"))
-        let second = try #require(try client.get("/api/chats").header("x-request-id"))
-        #expect(first != second)
+        let second = try #require(try client.get("/healthz", headers: ["X-Request-ID: not usable"]).header("x-request-id"))
+        #expect(first != second && second != "not usable")
+        app.application.flushAccessLog()
+        let logged = try String(contentsOf: log, encoding: .utf8)
+        #expect(logged.contains(#""id":"\#(first)""#) && logged.contains(#""id":"\#(second)""#))
     }
 
     @Test func theAccessLogHasALineOfJSONPerRequest() throws {

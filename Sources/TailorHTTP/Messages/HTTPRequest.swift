@@ -9,8 +9,8 @@ public struct HTTPRequest: Sendable {
     public var parameters: [(name: String, value: String)] = []
     /// The client's address; nil for a request made in code.
     public var peer: PeerAddress?
-    /// Its id (`RequestIDs`), once the responder has it.
-    public var id = ""
+    /// Its id (`RequestIDs`), once the responder has one.
+    public var id: String?
     /// What handlers note about it, when answers are observed.
     public var notes: RequestNotes?
 

@@ -1,26 +1,33 @@
 import Synchronization
 
-/// Every request's id, answered in `X-Request-ID` and written in its log lines:
-/// the client's own when it sent a usable one (a proxy's, to follow a request
+/// Request ids, answered in `X-Request-ID` and written in log lines: the
+/// client's own when it sent a usable one (a proxy's, to follow a request
 /// across servers), else one made here.
 public final class RequestIDs: Sendable {
     /// Longest id taken from a client.
     public static let maxLength = 128
 
-    /// Random per process, so that ids of servers side by side differ.
+    /// Random per process, so that ids of servers side by side differ. With the
+    /// count after it an id stays within 15 bytes, which a Swift string holds
+    /// without allocating.
     private let prefix: String
     private let counter = Atomic<UInt64>(0)
 
     public init() {
-        let hex = String(UInt32.random(in: .min ... .max), radix: 16)
-        prefix = String(repeating: "0", count: 8 - hex.count) + hex + "-"
+        let hex = String(UInt32.random(in: 0...0xFF_FFFF), radix: 16)
+        prefix = String(repeating: "0", count: 6 - hex.count) + hex + "-"
     }
 
-    /// The request's id: its `X-Request-ID` when that is 1 to 128 of letters,
-    /// digits and `-`, `_`, `.`, `:`; anything else is replaced, not echoed.
-    public func id(of request: HTTPRequest) -> String {
-        if let given = request.headers["x-request-id"], Self.isUsable(given) { return given }
-        return prefix + String(counter.wrappingAdd(1, ordering: .relaxed).newValue, radix: 16)
+    /// The client's `X-Request-ID` when it is 1 to 128 of letters, digits and
+    /// `-`, `_`, `.`, `:`; anything else is not echoed.
+    public func given(in request: HTTPRequest) -> String? {
+        guard let given = request.headers["x-request-id"], Self.isUsable(given) else { return nil }
+        return given
+    }
+
+    /// A new id.
+    public func next() -> String {
+        prefix + String(counter.wrappingAdd(1, ordering: .relaxed).newValue, radix: 16)
     }
 
     static func isUsable(_ id: String) -> Bool {

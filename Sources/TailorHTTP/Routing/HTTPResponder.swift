@@ -20,6 +20,9 @@ public struct HTTPResponder: Sendable {
     public var around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)?
     /// Told of every answer (`Answered`).
     public var observe: (@Sendable (Answered) -> Void)?
+    /// Whether each answer is written to a log (an access log): then every
+    /// request gets an id and notes, which cost too much to make for nothing.
+    public var logsEachRequest: Bool
     private let requestIDs = RequestIDs()
 
     /// One request answered.
@@ -36,7 +39,7 @@ public struct HTTPResponder: Sendable {
     public init(router: Router, fallback: Router.Handler? = nil, admission: (@Sendable (HTTPRequest) -> HTTPError?)? = nil,
                 answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil,
                 around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)? = nil,
-                observe: (@Sendable (Answered) -> Void)? = nil,
+                observe: (@Sendable (Answered) -> Void)? = nil, logsEachRequest: Bool = false,
                 logger: Logger = Logger(label: "tailor.http")) {
         self.router = router
         self.fallback = fallback
@@ -44,6 +47,7 @@ public struct HTTPResponder: Sendable {
         self.answerForFailure = answerForFailure
         self.around = around
         self.observe = observe
+        self.logsEachRequest = logsEachRequest
         failures = ThrottledLog(logger: logger)
     }
 
@@ -58,19 +62,24 @@ public struct HTTPResponder: Sendable {
         }
     }
 
-    /// The answer, with the request's id in `X-Request-ID`.
+    /// The answer. Its `X-Request-ID` is the client's (when usable); else one
+    /// made here, when each request is logged or the answer is a 5xx: an id
+    /// is made where something records it.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var request = request
-        request.id = requestIDs.id(of: request)
+        request.id = requestIDs.given(in: request)
+        if logsEachRequest {
+            request.id = request.id ?? requestIDs.next()
+            request.notes = RequestNotes()
+        }
         guard let observe else {
             var response = await answer(request).response
-            response.headers.append(HTTPField("X-Request-ID", request.id))
+            response.requestID = response.requestID ?? request.id
             return response
         }
-        request.notes = RequestNotes()
         let start = MonotonicClock.now
         var (response, route) = await answer(request)
-        response.headers.append(HTTPField("X-Request-ID", request.id))
+        response.requestID = response.requestID ?? request.id
         observe(Answered(request: request, route: route, status: response.status, nanoseconds: MonotonicClock.now - start))
         return response
     }
@@ -106,14 +115,20 @@ public struct HTTPResponder: Sendable {
         do {
             return try await handler(request)
         } catch let error as HTTPError {
-            if error.status.code >= 500 {
-                failures.log("\(request.method) \(request.path) answered \(error.status.code) \(error.code): \(error.message) (request \(request.id))")
-            }
-            return error.response
+            guard error.status.code >= 500 else { return error.response }
+            return logged(error.response, "\(error.status.code) \(error.code): \(error.message)", for: request)
         } catch {
             let answer = answerForFailure?(error) ?? .internalError
-            failures.log("\(request.method) \(request.path) answered \(answer.status.code) \(answer.code): \(error) (request \(request.id))")
-            return answer.response
+            return logged(answer.response, "\(answer.status.code) \(answer.code): \(error)", for: request)
         }
+    }
+
+    /// A 5xx answer, logged with its cause and the request's id (made now if it has none).
+    private func logged(_ response: HTTPResponse, _ cause: String, for request: HTTPRequest) -> HTTPResponse {
+        let id = request.id ?? requestIDs.next()
+        failures.log("\(request.method) \(request.path) answered \(cause) (request \(id))")
+        var response = response
+        response.requestID = id
+        return response
     }
 }

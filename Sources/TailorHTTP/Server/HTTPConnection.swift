@@ -223,7 +223,7 @@ final class HTTPConnection {
         let hasLength = status >= 200 && status != 204 && status != 304
         let inlineBody = omitBody || !hasLength || response.file != nil ? nil : response.body
         outbound.append(body: inlineBody) { head in
-            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers) { head in
+            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers, requestID: response.requestID) { head in
                 if hasLength {
                     head.append("\r\nContent-Length: ")
                     head.appendDecimal(response.bodyLength)
@@ -239,7 +239,7 @@ final class HTTPConnection {
 
     /// A response head: the status line, `Server` and `Date`, the connection's own
     /// fields (framing), the handler's fields, and the blank line.
-    private func writeHead(into head: inout HeadWriter, status: HTTPStatus, minorVersion: Int, fields: [HTTPField],
+    private func writeHead(into head: inout HeadWriter, status: HTTPStatus, minorVersion: Int, fields: [HTTPField], requestID: String?,
                            framing: (inout HeadWriter) -> Void) {
         head.append(minorVersion == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
         head.appendDecimal(status.code)
@@ -248,6 +248,10 @@ final class HTTPConnection {
         head.append("\r\nServer: Tailor\r\nDate: ")
         head.append(date.current())
         framing(&head)
+        if let requestID {
+            head.append("\r\nX-Request-ID: ")
+            head.append(requestID)
+        }
         for field in fields {
             head.append("\r\n")
             head.append(field.name)
@@ -261,7 +265,7 @@ final class HTTPConnection {
     /// and ends the chunked body when the stream returns. The connection then closes.
     private func serveStream(_ response: HTTPResponse, stream: @Sendable (ResponseStream) async -> Void, minorVersion: Int) async throws {
         outbound.append(body: nil) { head in
-            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers) { head in
+            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers, requestID: response.requestID) { head in
                 // HTTP/1.0 has no chunked coding: its stream ends with the connection.
                 head.append(minorVersion == 0 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked\r\nConnection: close")
             }
