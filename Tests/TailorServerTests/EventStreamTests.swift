@@ -5,17 +5,10 @@ import TailorTestSupport
 
 /// Server-Sent Events over a raw socket, parsed as a browser would.
 @Suite struct EventStreamTests {
-    private func chat(_ app: TestApp) throws -> (alice: APIClient, bob: APIClient, chatID: String) {
-        let alice = try app.user("alice")
-        let bob = try app.user("bob")
-        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
-        return (alice, bob, chatID)
-    }
-
     @Test(arguments: Backend.allCases)
     func aStreamStartsWithRetryAndEachTopicsViewModel(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)
-        let (_, bob, chatID) = try chat(app)
+        let (_, bob, chatID) = try app.aliceAndBobInAChat()
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
         #expect(stream.response.status == 200)
         #expect(stream.response.header("content-type")?.hasPrefix("text/event-stream") == true)
@@ -37,7 +30,7 @@ import TailorTestSupport
     @Test(arguments: Backend.allCases)
     func aMessageUpdatesTheOthersListBadgeAndChatLive(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
         var lastID: Int64 = 0
         for _ in 0..<3 { lastID = Int64(try stream.next().id!)! }
@@ -68,7 +61,7 @@ import TailorTestSupport
     @Test(arguments: Backend.allCases)
     func aStreamNotShowingTheChatGetsANotification(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "orders")
         _ = try stream.next()
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"psst"}"#)
@@ -115,7 +108,7 @@ import TailorTestSupport
     @Test(arguments: Backend.allCases)
     func badTopicsAreRefusedBeforeTheStream(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)
-        let (alice, _, chatID) = try chat(app)
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
         let mallory = try app.user("mallory")
         for (token, topics, status) in [(alice.token, "", 400), (alice.token, "weather", 404), (alice.token, "chat:abc", 404),
                                         (mallory.token, "chat:\(chatID)", 404), (mallory.token, "order:1", 404), (nil, "chats", 401)] {
@@ -138,7 +131,7 @@ import TailorTestSupport
     @Test(arguments: Backend.allCases)
     func resumingSendsOnlyWhatChanged(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders")
         let lastSeen = try (0..<3).map { _ in try first.next() }.last!.id!
         first.connection.reset()
@@ -176,7 +169,7 @@ import TailorTestSupport
         var tokens: (alice: String?, bob: String?, chat: String) = (nil, nil, "")
         do {
             let app = try TestApp(backend: backend) { $0.database = location }
-            let (alice, bob, chatID) = try chat(app)
+            let (alice, bob, chatID) = try app.aliceAndBobInAChat()
             let aliceStream = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)")
             let bobStream = try SSEClient(port: app.port, token: bob.token, topics: "badge")
             _ = try aliceStream.next()
@@ -203,7 +196,7 @@ import TailorTestSupport
         // A page that opens a new EventSource for other topics cannot send the
         // header; it names the last id it saw in the query instead.
         let app = try TestApp()
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge")
         _ = try (0..<2).map { _ in try first.next() }
         // The id of a change the stream was sent (initial view models carry
@@ -227,7 +220,7 @@ import TailorTestSupport
     @Test func aSlowReaderHoldsAtMostOneEventPerTopicAndGetsTheLatest() throws {
         // A thousand changes as fast as they go: past the default rate of writes.
         let app = try TestApp { $0.writeLimit = .unlimited }
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let slow = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)", timeout: 10, receiveBuffer: 32 * 1024)
         let sender = try APIClient(port: app.port)
         sender.token = alice.token
@@ -284,7 +277,7 @@ import TailorTestSupport
     @Test func slowStreamsPastTheMemoryBudgetAreEnded() throws {
         // Streams: 2 MiB in all, 256 KiB for one user's.
         let app = try TestApp { $0.memoryBudget = 8 << 20 }
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let slow = try (0..<8).map { _ in
             try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 10, receiveBuffer: 4096)
         }

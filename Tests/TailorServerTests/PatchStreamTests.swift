@@ -6,13 +6,6 @@ import TailorTestSupport
 /// whole, later changes come as JSON Patches against the version before, and
 /// applying a stream's events in order always ends at what a fresh read gives.
 @Suite struct PatchStreamTests {
-    private func chat(_ app: TestApp) throws -> (alice: APIClient, bob: APIClient, chatID: String) {
-        let alice = try app.user("alice")
-        let bob = try app.user("bob")
-        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
-        return (alice, bob, chatID)
-    }
-
     /// Reads events until every topic held equals what `client` reads at its
     /// path now; a stream that never gets there fails at its read timeout.
     private func readUntilCurrent(_ stream: SSEClient, _ views: inout PatchedViews, client: APIClient,
@@ -33,7 +26,7 @@ import TailorTestSupport
     @Test(arguments: Backend.allCases)
     func aPatchedStreamStartsWholeThenPatchesAndEndsAtAFreshRead(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)", patches: true)
         var views = PatchedViews()
         let first = try (0..<3).map { _ in try stream.next() }
@@ -58,7 +51,7 @@ import TailorTestSupport
     @Test(arguments: Backend.allCases)
     func aResumedStreamStartsFromWholeViewModels(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge", patches: true)
         var views = PatchedViews()
         for _ in 0..<2 { try views.take(try first.next()) }
@@ -82,7 +75,7 @@ import TailorTestSupport
 
     @Test func aSlowReaderGetsWholeViewModelsThenPatchesAgain() throws {
         let app = try TestApp { $0.writeLimit = .unlimited }
-        let (alice, bob, chatID) = try chat(app)
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         let slow = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)", patches: true, timeout: 10,
                                  receiveBuffer: 32 * 1024)
         var views = PatchedViews()

@@ -2,6 +2,7 @@ import Foundation
 import TailorApp
 import TailorStore
 import TailorTestSupport
+import Testing
 
 /// The whole application on 127.0.0.1 with a kernel-chosen port and a real
 /// SQLite file in a temporary folder, or a fresh schema on the test PostgreSQL server.
@@ -53,6 +54,14 @@ final class TestApp {
     }
 
     /// Signs up `name` and returns a client that sends its token.
+    /// Users alice and bob, and the chat alice opened with bob.
+    func aliceAndBobInAChat() throws -> (alice: APIClient, bob: APIClient, chatID: String) {
+        let alice = try user("alice")
+        let bob = try user("bob")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        return (alice, bob, chatID)
+    }
+
     func user(_ name: String) throws -> APIClient {
         let client = try client()
         let response = try client.send("POST", "/api/users", json: #"{"name":"\#(name)"}"#)
