@@ -21,6 +21,8 @@ public final class Application: Sendable {
     private let logger: Logger
     private let shutdownState = ShutdownState()
     private let accessLog: AccessLog?
+    /// Every route's pattern (`/api/chats/{id}`), as registered.
+    public let routes: [String]
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration
@@ -68,6 +70,7 @@ public final class Application: Sendable {
         let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)
         var router = Router()
         HealthRoutes(events: events, shutdown: shutdownState).register(on: &router)
+        OpenAPIDocument.register(on: &router)
         AccountRoutes(context: context).register(on: &router)
         ChatRoutes(context: context).register(on: &router)
         OrderRoutes(context: context).register(on: &router)
@@ -97,6 +100,7 @@ public final class Application: Sendable {
             }
             fallback = files.handler
         }
+        routes = router.patterns
         let requests = metrics.requests(of: router.patterns)
         let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now) }
         self.accessLog = accessLog
