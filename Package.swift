@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
         .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorStore", "TailorTestSupport"]),
-        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
     ]
 )
 

@@ -114,6 +114,8 @@ public final class Application: Sendable {
                                          accessLog?.write(answered)
                                      },
                                      logsEachRequest: accessLog != nil,
+                                     proxyTrust: ProxyTrust(proxies: configuration.trustedProxies),
+                                     crossOrigin: CrossOrigin(origins: configuration.allowedOrigins),
                                      logger: logger),
             logger: logger)
         madeServer.withLock { [server] in $0 = server }

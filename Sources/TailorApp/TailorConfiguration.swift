@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorLoop
 import TailorStore
 
 /// Everything `tailor serve` is told: the HTTP server's address and limits, and
@@ -47,6 +48,10 @@ public struct TailorConfiguration: Sendable {
     /// Where each answered request is written as a JSON line: a file, `-` for
     /// standard output, nil for nowhere.
     public var accessLog: String?
+    /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+    public var trustedProxies: Set<PeerAddress> = []
+    /// Origins whose pages may call the API from a browser (CORS); none by default.
+    public var allowedOrigins: Set<String> = []
 
     public init() {}
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A client's IP address as 16 bytes (IPv4 as an IPv4-mapped IPv6 address),
 /// for counting connections per client.
 public struct PeerAddress: Hashable, Sendable {
@@ -13,6 +15,21 @@ public struct PeerAddress: Hashable, Sendable {
         }
         self.high = high
         self.low = low
+    }
+
+    /// An address written as `127.0.0.1` or `::1`; nil for anything else.
+    public init?(text: String) {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            let bytes = withUnsafeBytes(of: v4) { Array($0) }
+            self.init((0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, bytes[0], bytes[1], bytes[2], bytes[3]))
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            let b = withUnsafeBytes(of: v6) { Array($0) }
+            self.init((b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        } else {
+            return nil
+        }
     }
 
     /// The address as written in logs: `127.0.0.1`, or eight groups of hex digits for IPv6.

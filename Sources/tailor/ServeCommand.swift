@@ -97,6 +97,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Write each answered request as a JSON line to this file (appended), or - for standard output; none unless given.")
     var accessLog: String?
 
+    @Option(help: "Addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma-separated (none).")
+    var trustProxy: String?
+
+    @Option(help: "Origins whose pages may call the API from a browser (CORS), comma-separated, e.g. https://app.example.com (none).")
+    var allowOrigin: String?
+
     @Flag(help: "Print the effective settings, each with where it came from (flag, environment or default), and exit.")
     var printConfig = false
 
@@ -161,7 +167,24 @@ struct ServeCommand: ParsableCommand {
         configuration.server.idleTimeout = try check(try settings.value(idleTimeout, "idle-timeout", default: defaults.server.idleTimeout),
                                                      in: 0.01...86400, "idle-timeout")
         configuration.accessLog = try settings.optional(accessLog, "access-log", derived: "none")
+        let proxies = try settings.value(trustProxy, "trust-proxy", default: "")
+        configuration.trustedProxies = Set(try Self.list(proxies).map { text in
+            guard let address = PeerAddress(text: text) else { throw ValidationError("--trust-proxy takes IP addresses; \(text) is not one.") }
+            return address
+        })
+        let origins = try settings.value(allowOrigin, "allow-origin", default: "")
+        configuration.allowedOrigins = Set(try Self.list(origins).map { origin in
+            guard origin.hasPrefix("http://") || origin.hasPrefix("https://"), !origin.dropFirst(8).contains("/") else {
+                throw ValidationError("--allow-origin takes origins such as https://app.example.com; \(origin) is not one.")
+            }
+            return origin
+        })
         return (configuration, logLevel)
+    }
+
+    /// The items of a comma-separated setting.
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
     }
 
     /// Descriptors kept out of `--max-connections`: the database's connections,

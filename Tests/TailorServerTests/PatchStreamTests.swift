@@ -42,7 +42,7 @@ import TailorTestSupport
         #expect(views.patchesApplied > 0)
         // A new message on a screen is one addition at the end of its messages.
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"one more"}"#)
-        let patch = try stream.next(where: { $0.name == "chat.patch" })
+        let patch = try stream.next(where: { $0.name == "chat.patch" && $0.data.contains("one more") })
         let operations = try #require(patch.json["patch"] as? [[String: Any]])
         #expect(operations.contains { $0["op"] as? String == "add" && $0["path"] as? String == "/messages/-" })
         #expect(patch.json["topic"] as? String == "chat:\(chatID)")

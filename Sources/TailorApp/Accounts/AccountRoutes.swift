@@ -37,7 +37,7 @@ struct AccountRoutes {
             // A session's token ends with it; an account token sent here stays valid.
             let credential = try await context.auth.credential(for: request)
             if let session = credential.session { try await end(session, of: credential.user) }
-            return HTTPResponse(status: .noContent, headers: [Authenticator.clearedCookie])
+            return HTTPResponse(status: .noContent, headers: [Authenticator.clearedCookie(for: request)])
         }
         router.get("/api/sessions") { request in
             let credential = try await context.auth.credential(for: request)
@@ -95,7 +95,7 @@ struct AccountRoutes {
         context.auth.remember(Credential(user: user, session: nil, hash: hash))
         context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
-                                          status: .created, headers: [Authenticator.sessionCookie(sessionToken)])
+                                          status: .created, headers: [Authenticator.sessionCookie(sessionToken, for: request)])
     }
 
     /// Signs a browser in with a token: it gets a session of its own.
@@ -107,6 +107,6 @@ struct AccountRoutes {
         let started = try await context.events.startSession(user: user.id, session)
         context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),
-                                          headers: [Authenticator.sessionCookie(sessionToken)])
+                                          headers: [Authenticator.sessionCookie(sessionToken, for: request)])
     }
 }

@@ -70,7 +70,7 @@ final class Authenticator: Sendable {
 
     /// Counts a sign-up or sign-in from the request's address: a 429 past the limit.
     func admitAccountRequest(_ request: HTTPRequest) throws {
-        guard let peer = request.peer, case .refused(let retryAfter) = accounts.take(peer) else { return }
+        guard let client = request.client, case .refused(let retryAfter) = accounts.take(client) else { return }
         throw APIError.rateLimited("sign-ups and sign-ins from this address", retryAfter: retryAfter)
     }
 
@@ -164,9 +164,18 @@ final class Authenticator: Sendable {
         return request.headers.cookie(cookieName)
     }
 
-    static func sessionCookie(_ token: String) -> HTTPField {
-        HTTPField("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000")
+    /// The session cookie for `request`'s client: `Secure` when it came over
+    /// HTTPS through a trusted proxy, so a browser never sends it in clear.
+    static func sessionCookie(_ token: String, for request: HTTPRequest) -> HTTPField {
+        HTTPField("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000" + secure(request))
     }
 
-    static let clearedCookie = HTTPField("Set-Cookie", "\(cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0")
+    static func clearedCookie(for request: HTTPRequest) -> HTTPField {
+        HTTPField("Set-Cookie", "\(cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0" + secure(request))
+    }
+
+    /// The cookie attribute that keeps a cookie to HTTPS, when the client speaks it.
+    static func secure(_ request: HTTPRequest) -> String {
+        request.isSecure ? "; Secure" : ""
+    }
 }

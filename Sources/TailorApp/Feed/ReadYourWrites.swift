@@ -32,7 +32,7 @@ struct ReadYourWrites: Sendable {
             let position = progress.applied
             response.headers.append(HTTPField(Self.header, String(position)))
             response.headers.append(HTTPField("Set-Cookie",
-                "\(Self.cookieName)=\(position); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(Self.cookieSeconds)"))
+                "\(Self.cookieName)=\(position); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(Self.cookieSeconds)" + Authenticator.secure(request)))
         }
         return response
     }

@@ -78,7 +78,7 @@ private struct AccessLogLine: JSONWritable {
             $0.key("ms")
             $0.fragment(Array(String(Double(answered.nanoseconds / 1_000) / 1_000).utf8)[...])
             $0.field("path", request.path)
-            $0.field("peer", request.peer?.text)
+            $0.field("peer", request.client?.text)
             $0.field("route", answered.route)
             $0.field("status", answered.status.code)
             $0.field("time", DateText.iso(time))

@@ -7,8 +7,13 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// Values captured by the route pattern, in order: `{id}` in `/api/chats/{id}`.
     public var parameters: [(name: String, value: String)] = []
-    /// The client's address; nil for a request made in code.
+    /// The address the connection came from; nil for a request made in code.
     public var peer: PeerAddress?
+    /// The client's address as far as can be believed: the peer's, or behind a
+    /// trusted proxy the one it forwarded (`ProxyTrust`).
+    public var client: PeerAddress?
+    /// Whether the client spoke HTTPS to a trusted proxy in front.
+    public var isSecure = false
     /// Its id (`RequestIDs`), once the responder has one.
     public var id: String?
     /// What handlers note about it, when answers are observed.

@@ -23,6 +23,10 @@ public struct HTTPResponder: Sendable {
     /// Whether each answer is written to a log (an access log): then every
     /// request gets an id and notes, which cost too much to make for nothing.
     public var logsEachRequest: Bool
+    /// Proxies whose forwarded client address and scheme are believed.
+    public var proxyTrust: ProxyTrust
+    /// Origins whose pages may call this API (CORS).
+    public var crossOrigin: CrossOrigin
     private let requestIDs = RequestIDs()
 
     /// One request answered.
@@ -40,6 +44,7 @@ public struct HTTPResponder: Sendable {
                 answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil,
                 around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)? = nil,
                 observe: (@Sendable (Answered) -> Void)? = nil, logsEachRequest: Bool = false,
+                proxyTrust: ProxyTrust = ProxyTrust(), crossOrigin: CrossOrigin = CrossOrigin(),
                 logger: Logger = Logger(label: "tailor.http")) {
         self.router = router
         self.fallback = fallback
@@ -48,6 +53,8 @@ public struct HTTPResponder: Sendable {
         self.around = around
         self.observe = observe
         self.logsEachRequest = logsEachRequest
+        self.proxyTrust = proxyTrust
+        self.crossOrigin = crossOrigin
         failures = ThrottledLog(logger: logger)
     }
 
@@ -66,6 +73,14 @@ public struct HTTPResponder: Sendable {
     /// made here, when each request is logged or the answer is a 5xx: an id
     /// is made where something records it.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        var request = request
+        (request.client, request.isSecure) = proxyTrust.client(of: request)
+        guard crossOrigin.isEnabled else { return await respondInOrigin(to: request) }
+        if let preflight = crossOrigin.preflight(request) { return preflight }
+        return crossOrigin.decorate(await respondInOrigin(to: request), for: request)
+    }
+
+    private func respondInOrigin(to request: HTTPRequest) async -> HTTPResponse {
         var request = request
         request.id = requestIDs.given(in: request)
         if logsEachRequest {

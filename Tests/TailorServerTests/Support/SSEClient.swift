@@ -24,12 +24,13 @@ final class SSEClient {
 
     /// `patches`: the stream asks for JSON Patches (`patch=json`).
     init(port: Int, token: String?, topics: String, patches: Bool = false, lastEventID: String? = nil, timeout: Double = 10,
-         receiveBuffer: Int? = nil) throws {
+         receiveBuffer: Int? = nil, headers: [String] = []) throws {
         connection = try RawClient(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         let query = "topics=\(topics)" + (patches ? "&patch=json" : "")
         var head = "GET /api/events?\(query) HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         if let lastEventID { head += "Last-Event-ID: \(lastEventID)\r\n" }
+        for header in headers { head += header + "\r\n" }
         try connection.send(head + "\r\n")
         response = try connection.readHead()
     }
