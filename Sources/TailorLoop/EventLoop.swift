@@ -69,6 +69,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Watches `item.fd`; `timed` items are checked against their deadline.
     func register(_ item: any Selectable, options: Int32, timed: Bool) throws {
+        assert(inLoopThread, "registered off event loop \(index)")
         let fd = Int(item.fd)
         if fd >= slots.count {
             slots.append(contentsOf: repeatElement(Slot(), count: max(fd + 1 - slots.count, slots.count)))
@@ -88,6 +89,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Stops watching `fd`. Closing an fd removes it from epoll by itself, so
     /// this only clears the table; call it before `close`.
     func forget(fd: Int32) {
+        assert(inLoopThread, "forgotten off event loop \(index)")
         let fd = Int(fd)
         guard fd < slots.count, slots[fd].item != nil else { return }
         if slots[fd].timed { timedCount -= 1 }
@@ -97,6 +99,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Every connection registered here, for a shutdown sweep.
     func forEachRegistration(_ body: (any Selectable) -> Void) {
+        assert(inLoopThread, "registrations read off event loop \(index)")
         for slot in slots { if let item = slot.item { body(item) } }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TailorLoop
 
 /// The database of a running server: one writer connection, handed to the
 /// event router, and a pool of reader connections for everything else.
@@ -17,7 +18,7 @@ public final class Database: Sendable {
 
     public let location: DatabaseLocation
     private let engine: Engine
-    private let readers = Mutex<[ConnectionBox<any DatabaseConnection>]>([])
+    private let readers = Mutex<[ThreadConfined<any DatabaseConnection>]>([])
     /// Where reads that must not hold a loop thread wait for PostgreSQL.
     private let readerThreads = DispatchQueue(label: "tailor.readers", attributes: .concurrent)
 
@@ -73,9 +74,9 @@ public final class Database: Sendable {
     /// when a transaction starts after another connection wrote, is checked
     /// once rather than at every statement.
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
-        let box = try readers.withLock { $0.popLast() } ?? ConnectionBox(try openReader())
+        let box = try readers.withLock { $0.popLast() } ?? ThreadConfined(try openReader())
         defer { readers.withLock { $0.append(box) } }
-        return try box.connection.readTransaction { try body(Store(box.connection)) }
+        return try box.value.readTransaction { try body(Store(box.value)) }
     }
 
     /// Whether a read is quick enough to run on a loop thread: a SQLite file
@@ -110,13 +111,3 @@ public final class Database: Sendable {
     }
 }
 
-/// A connection handed between threads and used by one at a time (a SQLite
-/// connection is opened NOMUTEX, a libpq one is never shared), which is why
-/// the box may be `@unchecked Sendable`.
-final class ConnectionBox<Connection>: @unchecked Sendable {
-    let connection: Connection
-
-    init(_ connection: Connection) {
-        self.connection = connection
-    }
-}

@@ -21,6 +21,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case tooManyOrders
     /// A row that a statement promises was not there.
     case missingRow
+    /// An order's status that this program does not know (a newer one wrote it).
+    case unknownStatus(String)
 }
 
 extension Store {

@@ -270,6 +270,21 @@ import TailorTestSupport
         #expect(reads > 1)
     }
 
+    /// A status written by a newer program is an error, not read as another status.
+    @Test(arguments: Backend.allCases)
+    func anOrderStatusThisProgramDoesNotKnowIsAnError(_ backend: Backend) throws {
+        let (database, writer) = try open(backend)
+        defer { database.close() }
+        let store = Store(writer)
+        let user = try store.insertUser(name: "alice", at: 1).id
+        let order = try store.insertOrder(user: user, name: "Groceries", currency: "USD", items: [], at: 1)
+        _ = try writer.run("UPDATE orders SET status = 'returned' WHERE id = ?", order.id)
+        #expect(throws: StoreError.unknownStatus("returned")) { try store.order(id: order.id, user: user) }
+        #expect(throws: StoreError.unknownStatus("returned")) {
+            try store.orders(of: user, status: nil, matching: "", sort: .newest)
+        }
+    }
+
     static func chatOfTwo(in store: Store) throws -> (alice: User, bob: User, chat: Chat) {
         let alice = try store.insertUser(name: "alice", at: 1)
         let bob = try store.insertUser(name: "bob", at: 1)

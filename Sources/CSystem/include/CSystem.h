@@ -54,7 +54,6 @@ int csystem_connect_tcp(const char *host, int port, const char *source);
 /// into IPv6), in the same call.
 int csystem_accept(int listener, uint8_t peer[16]);
 int csystem_set_nodelay(int fd);
-int csystem_set_receive_buffer(int fd, int bytes);
 
 /// Raises the soft limit of open files to the hard limit; returns the new limit.
 long csystem_raise_open_files_limit(void);

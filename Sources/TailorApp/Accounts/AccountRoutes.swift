@@ -77,7 +77,7 @@ struct AccountRoutes {
 
     private func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
         try context.auth.admitAccountRequest(request)
-        let name = try JSONBody(request).string("name")!
+        let name = try JSONBody(request).string("name")
         guard Self.isValidName(name) else {
             throw APIError.invalid("\"name\" must be 1 to 32 letters, digits, _ or - (ASCII).")
         }
@@ -101,7 +101,7 @@ struct AccountRoutes {
     /// Signs a browser in with a token: it gets a session of its own.
     private func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
         try context.auth.admitAccountRequest(request)
-        let token = try JSONBody(request).string("token")!
+        let token = try JSONBody(request).string("token")
         guard let user = try await context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
         let (sessionToken, session) = Self.newSession(for: request)
         let started = try await context.events.startSession(user: user.id, session)

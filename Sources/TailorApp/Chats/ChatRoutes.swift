@@ -72,7 +72,7 @@ struct ChatRoutes {
 
     private func openChat(_ request: HTTPRequest) async throws -> HTTPResponse {
         let user = try await context.auth.user(for: request)
-        let contact = try JSONBody(request).string("contact")!.trimmed
+        let contact = try JSONBody(request).string("contact").trimmed
         guard contact.lowercased() != user.name.lowercased() else { throw APIError.invalid("You cannot open a chat with yourself.") }
         let opened: (chat: Chat, created: Bool)
         do {
@@ -89,8 +89,8 @@ struct ChatRoutes {
         let user = try await context.auth.user(for: request)
         let id = try AppContext.id(request, missing: "chat")
         let body = try JSONBody(request)
-        let text = try body.text("text", within: Self.messageLimit)!
-        let clientID = try body.text("clientId", within: Self.clientIDLimit, trimming: false, required: false)
+        let text = try body.text("text", within: Self.messageLimit)
+        let clientID = try body.optionalText("clientId", within: Self.clientIDLimit, trimming: false)
         let (message, duplicate) = try await inChat { try await context.events.send(chat: id, sender: user.id, text: text, clientID: clientID) }
         let model = ChatViewModelBuilder(dates: context.views.dates).message(for: message, viewer: user, contact: user)
         return ViewModelEncoding.response(SentMessage(message: model), status: duplicate ? .ok : .created)

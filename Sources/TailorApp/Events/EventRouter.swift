@@ -30,7 +30,7 @@ public final class EventRouter: Sendable {
 
     private let queue = Mutex(Queue())
     private let writerThread = SerialThread(name: "writer")
-    private let writer: WriterConnection
+    private let writer: ThreadConfined<WriterConnection>
     private let handler: EventHandler
     private let now: @Sendable () -> Int
     private let maxOrdersPerUser: Int
@@ -54,7 +54,7 @@ public final class EventRouter: Sendable {
     init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
          follower: FeedFollower?, progress: FeedProgress, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
-        self.writer = try WriterConnection(writer, feedWindow: feedWindow)
+        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow))
         self.handler = handler
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
@@ -93,7 +93,7 @@ public final class EventRouter: Sendable {
             let answer: @Sendable (WriteCheck) -> Void = { check in waiting.withLock { $0.take() }?.resume(returning: check) }
             writerThread.async { [self] in
                 do {
-                    try writer.connection.transaction { try Store(writer.connection).recordReadiness(at: now()) }
+                    try writer.value.connection.transaction { try Store(writer.value.connection).recordReadiness(at: now()) }
                     answer(.committed)
                 } catch {
                     answer(.failed(error))
@@ -105,7 +105,7 @@ public final class EventRouter: Sendable {
 
     /// After the last event, on the way out (see `DatabaseConnection.finishWriting`).
     func finish() throws {
-        try writerThread.sync { [writer] in try writer.connection.finishWriting() }
+        try writerThread.sync { [writer] in try writer.value.connection.finishWriting() }
     }
 
     /// Commits slower than this are logged: every request of the batch waited for it.
@@ -135,7 +135,7 @@ public final class EventRouter: Sendable {
     }
 
     private func write(_ batch: [Pending]) {
-        let connection = writer.connection
+        let connection = writer.value.connection
         let store = Store(connection)
         let applier = EventApplier(store: store, maxOrdersPerUser: maxOrdersPerUser)
         var results: [Result<EventOutcome, any Error>] = []
@@ -166,7 +166,7 @@ public final class EventRouter: Sendable {
                 }
                 break
             } catch let refused as RefusedBesideOthers {
-                writer.feed.rolledBack()
+                writer.value.feed.rolledBack()
                 // Alone in its batch, the refusal is the whole answer.
                 if batch.count == 1 {
                     batch[0].continuation.resume(throwing: refused.error)
@@ -175,11 +175,11 @@ public final class EventRouter: Sendable {
                 eachAlone = true
             } catch let error as any DatabaseFailure where error.isConflictWithAnotherTransaction && attempt < Self.attemptsPerBatch {
                 // The database chose this batch to undo; the other goes on. Again.
-                writer.feed.rolledBack()
+                writer.value.feed.rolledBack()
                 attempt += 1
             } catch {
                 // The commit itself failed: nothing of the batch is stored.
-                writer.feed.rolledBack()
+                writer.value.feed.rolledBack()
                 for pending in batch { pending.continuation.resume(throwing: error) }
                 return
             }
@@ -218,7 +218,7 @@ extension EventRouter {
             return Change(outcome)
         }
         guard !changes.isEmpty else { return nil }
-        let position = try writer.feed.append(ChangeEncoding.bytes(of: changes), in: store)
+        let position = try writer.value.feed.append(ChangeEncoding.bytes(of: changes), in: store)
         return FeedEntry(position: position, changes: changes)
     }
 }
@@ -230,8 +230,8 @@ private struct RefusedBesideOthers: Error {
 }
 
 /// The writer connection and its place in the feed, used only on the
-/// writer's thread; that is why they may cross into its jobs.
-private final class WriterConnection: @unchecked Sendable {
+/// writer's thread (handed to its jobs as `ThreadConfined`).
+private final class WriterConnection {
     let connection: any DatabaseConnection
     let feed: FeedAppender
 

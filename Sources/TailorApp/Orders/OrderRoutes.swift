@@ -59,8 +59,8 @@ struct OrderRoutes {
     private func place(_ request: HTTPRequest) async throws -> HTTPResponse {
         let user = try await context.auth.user(for: request)
         let body = try JSONBody(request)
-        let name = try body.text("name", within: Self.nameLimit)!
-        let currencyCode = try body.string("currency", required: false) ?? Currency.usd.rawValue
+        let name = try body.text("name", within: Self.nameLimit)
+        let currencyCode = try body.optionalString("currency") ?? Currency.usd.rawValue
         guard let currency = Currency(rawValue: currencyCode) else {
             throw APIError.invalid("\"currency\" must be one of \(Currency.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -69,7 +69,7 @@ struct OrderRoutes {
         let items = try itemValues.enumerated().map { index, value -> OrderItem in
             guard case .object(let fields) = value else { throw APIError.invalid("items[\(index)] must be an object.") }
             let item = JSONBody(fields: fields)
-            let title = try item.text("title", within: Self.titleLimit, label: "items[\(index)].title")!
+            let title = try item.text("title", within: Self.titleLimit, label: "items[\(index)].title")
             return OrderItem(title: title, quantity: try item.integer("quantity", in: 1...1000),
                              priceCents: try item.integer("priceCents", in: 0...10_000_000))
         }
@@ -81,7 +81,7 @@ struct OrderRoutes {
     private func changeStatus(_ request: HTTPRequest) async throws -> HTTPResponse {
         let user = try await context.auth.user(for: request)
         let id = try AppContext.id(request, missing: "order")
-        let statusText = try JSONBody(request).string("status")!
+        let statusText = try JSONBody(request).string("status")
         guard let status = OrderStatus(rawValue: statusText) else {
             throw APIError.invalid("\"status\" must be one of \(OrderStatus.allCases.map(\.rawValue).joined(separator: ", ")).")
         }

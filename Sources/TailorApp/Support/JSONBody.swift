@@ -24,24 +24,36 @@ struct JSONBody {
         self.fields = fields
     }
 
-    /// A string field; nil when absent and not `required`.
-    func string(_ name: String, required: Bool = true) throws -> String? {
+    /// A string field that must be there.
+    func string(_ name: String) throws -> String {
+        guard let value = try optionalString(name) else { throw APIError.invalid("\"\(name)\" is required.") }
+        return value
+    }
+
+    /// A string field; nil when absent or null.
+    func optionalString(_ name: String) throws -> String? {
         switch fields[name] {
         case .string(let value): return value
-        case nil, .null?: if required { throw APIError.invalid("\"\(name)\" is required.") } else { return nil }
+        case nil, .null?: return nil
         default: throw APIError.invalid("\"\(name)\" must be a string.")
         }
     }
 
-    /// A text field within `limit`, trimmed unless told not to. Nil when
-    /// absent and not `required`; `label` names the field in the error
-    /// (`items[2].title`).
-    func text(_ name: String, within limit: TextLimit, trimming: Bool = true, required: Bool = true,
-              label: String? = nil) throws -> String? {
-        guard let given = try string(name, required: required) else { return nil }
+    /// A text field that must be there, within `limit`, trimmed unless told
+    /// not to; `label` names the field in the error (`items[2].title`).
+    func text(_ name: String, within limit: TextLimit, trimming: Bool = true, label: String? = nil) throws -> String {
+        try checked(try string(name), within: limit, trimming: trimming, label: label ?? name)
+    }
+
+    /// As `text`, nil when absent or null.
+    func optionalText(_ name: String, within limit: TextLimit, trimming: Bool = true) throws -> String? {
+        try optionalString(name).map { try checked($0, within: limit, trimming: trimming, label: name) }
+    }
+
+    private func checked(_ given: String, within limit: TextLimit, trimming: Bool, label: String) throws -> String {
         let value = trimming ? given.trimmed : given
         guard limit.admits(value) else {
-            throw APIError.invalid("\"\(label ?? name)\" must be \(limit.description)" + (trimming ? " after trimming." : "."))
+            throw APIError.invalid("\"\(label)\" must be \(limit.description)" + (trimming ? " after trimming." : "."))
         }
         return value
     }

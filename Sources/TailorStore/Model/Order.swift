@@ -4,13 +4,14 @@ public struct Order: Sendable, Equatable {
     public let userID: Int
     public let name: String
     public let currency: String
-    public let status: OrderStatus
+    /// Set by the store as it moves the order.
+    public internal(set) var status: OrderStatus
     public let totalCents: Int
     /// Pieces: the sum of the lines' quantities.
     public let itemCount: Int
     public let createdAt: Int
     /// Empty when read for a list, where lines are not needed.
-    public let items: [OrderItem]
+    public internal(set) var items: [OrderItem]
 
     public init(id: Int, userID: Int, name: String, currency: String, status: OrderStatus,
                 totalCents: Int, itemCount: Int, createdAt: Int, items: [OrderItem]) {

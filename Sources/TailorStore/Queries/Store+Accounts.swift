@@ -15,10 +15,6 @@ extension Store {
         try connection.run("INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)", hash, user, now)
     }
 
-    public func deleteToken(hash: [UInt8]) throws {
-        try connection.run("DELETE FROM tokens WHERE hash = ?", hash)
-    }
-
     public func user(tokenHash: [UInt8]) throws -> User? {
         try connection.first("SELECT u.id, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?", tokenHash) {
             User(id: $0.int(0), name: $0.text(1))

@@ -20,15 +20,15 @@ extension Store {
     /// holds only while the status is still the one read: of two servers moving
     /// one order at once, the second is told the move it tried is no longer valid.
     public func updateOrderStatus(id: Int, user: Int, to status: OrderStatus) throws -> Order {
-        guard let order = try order(id: id, user: user) else { throw StoreError.notFound }
+        guard var order = try order(id: id, user: user) else { throw StoreError.notFound }
         guard order.status.canMove(to: status) else { throw StoreError.invalidTransition(from: order.status, to: status) }
         guard try connection.run("UPDATE orders SET status = ? WHERE id = ? AND status = ?", status.rawValue, id, order.status.rawValue) == 1 else {
             let now = try self.order(id: id, user: user)
             guard let now else { throw StoreError.notFound }
             throw StoreError.invalidTransition(from: now.status, to: status)
         }
-        return Order(id: order.id, userID: order.userID, name: order.name, currency: order.currency, status: status,
-                     totalCents: order.totalCents, itemCount: order.itemCount, createdAt: order.createdAt, items: order.items)
+        order.status = status
+        return order
     }
 
     public func deleteOrder(id: Int, user: Int) throws {
@@ -39,13 +39,13 @@ extension Store {
 
     /// An order of `user` with its lines; another user's order is nil.
     public func order(id: Int, user: Int) throws -> Order? {
-        guard let order = try connection.first("""
+        guard var order = try connection.first("""
             SELECT id, user_id, name, currency, status, total_cents, item_count, created_at FROM orders WHERE id = ? AND user_id = ?
-            """, id, user, row: { Self.order($0, items: []) }) else { return nil }
-        let items = try connection.query("SELECT title, quantity, price_cents FROM order_items WHERE order_id = ? ORDER BY position", id) {
+            """, id, user, row: { try Self.order($0) }) else { return nil }
+        order.items = try connection.query("SELECT title, quantity, price_cents FROM order_items WHERE order_id = ? ORDER BY position", id) {
             OrderItem(title: $0.text(0), quantity: $0.int(1), priceCents: $0.int(2))
         }
-        return Self.withItems(order, items)
+        return order
     }
 
     /// A page of a user's orders without lines, filtered by status and by `text`
@@ -64,7 +64,7 @@ extension Store {
               AND (?3 = '' OR instr(lower(name), lower(?3)) > 0
                    OR EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = orders.id AND instr(lower(i.title), lower(?3)) > 0))
             ORDER BY \(order) LIMIT ?4 OFFSET ?5
-            """, user, status?.rawValue, text, limit, offset) { Self.order($0, items: []) }
+            """, user, status?.rawValue, text, limit, offset) { try Self.order($0) }
     }
 
     /// How many orders `user` has.
@@ -72,14 +72,12 @@ extension Store {
         try connection.first("SELECT count(*) FROM orders WHERE user_id = ?", user) { $0.int(0) } ?? 0
     }
 
-    static func order(_ row: any DatabaseRow, items: [OrderItem]) -> Order {
-        Order(id: row.int(0), userID: row.int(1), name: row.text(2), currency: row.text(3),
-              status: OrderStatus(rawValue: row.text(4)) ?? .placed, totalCents: row.int(5), itemCount: row.int(6),
-              createdAt: row.int(7), items: items)
-    }
-
-    static func withItems(_ order: Order, _ items: [OrderItem]) -> Order {
-        Order(id: order.id, userID: order.userID, name: order.name, currency: order.currency, status: order.status,
-              totalCents: order.totalCents, itemCount: order.itemCount, createdAt: order.createdAt, items: items)
+    /// An order row without its lines. A status this program does not know
+    /// (written by a newer one) is an error, not taken for another.
+    static func order(_ row: any DatabaseRow) throws -> Order {
+        let statusText = row.text(4)
+        guard let status = OrderStatus(rawValue: statusText) else { throw StoreError.unknownStatus(statusText) }
+        return Order(id: row.int(0), userID: row.int(1), name: row.text(2), currency: row.text(3), status: status,
+                     totalCents: row.int(5), itemCount: row.int(6), createdAt: row.int(7), items: [])
     }
 }

@@ -25,7 +25,7 @@ final class Checkpointer: Sendable {
     static let writerFrames = 8000
 
     private let thread = SerialThread(name: "checkpoint")
-    private let connection: ConnectionBox<SQLiteConnection>
+    private let connection: ThreadConfined<SQLiteConnection>
     private let scheduled = Atomic<Bool>(false)
     private let counts = Mutex(Counts())
 
@@ -38,7 +38,7 @@ final class Checkpointer: Sendable {
         let connection = try SQLiteConnection(path: path)
         // A checkpoint syncs as its own connection says.
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
-        self.connection = ConnectionBox(connection)
+        self.connection = ThreadConfined(connection)
     }
 
     /// Takes over the checkpoints after `writer`'s commits.
@@ -66,7 +66,7 @@ final class Checkpointer: Sendable {
         thread.async { [self] in
             scheduled.store(false, ordering: .releasing)
             // Passive: copies what no reader still needs, never waits for one.
-            sqlite3_wal_checkpoint_v2(connection.connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            sqlite3_wal_checkpoint_v2(connection.value.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             counts.withLock { $0.onOwnThread += 1 }
         }
     }
