@@ -5,6 +5,9 @@ import TailorApp
 import TailorLoop
 import TailorStore
 
+/// The configuration's defaults: what an absent setting means, and what the help says.
+private let defaults = TailorConfiguration()
+
 /// `tailor serve`: starts the server and runs until SIGINT or SIGTERM.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,28 +19,28 @@ struct ServeCommand: ParsableCommand {
     // (`--max-body` → `TAILOR_MAX_BODY`); the flag wins. Absent from both, the
     // configuration's default applies (`--print-config` shows what is used).
 
-    @Option(help: "Listen address (127.0.0.1).")
+    @Option(help: "Listen address (\(defaults.server.host)).")
     var host: String?
 
-    @Option(help: "Listen port (8080); 0 picks a free one and prints it.")
+    @Option(help: "Listen port (\(defaults.server.port)); 0 picks a free one and prints it.")
     var port: Int?
 
-    @Option(name: .customLong("public"), help: "Folder served at / (Public).")
+    @Option(name: .customLong("public"), help: "Folder served at / (\(defaults.publicFolder ?? "none")).")
     var publicFolder: String?
 
-    @Option(help: "SQLite file, created with its folder (:memory: for a throwaway one), or a postgres:// URL (data/tailor.sqlite).")
+    @Option(help: "SQLite file, created with its folder (:memory: for a throwaway one), or a postgres:// URL (\(defaults.database)).")
     var db: String?
 
-    @Option(help: "SQLite synchronous mode: normal (WAL, fast) or full (every commit synced).")
+    @Option(help: "SQLite synchronous mode: normal (WAL, fast) or full (every commit synced); \(defaults.synchronous.rawValue) unless given.")
     var sync: String?
 
-    @Option(help: "Time zone of the date texts in view models (IANA name; UTC).")
+    @Option(help: "Time zone of the date texts in view models (IANA name; \(defaults.timeZone)).")
     var timeZone: String?
 
-    @Option(help: "Seconds before the chatbot reads and answers a message (1).")
+    @Option(help: "Seconds before the chatbot reads and answers a message (\(defaults.botDelay)).")
     var botDelay: Double?
 
-    @Option(help: "Seconds between heartbeat comments on event streams (15).")
+    @Option(help: "Seconds between heartbeat comments on event streams (\(defaults.heartbeat)).")
     var heartbeat: Double?
 
     @Flag(inversion: .prefixedNo, help: "On first start, add users alice and bob (tokens printed), chats and 100 orders.")
@@ -46,19 +49,19 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Bytes of encoded view models kept in memory; an eighth of --memory-budget unless given.")
     var viewCacheBytes: Int?
 
-    @Option(help: "Writes a user may make per second on average (20; 429 past it); 0 for no limit.")
+    @Option(help: "Writes a user may make per second on average (\(defaults.writeLimit.perSecond); 429 past it); 0 for no limit.")
     var writeRate: Double?
 
-    @Option(help: "Writes a user may make at once before --write-rate applies (200).")
+    @Option(help: "Writes a user may make at once before --write-rate applies (\(defaults.writeLimit.burst)).")
     var writeBurst: Double?
 
-    @Option(help: "Sign-ups and sign-ins per second from one client address on average (1; 429 past it); 0 for no limit.")
+    @Option(help: "Sign-ups and sign-ins per second from one client address on average (\(defaults.accountLimit.perSecond); 429 past it); 0 for no limit.")
     var accountRate: Double?
 
-    @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies (100).")
+    @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies (\(defaults.accountLimit.burst)).")
     var accountBurst: Double?
 
-    @Option(help: "Bytes the server may hold beyond its fixed needs (512 MiB): an eighth for cached view models (unless --view-cache-bytes), a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
+    @Option(help: "Bytes the server may hold beyond its fixed needs (\(defaults.memoryBudget)): an eighth for cached view models (unless --view-cache-bytes), a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
     var memoryBudget: Int?
 
     @Option(help: "Log level: trace, debug, info (the default), notice, warning, error, critical.")
@@ -67,31 +70,31 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Event loop threads; defaults to the CPUs this process may use.")
     var threads: Int?
 
-    @Option(help: "Past this many open connections (10000), new ones get 503 and are closed.")
+    @Option(help: "Past this many open connections (\(defaults.server.maxConnections)), new ones get 503 and are closed.")
     var maxConnections: Int?
 
-    @Option(help: "Past this many open connections from one client address (256), new ones get 503; 0 for no limit (behind a proxy).")
+    @Option(help: "Past this many open connections from one client address (\(defaults.server.maxConnectionsPerAddress)), new ones get 503; 0 for no limit (behind a proxy).")
     var maxConnectionsPerAddress: Int?
 
-    @Option(help: "Request body limit in bytes (1 MiB; 413 past it).")
+    @Option(help: "Request body limit in bytes (\(defaults.server.maxBodyBytes); 413 past it).")
     var maxBody: Int?
 
-    @Option(help: "Request line limit in bytes (8 KiB; 414 past it).")
+    @Option(help: "Request line limit in bytes (\(defaults.server.parserLimits.maxRequestLineBytes); 414 past it).")
     var maxRequestLine: Int?
 
-    @Option(help: "Request head limit in bytes (64 KiB; 431 past it).")
+    @Option(help: "Request head limit in bytes (\(defaults.server.parserLimits.maxHeadBytes); 431 past it).")
     var maxHeaderBytes: Int?
 
-    @Option(help: "Header field count limit (100; 431 past it).")
+    @Option(help: "Header field count limit (\(defaults.server.parserLimits.maxHeaderFields); 431 past it).")
     var maxHeaderFields: Int?
 
-    @Option(help: "Seconds for a request's head, and each piece of its body, to arrive (10).")
+    @Option(help: "Seconds for a request's head, and each piece of its body, to arrive (\(defaults.server.headerTimeout)).")
     var headerTimeout: Double?
 
-    @Option(help: "Seconds for a whole request body to arrive (30; 408 past it).")
+    @Option(help: "Seconds for a whole request body to arrive (\(defaults.server.bodyTimeout); 408 past it).")
     var bodyTimeout: Double?
 
-    @Option(help: "Seconds an idle keep-alive connection is kept (60).")
+    @Option(help: "Seconds an idle keep-alive connection is kept (\(defaults.server.idleTimeout)).")
     var idleTimeout: Double?
 
     @Option(help: "Write each answered request as a JSON line to this file (appended), or - for standard output; none unless given.")
@@ -108,8 +111,7 @@ struct ServeCommand: ParsableCommand {
 
     /// Every setting, from its flag, the environment or the default, checked.
     func resolve(_ settings: inout SettingsResolver) throws -> (TailorConfiguration, Logger.Level) {
-        var configuration = TailorConfiguration()
-        let defaults = configuration
+        var configuration = defaults
         func check<Number: Comparable>(_ value: Number, in range: ClosedRange<Number>, _ flag: String) throws -> Number {
             // Every number has a range: a value past it (or inf, nan) would
             // otherwise trap later, when it is turned into a deadline or a count.
