@@ -34,6 +34,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(name: "CSystem"),
 
         // The socket loop: epoll threads that are also the executors of their connections.
@@ -56,6 +61,7 @@ let package = Package(
         .target(
             name: "TailorApp",
             dependencies: [
+                "CLibCrypto",
                 "TailorLoop",
                 "TailorHTTP",
                 "TailorStore",
