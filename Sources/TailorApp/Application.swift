@@ -21,6 +21,9 @@ public final class Application: Sendable {
     private let logger: Logger
     private let shutdownState = ShutdownState()
     private let accessLog: AccessLog?
+    /// Messages for the bot, from the handler; finished when the server stops.
+    private let toBot: AsyncStream<Chatbot.Heard>.Continuation
+    private let chatbotAnswers: Task<Void, Never>
     /// Every route's pattern (`/api/chats/{id}`), as registered.
     public let routes: [String]
 
@@ -42,7 +45,9 @@ public final class Application: Sendable {
         let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous)
         self.database = database
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
-        let chatbot = Chatbot(botID: bot.id, delay: configuration.botDelay, logger: logger)
+        let (botMessages, toBot) = AsyncStream.makeStream(of: Chatbot.Heard.self, bufferingPolicy: .bufferingNewest(Chatbot.maxWaiting))
+        self.toBot = toBot
+        let botID = bot.id
         let cache = ViewCache(budgetBytes: configuration.viewCacheBudget)
         let directory = ChatDirectory()
         // Two lanes keep both cores of a small machine building view models
@@ -54,7 +59,9 @@ public final class Application: Sendable {
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
         streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
         let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams, lanes: lanes,
-                                   onMessage: { message, chat in chatbot.heard(message, in: chat) })
+                                   onMessage: { message, chat in
+                                       if Chatbot.isForBot(message, in: chat, botID: botID) { toBot.yield(Chatbot.Heard(message: message, chat: chat)) }
+                                   })
         // Other servers write a PostgreSQL database too: their commits come
         // through the feed's follower, this server's own as well.
         let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
@@ -119,7 +126,8 @@ public final class Application: Sendable {
                                      logger: logger),
             logger: logger)
         madeServer.withLock { [server] in $0 = server }
-        chatbot.attach(to: events, loops: server.group)
+        let chatbot = Chatbot(botID: botID, delay: configuration.botDelay, router: events, loops: server.group, logger: logger)
+        chatbotAnswers = Task(executorPreference: server.group.next()) { await chatbot.answer(botMessages) }
         // Last, once everything that follows the feed is wired; before the
         // demo data, whose writes wait for it.
         follower?.start()
@@ -205,6 +213,8 @@ public final class Application: Sendable {
     /// database closes.
     public func shutdown() {
         shutdownState.begin()
+        toBot.finish()
+        chatbotAnswers.cancel()
         midnight.cancel()
         heartbeat.cancel()
         memoryUpkeep.cancel()

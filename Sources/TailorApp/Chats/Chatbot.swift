@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
@@ -10,39 +9,45 @@ import TailorStore
 /// message in the database, so the bot answers once however many servers run,
 /// and still answers when the server that took the message is gone.
 final class Chatbot: Sendable {
+    /// A message heard in one of the bot's chats.
+    struct Heard: Sendable {
+        let message: Message
+        let chat: Chat
+    }
+
+    /// Messages waiting to be answered at most; past it the oldest are passed over.
+    static let maxWaiting = 10_000
+
     let botID: Int
     let delay: Double
-    private let connection = Mutex<Connection?>(nil)
+    private let router: EventRouter
+    private let loops: EventLoopGroup
     private let failures: ThrottledLog
 
-    init(botID: Int, delay: Double, logger: Logger) {
+    /// Made after the router it answers through. What it hears comes as a
+    /// stream that the router's handler feeds (`isForBot`), so the handler
+    /// never holds the bot, nor the bot's router through it.
+    init(botID: Int, delay: Double, router: EventRouter, loops: EventLoopGroup, logger: Logger) {
         self.botID = botID
         self.delay = delay
+        self.router = router
+        self.loops = loops
         failures = ThrottledLog(logger: logger)
     }
 
-    /// The router the bot answers through, held weakly: the router's handler
-    /// holds the bot, and a strong hold both ways would keep a stopped
-    /// server's router, with its threads, alive.
-    private struct Connection {
-        weak var router: EventRouter?
-        let loops: EventLoopGroup
+    /// Whether a committed message is one the bot answers: sent to it, not by it.
+    static func isForBot(_ message: Message, in chat: Chat, botID: Int) -> Bool {
+        message.senderID != botID && chat.includes(botID)
     }
 
-    /// Connects the bot to the router it answers through (made after the bot), and
-    /// to the loops its waits run on.
-    func attach(to router: EventRouter, loops: EventLoopGroup) {
-        connection.withLock { $0 = Connection(router: router, loops: loops) }
+    /// Answers what `heard` brings until it ends (the server stops).
+    func answer(_ heard: AsyncStream<Heard>) async {
+        for await heard in heard { answerLater(heard.message, in: heard.chat) }
     }
 
-    /// Called for every committed message; answers those sent to the bot.
-    func heard(_ message: Message, in chat: Chat) {
-        guard message.senderID != botID, chat.includes(botID), let connection = connection.withLock({ $0 }),
-              let router = connection.router else { return }
-        let loops = connection.loops
-        let delay = delay
-        let botID = botID
-        let failures = failures
+    /// Reads the message after `delay` and answers it.
+    private func answerLater(_ message: Message, in chat: Chat) {
+        let (router, delay, botID, failures) = (router, delay, botID, failures)
         Task(executorPreference: loops.next()) {
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             do {
