@@ -1,1 +1,3 @@
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>

@@ -71,7 +71,8 @@ public final class Application: Sendable {
                              feedWindow: configuration.feedWindow, follower: follower, progress: progress,
                              observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
-                                 accountLimit: configuration.accountLimit, logger: logger)
+                                 accountLimit: configuration.accountLimit, passwordAttemptLimit: configuration.passwordAttemptLimit,
+                                 passwords: PasswordHasher(), logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
 
         let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)

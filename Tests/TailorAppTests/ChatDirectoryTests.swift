@@ -32,7 +32,7 @@ import TailorStore
         }
 
         func signUp(_ name: String) throws -> User {
-            guard case .signedUp(let user, _) = try apply(.account(.signUp(name: name, tokenHash: Array(name.utf8), session: nil)))[0] else {
+            guard case .signedUp(let user, _) = try apply(.account(.signUp(name: name, tokenHash: Array(name.utf8), session: nil, passwordHash: nil)))[0] else {
                 throw StoreError.notFound
             }
             return user

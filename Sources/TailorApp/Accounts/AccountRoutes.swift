@@ -77,7 +77,9 @@ struct AccountRoutes {
 
     private func signUp(_ request: HTTPRequest) async throws -> HTTPResponse {
         try context.auth.admitAccountRequest(request)
-        let name = try JSONBody(request).string("name")
+        let body = try JSONBody(request)
+        let name = try body.string("name")
+        let password = try body.optionalText("password", within: PasswordHasher.limit, trimming: false)
         guard Self.isValidName(name) else {
             throw APIError.invalid("\"name\" must be 1 to 32 letters, digits, _ or - (ASCII).")
         }
@@ -88,7 +90,8 @@ struct AccountRoutes {
         let (sessionToken, session) = Self.newSession(for: request)
         let (user, started): (User, Session)
         do {
-            (user, started) = try await context.events.signUp(name: name, tokenHash: hash, session: session)
+            let passwordHash: String? = if let password { await context.auth.passwords.hash(password) } else { nil }
+            (user, started) = try await context.events.signUp(name: name, tokenHash: hash, session: session, passwordHash: passwordHash)
         } catch StoreError.nameTaken {
             throw taken
         }
@@ -99,10 +102,21 @@ struct AccountRoutes {
     }
 
     /// Signs a browser in with a token: it gets a session of its own.
+    /// Signs a browser in, with an account token (`{"token"}`) or a name and
+    /// password (`{"name", "password"}`): it gets a session of its own.
     private func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
         try context.auth.admitAccountRequest(request)
-        let token = try JSONBody(request).string("token")
-        guard let user = try await context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
+        let body = try JSONBody(request)
+        let user: User
+        if let token = try body.optionalString("token") {
+            guard let known = try await context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
+            user = known
+        } else {
+            guard let name = try body.optionalString("name"), let password = try body.optionalString("password") else {
+                throw APIError.invalid("Send \"token\", or \"name\" and \"password\".")
+            }
+            user = try await context.auth.user(named: name, password: password, for: request)
+        }
         let (sessionToken, session) = Self.newSession(for: request)
         let started = try await context.events.startSession(user: user.id, session)
         context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))

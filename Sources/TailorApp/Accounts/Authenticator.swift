@@ -22,21 +22,29 @@ final class Authenticator: Sendable {
     /// Sign-ups and sign-ins per client address: tokens cannot be guessed, but
     /// accounts can be made by the thousand to fill other users' lists.
     private let accounts: RateLimiter<PeerAddress>
+    /// Sign-ins with a password, per name (ignoring case), whoever tries:
+    /// guessing one account's password is slow from any number of addresses.
+    private let passwordAttempts: RateLimiter<String>
+    let passwords: PasswordHasher
     private let failures: ThrottledLog
+    private let refusals: ThrottledLog
     /// Sessions whose last use is remembered at most; past it the memory starts over.
     static let maxRemembered = 100_000
     /// A session's last use is written at most this often (milliseconds).
     static let seenInterval = 5 * 60 * 1000
 
     init(database: Database, events: EventRouter, credentials: CredentialCache, now: @escaping @Sendable () -> Int,
-         writeLimit: RateLimit, accountLimit: RateLimit, logger: Logger) {
+         writeLimit: RateLimit, accountLimit: RateLimit, passwordAttemptLimit: RateLimit, passwords: PasswordHasher, logger: Logger) {
         self.database = database
         self.credentials = credentials
         self.events = events
         self.now = now
         writes = RateLimiter(writeLimit)
         accounts = RateLimiter(accountLimit)
+        passwordAttempts = RateLimiter(passwordAttemptLimit)
+        self.passwords = passwords
         failures = ThrottledLog(logger: logger)
+        refusals = ThrottledLog(logger: logger, level: .notice)
     }
 
     /// A new token: 256 random bits as 64 hex digits.
@@ -73,6 +81,24 @@ final class Authenticator: Sendable {
         guard let client = request.client, case .refused(let retryAfter) = accounts.take(client) else { return }
         throw APIError.rateLimited("sign-ups and sign-ins from this address", retryAfter: retryAfter)
     }
+
+    /// The user whose name and password these are. A wrong password, a name
+    /// without one and a name nobody has get the same 401 after the same work
+    /// (a hash is made either way); past the attempts allowed for the name, 429.
+    func user(named name: String, password: String, for request: HTTPRequest) async throws -> User {
+        if case .refused(let retryAfter) = passwordAttempts.take(name.lowercased()) {
+            refusals.log("sign-ins with a password for \(name.prefix(32)) refused for \(retryAfter) s: too many attempts (request \(request.id ?? "-"))")
+            throw APIError.rateLimited("sign-ins for this name", retryAfter: retryAfter)
+        }
+        let found = try await database.readOffLoop { try $0.userAndPasswordHash(named: name) }
+        guard await passwords.verify(password, against: found?.passwordHash), let user = found?.user else {
+            refusals.log("a sign-in with a password for \(name.prefix(32)) failed from \(request.client?.text ?? "-") (request \(request.id ?? "-"))")
+            throw Self.wrongPassword
+        }
+        return user
+    }
+
+    static let wrongPassword = APIError.unauthorized("The name or the password is not right.")
 
     /// Who sends the request, or a 401.
     private func identify(_ request: HTTPRequest) async throws -> Credential {

@@ -12,7 +12,8 @@ public enum Event: Sendable {
 public enum AccountEvent: Sendable {
     /// A new user, with an account token whose hash is kept, and the session of
     /// the browser that signed up, if one did.
-    case signUp(name: String, tokenHash: [UInt8], session: NewSession?)
+    /// `passwordHash` when the user chose a password.
+    case signUp(name: String, tokenHash: [UInt8], session: NewSession?, passwordHash: String?)
     /// A browser signs in to `user`'s account.
     case startSession(user: Int, NewSession)
     /// `user` ends one of their sessions (signs a browser out).

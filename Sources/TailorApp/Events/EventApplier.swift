@@ -9,8 +9,8 @@ struct EventApplier {
 
     func apply(_ event: Event, at now: Int) throws -> EventOutcome {
         switch event {
-        case .account(.signUp(let name, let tokenHash, let session)):
-            let user = try store.insertUser(name: name, at: now)
+        case .account(.signUp(let name, let tokenHash, let session, let passwordHash)):
+            let user = try store.insertUser(name: name, passwordHash: passwordHash, at: now)
             try store.insertToken(hash: tokenHash, user: user.id, at: now)
             return .signedUp(user, session: try session.map { try store.insertSession($0, user: user.id, at: now) })
 

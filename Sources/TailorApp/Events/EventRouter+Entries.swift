@@ -6,8 +6,8 @@ import TailorStore
 /// `EventApplier`'s rule, checked here once.
 extension EventRouter {
     /// A new user, and the session of the browser that signed up.
-    public func signUp(name: String, tokenHash: [UInt8], session: NewSession) async throws -> (user: User, session: Session) {
-        try await route(.account(.signUp(name: name, tokenHash: tokenHash, session: session))) {
+    public func signUp(name: String, tokenHash: [UInt8], session: NewSession, passwordHash: String? = nil) async throws -> (user: User, session: Session) {
+        try await route(.account(.signUp(name: name, tokenHash: tokenHash, session: session, passwordHash: passwordHash))) {
             guard case .signedUp(let user, let started?) = $0 else { return nil }
             return (user, started)
         }
@@ -15,7 +15,7 @@ extension EventRouter {
 
     /// A new user with an account token only, no browser's session.
     public func signUp(name: String, tokenHash: [UInt8]) async throws -> User {
-        try await route(.account(.signUp(name: name, tokenHash: tokenHash, session: nil))) {
+        try await route(.account(.signUp(name: name, tokenHash: tokenHash, session: nil, passwordHash: nil))) {
             guard case .signedUp(let user, nil) = $0 else { return nil }
             return user
         }

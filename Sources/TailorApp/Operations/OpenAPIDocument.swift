@@ -54,7 +54,7 @@ enum OpenAPIDocument {
  "paths": {
   "/api/users": {
    "post": {
-    "summary": "Sign up: a user, its token and a session cookie.",
+    "summary": "Sign up: a user, its token and a session cookie; with a password, the name and password sign in later.",
     "operationId": "signUp",
     "responses": {
      "201": {
@@ -106,6 +106,12 @@ enum OpenAPIDocument {
          "name": {
           "type": "string",
           "pattern": "^[A-Za-z0-9_-]{1,32}$"
+         },
+         "password": {
+          "type": "string",
+          "minLength": 8,
+          "maxLength": 128,
+          "description": "8 to 128 characters and at most 512 bytes; stored as a scrypt hash."
          }
         }
        }
@@ -156,7 +162,7 @@ enum OpenAPIDocument {
   },
   "/api/session": {
    "post": {
-    "summary": "Sign in with a token: a new browser session and its cookie.",
+    "summary": "Sign in a new browser, with an account token or a name and password: a new session and its cookie. 401 alike for a wrong password, an unknown name or an account without a password; 429 past the tries allowed for a name.",
     "operationId": "signIn",
     "responses": {
      "200": {
@@ -196,15 +202,34 @@ enum OpenAPIDocument {
      "content": {
       "application/json": {
        "schema": {
-        "type": "object",
-        "required": [
-         "token"
-        ],
-        "properties": {
-         "token": {
-          "type": "string"
+        "oneOf": [
+         {
+          "type": "object",
+          "required": [
+           "token"
+          ],
+          "properties": {
+           "token": {
+            "type": "string"
+           }
+          }
+         },
+         {
+          "type": "object",
+          "required": [
+           "name",
+           "password"
+          ],
+          "properties": {
+           "name": {
+            "type": "string"
+           },
+           "password": {
+            "type": "string"
+           }
+          }
          }
-        }
+        ]
        }
       }
      }

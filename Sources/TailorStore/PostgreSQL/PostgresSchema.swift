@@ -97,6 +97,10 @@ public enum PostgresSchema {
         CREATE TABLE feed_horizon (position BIGINT NOT NULL);
         INSERT INTO feed_horizon VALUES (0);
         """,
+        // 5: a password a user may set, as a stored hash.
+        """
+        ALTER TABLE users ADD COLUMN password_hash TEXT;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

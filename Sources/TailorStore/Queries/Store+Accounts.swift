@@ -1,10 +1,11 @@
 extension Store {
     /// Creates a user; the name is unique ignoring case.
-    public func insertUser(name: String, at now: Int) throws -> User {
+    /// A new user; `passwordHash` when they chose a password.
+    public func insertUser(name: String, passwordHash: String? = nil, at now: Int) throws -> User {
         let id: Int?
         do {
-            id = try connection.first("INSERT INTO users (name, name_key, created_at) VALUES (?, ?, ?) RETURNING id",
-                                      name, name.lowercased(), now) { $0.int(0) }
+            id = try connection.first("INSERT INTO users (name, name_key, created_at, password_hash) VALUES (?, ?, ?, ?) RETURNING id",
+                                      name, name.lowercased(), now, passwordHash) { $0.int(0) }
         } catch let error as any DatabaseFailure where error.isUniqueViolation {
             throw StoreError.nameTaken
         }
@@ -26,6 +27,13 @@ extension Store {
     }
 
     /// The user with this name, ignoring case.
+    /// The user of `name` (ignoring case) and their stored password hash, nil when they set none.
+    public func userAndPasswordHash(named name: String) throws -> (user: User, passwordHash: String?)? {
+        try connection.first("SELECT id, name, password_hash FROM users WHERE name_key = ?", name.lowercased()) {
+            (User(id: $0.int(0), name: $0.text(1)), $0.optionalText(2))
+        }
+    }
+
     public func user(named name: String) throws -> User? {
         try connection.first("SELECT id, name FROM users WHERE name_key = ?", name.lowercased()) { User(id: $0.int(0), name: $0.text(1)) }
     }

@@ -172,6 +172,10 @@ public enum SQLiteSchema {
         INSERT INTO feed_reserved SELECT coalesce(max(position), 0) FROM changes;
         DROP TABLE changes;
         """,
+        // 8: a password a user may set, as a stored hash (see `PasswordHasher`).
+        """
+        ALTER TABLE users ADD COLUMN password_hash TEXT;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -1,0 +1,118 @@
+import CLibCrypto
+import TailorLoop
+
+/// Passwords are stored as scrypt hashes (RFC 7914, OpenSSL's implementation):
+/// memory-hard, so guessing costs memory as well as time. A stored hash says
+/// its parameters and salt, `scrypt$N$r$p$SALT$HASH` in hex, so they can be
+/// raised later without breaking the hashes already stored.
+///
+/// Hashing takes tens of milliseconds and `memoryBytes` of memory: it runs on
+/// a thread of its own (`passwords`), never on a loop, one hash at a time,
+/// which also bounds the memory that a burst of sign-ins can take.
+final class PasswordHasher: Sendable {
+    struct Parameters: Sendable, Equatable {
+        /// CPU and memory cost: a power of two.
+        var n: UInt64 = 1 << 15
+        var r: UInt64 = 8
+        var p: UInt64 = 1
+
+        /// What one hash takes: 128 · N · r bytes (32 MiB for the defaults).
+        var memoryBytes: UInt64 { 128 * n * r }
+    }
+
+    /// 8 to 128 characters, at most 512 bytes.
+    static let limit = TextLimit(characters: 8...128, bytes: 512)
+    static let saltBytes = 16
+    static let hashBytes = 32
+
+    let parameters: Parameters
+    private let thread = SerialThread(name: "passwords")
+    init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+    }
+
+    /// A new stored hash of `password`, with a fresh salt.
+    func hash(_ password: String) async -> String {
+        await run { [parameters] in Self.hash(password, salt: Self.randomSalt(), parameters: parameters) }
+    }
+
+    /// Whether `password` matches `stored`. With no stored hash (no such
+    /// name, or no password) a hash is made all the same, with the current
+    /// parameters, and the answer is no: it takes as long either way.
+    func verify(_ password: String, against stored: String?) async -> Bool {
+        await run { [parameters] in
+            guard let stored, let parsed = Self.parse(stored) else {
+                _ = Self.matches(password, Stored(parameters: parameters, salt: [UInt8](repeating: 0, count: Self.saltBytes),
+                                                  hash: [UInt8](repeating: 0, count: Self.hashBytes)))
+                return false
+            }
+            return Self.matches(password, parsed)
+        }
+    }
+
+    private func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            thread.async { continuation.resume(returning: work()) }
+        }
+    }
+
+    // MARK: The format
+
+    private struct Stored {
+        let parameters: Parameters
+        let salt: [UInt8]
+        let hash: [UInt8]
+    }
+
+    static func hash(_ password: String, salt: [UInt8], parameters: Parameters) -> String {
+        let derived = derive(password, salt: salt, parameters: parameters)
+        return ["scrypt", String(parameters.n), String(parameters.r), String(parameters.p), hex(salt), hex(derived)].joined(separator: "$")
+    }
+
+    private static func parse(_ stored: String) -> Stored? {
+        let parts = stored.split(separator: "$").map(String.init)
+        guard parts.count == 6, parts[0] == "scrypt", let n = UInt64(parts[1]), let r = UInt64(parts[2]), let p = UInt64(parts[3]),
+              let salt = bytes(hex: parts[4]), let hash = bytes(hex: parts[5]), hash.count == hashBytes else { return nil }
+        return Stored(parameters: Parameters(n: n, r: r, p: p), salt: salt, hash: hash)
+    }
+
+    private static func matches(_ password: String, _ stored: Stored) -> Bool {
+        let derived = derive(password, salt: stored.salt, parameters: stored.parameters)
+        return derived.count == stored.hash.count && CRYPTO_memcmp(derived, stored.hash, derived.count) == 0
+    }
+
+    private static func derive(_ password: String, salt: [UInt8], parameters: Parameters) -> [UInt8] {
+        var key = [UInt8](repeating: 0, count: hashBytes)
+        let utf8 = Array(password.utf8)
+        let done = utf8.withUnsafeBufferPointer { passwordBytes in
+            passwordBytes.withMemoryRebound(to: CChar.self) { pass in
+                EVP_PBE_scrypt(pass.baseAddress, pass.count, salt, salt.count, parameters.n, parameters.r, parameters.p,
+                               parameters.memoryBytes + (1 << 20), &key, key.count)
+            }
+        }
+        // Fails only for parameters out of range or no memory: nothing to go on with.
+        precondition(done == 1, "scrypt failed for N \(parameters.n), r \(parameters.r), p \(parameters.p)")
+        return key
+    }
+
+    private static func randomSalt() -> [UInt8] {
+        var salt = [UInt8](repeating: 0, count: saltBytes)
+        precondition(RAND_bytes(&salt, Int32(saltBytes)) == 1, "no random bytes from libcrypto")
+        return salt
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    private static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}

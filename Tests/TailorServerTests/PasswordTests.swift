@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TailorApp
+import TailorTestSupport
+
+/// Accounts with passwords: chosen at sign-up, used with the name to sign a
+/// new browser in; every wrong try answered alike, and tries per name limited.
+@Suite struct PasswordTests {
+    /// The session token a sign-up or sign-in set as its cookie.
+    private func sessionToken(_ response: TestResponse) -> String? {
+        response.header("set-cookie")?.split(separator: ";").first?.split(separator: "=").last.map(String.init)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aPasswordChosenAtSignUpSignsANewBrowserIn(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
+        let signUp = try app.client().send("POST", "/api/users", json: #"{"name":"Pat","password":"correct horse 🐴"}"#)
+        #expect(signUp.status == 201)
+        let id = (signUp.json["user"] as? [String: Any])?["id"] as? String
+
+        let laptop = try app.client()
+        let signIn = try laptop.send("POST", "/api/session", json: #"{"name":"pat","password":"correct horse 🐴"}"#)
+        #expect(signIn.status == 200)
+        #expect((signIn.json["user"] as? [String: Any])?["id"] as? String == id)
+        let session = try #require(sessionToken(signIn))
+        #expect(session != sessionToken(signUp))
+        #expect(try laptop.get("/api/me", headers: ["Cookie: tailor_session=\(session)"]).status == 200)
+    }
+
+    @Test func wrongPasswordsUnknownNamesAndAccountsWithoutOneAreAnsweredAlike() throws {
+        let app = try TestApp()
+        _ = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)
+        _ = try app.user("tokenonly")
+        let client = try app.client()
+        let answers = try [#"{"name":"pat","password":"wrong horse"}"#, #"{"name":"nobody","password":"correct horse"}"#,
+                           #"{"name":"tokenonly","password":"correct horse"}"#].map { try client.send("POST", "/api/session", json: $0) }
+        #expect(answers.map(\.status) == [401, 401, 401])
+        #expect(Set(answers.map { String(decoding: $0.body, as: UTF8.self) }).count == 1, "one answer for all three")
+        #expect(answers.allSatisfy { $0.header("set-cookie") == nil })
+        #expect(try client.send("POST", "/api/session", json: #"{"name":"pat"}"#).status == 422)
+    }
+
+    @Test(arguments: [#"{"name":"a","password":"short"}"#, #"{"name":"b","password":5}"#,
+                      #"{"name":"c","password":"\#(String(repeating: "x", count: 129))"}"#,
+                      #"{"name":"d","password":"\#(String(repeating: "😀", count: 129))"}"#])
+    func passwordsOutsideTheirLimitsAreRefused(body: String) throws {
+        let app = try TestApp()
+        #expect(try app.client().send("POST", "/api/users", json: body).status == 422, "\(body)")
+    }
+
+    @Test func triesPerNameAreLimitedWhateverTheAddress() throws {
+        let app = try TestApp { $0.passwordAttemptLimit = RateLimit(perSecond: 0.001, burst: 3) }
+        _ = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)
+        _ = try app.client().send("POST", "/api/users", json: #"{"name":"sam","password":"correct horse"}"#)
+        let guesser = try app.client()
+        for _ in 0..<3 {
+            #expect(try guesser.send("POST", "/api/session", json: #"{"name":"pat","password":"guess guess"}"#).status == 401)
+        }
+        // Even the right password waits now, from anywhere; another name does not.
+        let limited = try app.client().send("POST", "/api/session", json: #"{"name":"PAT","password":"correct horse"}"#)
+        #expect(limited.status == 429)
+        #expect(Int(limited.header("retry-after") ?? "") ?? 0 > 0)
+        #expect(try app.client().send("POST", "/api/session", json: #"{"name":"sam","password":"correct horse"}"#).status == 200)
+    }
+
+    @Test func onlyAHashIsStored() throws {
+        let app = try TestApp()
+        _ = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)
+        app.application.shutdown()
+        let stored = try String(decoding: Data(contentsOf: app.folder.appendingPathComponent("tailor.sqlite")), as: UTF8.self)
+        #expect(!stored.contains("correct horse"))
+        #expect(stored.contains("scrypt$32768$8$1$"))
+    }
+}
