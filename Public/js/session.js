@@ -1,4 +1,5 @@
-// Signing up with a name, or in with a token from another browser.
+// Signing up with a name (and a password, if one is wanted), or in with the
+// name and password, or with a token from another browser.
 
 import { h, fields } from "./dom.js";
 import { call } from "./api.js";
@@ -6,17 +7,31 @@ import { call } from "./api.js";
 export function signInScreen(context) {
   const signUpError = h("p", { class: "error", id: "sign-up-error", role: "alert" });
   const signInError = h("p", { class: "error", id: "sign-in-error", role: "alert" });
+  const passwordError = h("p", { class: "error", id: "password-sign-in-error", role: "alert" });
 
   async function signUp(event) {
     event.preventDefault();
     signUpError.textContent = "";
     try {
-      const answer = await call("POST", "/api/users", { name: fields(event.target).name });
+      const { name, password } = fields(event.target);
+      const answer = await call("POST", "/api/users", password ? { name, password } : { name });
       // The token signs this account in on another browser; it is shown once.
       sessionStorage.setItem("tailor-token", answer.token);
       context.signedIn(answer.user);
     } catch (error) {
       signUpError.textContent = error.message;
+    }
+  }
+
+  async function signInWithPassword(event) {
+    event.preventDefault();
+    passwordError.textContent = "";
+    try {
+      const { name, password } = fields(event.target);
+      const answer = await call("POST", "/api/session", { name, password });
+      context.signedIn(answer.user);
+    } catch (error) {
+      passwordError.textContent = error.status === 401 ? "That name and password do not match." : error.message;
     }
   }
 
@@ -43,8 +58,21 @@ export function signInScreen(context) {
       h("input", { id: "sign-up-name", name: "name", autocomplete: "username", required: true,
         maxlength: 32, "aria-describedby": "sign-up-hint sign-up-error" }),
       h("p", { class: "hint", id: "sign-up-hint" }, "Letters, digits, _ and -, up to 32."),
+      h("label", { for: "sign-up-password" }, "Password (optional)"),
+      h("input", { id: "sign-up-password", name: "password", type: "password", autocomplete: "new-password",
+        minlength: 8, maxlength: 128, "aria-describedby": "sign-up-password-hint sign-up-error" }),
+      h("p", { class: "hint", id: "sign-up-password-hint" }, "8 to 128 characters, to sign in elsewhere with your name."),
       signUpError,
       h("button", { type: "submit" }, "Sign up")),
+    h("form", { class: "card", id: "password-sign-in", onsubmit: signInWithPassword, novalidate: true },
+      h("h2", {}, "Sign in with your password"),
+      h("label", { for: "password-sign-in-name" }, "Name"),
+      h("input", { id: "password-sign-in-name", name: "name", autocomplete: "username", required: true, maxlength: 32 }),
+      h("label", { for: "password-sign-in-password" }, "Password"),
+      h("input", { id: "password-sign-in-password", name: "password", type: "password", autocomplete: "current-password",
+        required: true, "aria-describedby": "password-sign-in-error" }),
+      passwordError,
+      h("button", { type: "submit" }, "Sign in")),
     h("form", { class: "card", id: "sign-in", onsubmit: signIn, novalidate: true },
       h("h2", {}, "Sign in with a token"),
       h("label", { for: "sign-in-token" }, "Token"),

@@ -286,6 +286,27 @@ class WebClientTest(unittest.TestCase):
             self.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector).text == live,
                       f"{selector} drawn from patches differs from a fresh read:\n{live}")
 
+    def test_4c_a_password_signs_in_on_another_browser(self):
+        alice, bob = self.alice, self.bob
+        name = "pat_" + self.alice_name.split("_")[-1]
+        # Alice's browser signs out and signs up a new account with a password.
+        alice.get(self.server.url + "/")
+        self.find(alice, "#sign-out").click()
+        self.find(alice, "#sign-up-name").send_keys(name)
+        self.find(alice, "#sign-up-password").send_keys("correct horse", Keys.ENTER)
+        self.text_in(alice, "#who-name", name)
+        # Bob's browser signs out and in as that account with the name and password.
+        bob.get(self.server.url + "/")
+        self.find(bob, "#sign-out").click()
+        self.find(bob, "#password-sign-in-name").send_keys(name)
+        self.find(bob, "#password-sign-in-password").send_keys("wrong horse", Keys.ENTER)
+        self.text_in(bob, "#password-sign-in-error", "do not match")
+        password = self.find(bob, "#password-sign-in-password")
+        password.clear()
+        password.send_keys("correct horse", Keys.ENTER)
+        self.text_in(bob, "#who-name", name)
+        self.text_in(bob, "#connection", "Live")
+
     def test_5_no_script_errors(self):
         for driver in (self.alice, self.bob):
             self.assertEqual(self.script_errors(driver), [])
