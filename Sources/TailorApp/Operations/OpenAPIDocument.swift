@@ -80,14 +80,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -145,14 +138,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -184,14 +170,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -244,14 +223,7 @@ enum OpenAPIDocument {
       "description": "Signed out."
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -286,14 +258,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -310,14 +275,7 @@ enum OpenAPIDocument {
       "description": "Ended."
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -325,13 +283,7 @@ enum OpenAPIDocument {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "schema": {
-       "type": "string"
-      },
-      "description": "The id, as a view model gives it."
+      "$ref": "#/components/parameters/Id"
      }
     ]
    }
@@ -352,33 +304,15 @@ enum OpenAPIDocument {
       },
       "headers": {
        "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
+        "$ref": "#/components/headers/ETag"
        }
       }
      },
      "304": {
-      "description": "Not modified (If-None-Match matched).",
-      "headers": {
-       "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotModified"
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -434,14 +368,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -485,33 +412,15 @@ enum OpenAPIDocument {
       },
       "headers": {
        "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
+        "$ref": "#/components/headers/ETag"
        }
       }
      },
      "304": {
-      "description": "Not modified (If-None-Match matched).",
-      "headers": {
-       "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotModified"
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -519,13 +428,7 @@ enum OpenAPIDocument {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "schema": {
-       "type": "string"
-      },
-      "description": "The id, as a view model gives it."
+      "$ref": "#/components/parameters/Id"
      },
      {
       "name": "limit",
@@ -593,14 +496,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -608,13 +504,7 @@ enum OpenAPIDocument {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "schema": {
-       "type": "string"
-      },
-      "description": "The id, as a view model gives it."
+      "$ref": "#/components/parameters/Id"
      }
     ],
     "requestBody": {
@@ -672,14 +562,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -687,13 +570,7 @@ enum OpenAPIDocument {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "schema": {
-       "type": "string"
-      },
-      "description": "The id, as a view model gives it."
+      "$ref": "#/components/parameters/Id"
      }
     ]
    }
@@ -723,33 +600,15 @@ enum OpenAPIDocument {
       },
       "headers": {
        "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
+        "$ref": "#/components/headers/ETag"
        }
       }
      },
      "304": {
-      "description": "Not modified (If-None-Match matched).",
-      "headers": {
-       "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotModified"
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -773,33 +632,15 @@ enum OpenAPIDocument {
       },
       "headers": {
        "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
+        "$ref": "#/components/headers/ETag"
        }
       }
      },
      "304": {
-      "description": "Not modified (If-None-Match matched).",
-      "headers": {
-       "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotModified"
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -891,14 +732,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -932,33 +766,15 @@ enum OpenAPIDocument {
       },
       "headers": {
        "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
+        "$ref": "#/components/headers/ETag"
        }
       }
      },
      "304": {
-      "description": "Not modified (If-None-Match matched).",
-      "headers": {
-       "ETag": {
-        "description": "Strong entity tag of this representation.",
-        "schema": {
-         "type": "string"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotModified"
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -966,13 +782,7 @@ enum OpenAPIDocument {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "schema": {
-       "type": "string"
-      },
-      "description": "The id, as a view model gives it."
+      "$ref": "#/components/parameters/Id"
      }
     ]
    },
@@ -991,14 +801,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -1006,13 +809,7 @@ enum OpenAPIDocument {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "schema": {
-       "type": "string"
-      },
-      "description": "The id, as a view model gives it."
+      "$ref": "#/components/parameters/Id"
      }
     ],
     "requestBody": {
@@ -1042,14 +839,7 @@ enum OpenAPIDocument {
       "description": "Deleted."
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -1057,13 +847,7 @@ enum OpenAPIDocument {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "schema": {
-       "type": "string"
-      },
-      "description": "The id, as a view model gives it."
+      "$ref": "#/components/parameters/Id"
      }
     ]
    }
@@ -1084,14 +868,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -1147,14 +924,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -1190,14 +960,7 @@ enum OpenAPIDocument {
       "description": "Not modified."
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -1230,14 +993,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -1262,14 +1018,7 @@ enum OpenAPIDocument {
       }
      },
      "default": {
-      "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Error"
      }
     },
     "tags": [
@@ -1711,92 +1460,45 @@ enum OpenAPIDocument {
     }
    },
    "Order": {
-    "type": "object",
-    "required": [
-     "id",
-     "name",
-     "status",
-     "statusLabel",
-     "total",
-     "totalCents",
-     "currency",
-     "date",
-     "createdAt",
-     "itemCount",
-     "open",
-     "actions",
-     "lines"
-    ],
-    "properties": {
-     "id": {
-      "type": "string"
+    "allOf": [
+     {
+      "$ref": "#/components/schemas/OrdersListItem"
      },
-     "name": {
-      "type": "string"
-     },
-     "status": {
-      "$ref": "#/components/schemas/OrderStatus"
-     },
-     "statusLabel": {
-      "type": "string"
-     },
-     "total": {
-      "type": "string",
-      "description": "Formatted money: $1,234.50, €2.58, ¥258."
-     },
-     "totalCents": {
-      "type": "integer"
-     },
-     "currency": {
-      "$ref": "#/components/schemas/Currency"
-     },
-     "date": {
-      "type": "string"
-     },
-     "createdAt": {
-      "type": "string",
-      "format": "date-time"
-     },
-     "itemCount": {
-      "type": "integer",
-      "minimum": 0
-     },
-     "open": {
-      "$ref": "#/components/schemas/Action"
-     },
-     "actions": {
-      "type": "array",
-      "items": {
-       "$ref": "#/components/schemas/OrderAction"
-      }
-     },
-     "lines": {
-      "type": "array",
-      "items": {
-       "type": "object",
-       "required": [
-        "title",
-        "quantity",
-        "unitPrice",
-        "lineTotal"
-       ],
-       "properties": {
-        "title": {
-         "type": "string"
-        },
-        "quantity": {
-         "type": "integer"
-        },
-        "unitPrice": {
-         "type": "string"
-        },
-        "lineTotal": {
-         "type": "string"
+     {
+      "type": "object",
+      "required": [
+       "lines"
+      ],
+      "properties": {
+       "lines": {
+        "type": "array",
+        "items": {
+         "type": "object",
+         "required": [
+          "title",
+          "quantity",
+          "unitPrice",
+          "lineTotal"
+         ],
+         "properties": {
+          "title": {
+           "type": "string"
+          },
+          "quantity": {
+           "type": "integer"
+          },
+          "unitPrice": {
+           "type": "string"
+          },
+          "lineTotal": {
+           "type": "string"
+          }
+         }
         }
        }
       }
      }
-    }
+    ]
    },
    "User": {
     "type": "object",
@@ -1922,6 +1624,45 @@ enum OpenAPIDocument {
       }
      }
     }
+   }
+  },
+  "responses": {
+   "Error": {
+    "description": "An error: 400 malformed, 401 no or bad credentials, 404 unknown or not yours, 405 wrong method, 409 conflict, 413 body too large, 415 not JSON, 422 invalid fields or query values, 429 rate limited (Retry-After), 503 busy or unavailable (Retry-After), 507 storage full.",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/Error"
+      }
+     }
+    }
+   },
+   "NotModified": {
+    "description": "Not modified (If-None-Match matched).",
+    "headers": {
+     "ETag": {
+      "$ref": "#/components/headers/ETag"
+     }
+    }
+   }
+  },
+  "headers": {
+   "ETag": {
+    "description": "Strong entity tag of this representation.",
+    "schema": {
+     "type": "string"
+    }
+   }
+  },
+  "parameters": {
+   "Id": {
+    "name": "id",
+    "in": "path",
+    "required": true,
+    "schema": {
+     "type": "string"
+    },
+    "description": "The id, as a view model gives it."
    }
   }
  }
