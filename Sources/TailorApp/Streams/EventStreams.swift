@@ -205,7 +205,9 @@ final class EventStreams: Sendable {
                 return false
             }
             // The id is the position the user's lane has published, read and
-            // queued under the lock: every later event of the lane has a larger one.
+            // queued under the lock: every later event of the lane has a larger
+            // one. For patches, a view model that is the version published last
+            // keeps that version's id, which the next patch names as its base.
             state.withLock { state in
                 var id = state.published[lanes.lane(of: subscriber.user)]
                 var version = TopicUpdate.unknown
