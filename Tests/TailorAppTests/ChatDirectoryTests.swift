@@ -27,7 +27,7 @@ import TailorStore
             clock += 1_000
             let applier = EventApplier(store: store, maxOrdersPerUser: 10_000)
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
-            directory.committed(outcomes.compactMap(Change.init), at: clock, store: store, storeAsOf: clock)
+            directory.committed(outcomes.flatMap(Change.changes(of:)), at: clock, store: store, storeAsOf: clock)
             return outcomes
         }
 

@@ -63,6 +63,39 @@ import TailorTestSupport
         #expect(try app.client().send("POST", "/api/session", json: #"{"name":"sam","password":"correct horse"}"#).status == 200)
     }
 
+    /// A new password ends every other session of the account at once, on
+    /// every server (the change feed carries it); the session that asked and
+    /// the account token go on.
+    @Test(arguments: Backend.allCases)
+    func aNewPasswordEndsTheOtherSessions(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
+        let signUp = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)
+        let accountToken = try #require(signUp.json["token"] as? String)
+        let phone = try #require(sessionToken(signUp))
+        let laptop = try #require(sessionToken(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"correct horse"}"#)))
+        let fromLaptop = try app.client()
+        func change(_ json: String) throws -> TestResponse {
+            try fromLaptop.send("PUT", "/api/me/password", json: json, headers: ["Cookie: tailor_session=\(laptop)"])
+        }
+        #expect(try change(#"{"password":"battery staple"}"#).status == 422, "the current password is needed")
+        #expect(try change(#"{"password":"battery staple","current":"wrong horse"}"#).status == 422)
+        #expect(try change(#"{"password":"short","current":"correct horse"}"#).status == 422)
+        #expect(try change(#"{"password":"battery staple","current":"correct horse"}"#).status == 204)
+
+        #expect(try app.client().get("/api/me", headers: ["Cookie: tailor_session=\(phone)"]).status == 401)
+        #expect(try app.client().get("/api/me", headers: ["Cookie: tailor_session=\(laptop)"]).status == 200)
+        #expect(try app.client().get("/api/me", headers: ["Authorization: Bearer \(accountToken)"]).status == 200)
+        #expect(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"correct horse"}"#).status == 401)
+        #expect(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"battery staple"}"#).status == 200)
+    }
+
+    @Test func anAccountWithoutAPasswordMaySetOne() throws {
+        let app = try TestApp()
+        let sam = try app.user("sam")
+        #expect(try sam.send("PUT", "/api/me/password", json: #"{"password":"first of mine"}"#).status == 204)
+        #expect(try app.client().send("POST", "/api/session", json: #"{"name":"sam","password":"first of mine"}"#).status == 200)
+    }
+
     @Test func onlyAHashIsStored() throws {
         let app = try TestApp()
         _ = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)

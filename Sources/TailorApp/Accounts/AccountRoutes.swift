@@ -49,6 +49,26 @@ struct AccountRoutes {
             try await end(try AppContext.id(request, missing: "session"), of: user)
             return HTTPResponse(status: .noContent)
         }
+        router.put("/api/me/password") { request in try await changePassword(request) }
+    }
+
+    /// Sets the user's password: `{"password", "current"}`, the current one
+    /// needed when there is one. Every other session of the account ends; the
+    /// one that asked goes on, and so does the account token.
+    private func changePassword(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let credential = try await context.auth.credential(for: request)
+        let body = try JSONBody(request)
+        let password = try body.text("password", within: PasswordHasher.limit, trimming: false)
+        let current = try body.optionalString("current")
+        let stored = try await context.views.database.readOffLoop { try $0.passwordHash(of: credential.user.id) }
+        if stored != nil {
+            guard let current, await context.auth.passwords.verify(current, against: stored) else {
+                throw APIError.invalid("\"current\" must be the password the account has now.")
+            }
+        }
+        let hash = await context.auth.passwords.hash(password)
+        _ = try await context.events.changePassword(user: credential.user.id, passwordHash: hash, keeping: credential.session)
+        return HTTPResponse(status: .noContent)
     }
 
     private func end(_ session: Int, of user: User) async throws {

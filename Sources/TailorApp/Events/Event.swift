@@ -18,6 +18,8 @@ public enum AccountEvent: Sendable {
     case startSession(user: Int, NewSession)
     /// `user` ends one of their sessions (signs a browser out).
     case endSession(user: Int, session: Int)
+    /// `user` sets a new password; every session but `keeping` ends with it.
+    case changePassword(user: Int, passwordHash: String, keeping: Int?)
     /// A session was used: when it was last seen, kept roughly.
     case sessionSeen(session: Int)
 }
@@ -44,6 +46,8 @@ public enum EventOutcome: Sendable {
     case signedUp(User, session: Session?)
     case sessionStarted(Session)
     case sessionEnded(Session)
+    /// A new password, and the sessions that ended with the old one.
+    case passwordChanged(user: Int, endedSessions: [Session])
     case sessionSeen
     case chatOpened(Chat, contact: User, created: Bool)
     /// `duplicate` when the client id was seen before and nothing was stored.

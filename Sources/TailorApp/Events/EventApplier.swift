@@ -20,6 +20,10 @@ struct EventApplier {
         case .account(.endSession(let user, let session)):
             return .sessionEnded(try store.deleteSession(id: session, user: user))
 
+        case .account(.changePassword(let user, let passwordHash, let keeping)):
+            try store.setPasswordHash(passwordHash, of: user)
+            return .passwordChanged(user: user, endedSessions: try store.deleteSessions(of: user, except: keeping))
+
         case .account(.sessionSeen(let session)):
             try store.recordSessionSeen(id: session, at: now)
             return .sessionSeen

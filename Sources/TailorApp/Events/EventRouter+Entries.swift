@@ -36,6 +36,14 @@ extension EventRouter {
         }
     }
 
+    /// Sets `user`'s password; the sessions it ended, all but `keeping`.
+    public func changePassword(user: Int, passwordHash: String, keeping session: Int?) async throws -> [Session] {
+        try await route(.account(.changePassword(user: user, passwordHash: passwordHash, keeping: session))) {
+            guard case .passwordChanged(_, let ended) = $0 else { return nil }
+            return ended
+        }
+    }
+
     public func noteSessionSeen(_ session: Int) async throws {
         try await route(.account(.sessionSeen(session: session))) { outcome -> Void? in
             guard case .sessionSeen = outcome else { return nil }

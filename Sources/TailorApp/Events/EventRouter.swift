@@ -213,9 +213,9 @@ extension EventRouter {
     /// Records the batch's changes in the feed, in its transaction; nil when
     /// none of its events changed what anyone sees.
     private func recordInFeed(_ results: [Result<EventOutcome, any Error>], store: Store) throws -> FeedEntry? {
-        let changes = results.compactMap { result -> Change? in
-            guard case .success(let outcome) = result else { return nil }
-            return Change(outcome)
+        let changes = results.flatMap { result -> [Change] in
+            guard case .success(let outcome) = result else { return [] }
+            return Change.changes(of: outcome)
         }
         guard !changes.isEmpty else { return nil }
         let position = try writer.value.feed.append(ChangeEncoding.bytes(of: changes), in: store)

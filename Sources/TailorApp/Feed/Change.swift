@@ -24,27 +24,28 @@ enum Change: Sendable, Equatable {
         }
     }
 
-    init?(_ outcome: EventOutcome) {
+    /// What an event's outcome changed that other servers follow; none for
+    /// outcomes that change nothing they show.
+    static func changes(of outcome: EventOutcome) -> [Change] {
         switch outcome {
         case .signedUp(let user, _):
-            self = .signedUp(user: user.id)
+            [.signedUp(user: user.id)]
         case .sessionStarted, .sessionSeen:
-            return nil
+            []
         case .sessionEnded(let session):
-            self = .sessionEnded(tokenHash: session.tokenHash)
+            [.sessionEnded(tokenHash: session.tokenHash)]
+        case .passwordChanged(_, let ended):
+            ended.map { .sessionEnded(tokenHash: $0.tokenHash) }
         case .chatOpened(let chat, _, let created):
-            guard created else { return nil }
-            self = .chatOpened(chat)
+            created ? [.chatOpened(chat)] : []
         case .messageSent(let message, let chat, let duplicate):
-            guard !duplicate else { return nil }
-            self = .messageSent(message, in: chat)
+            duplicate ? [] : [.messageSent(message, in: chat)]
         case .messagesRead(let chat, let reader, let count, let time):
-            guard count > 0 else { return nil }
-            self = .messagesRead(chat: chat, reader: reader, at: time)
+            count > 0 ? [.messagesRead(chat: chat, reader: reader, at: time)] : []
         case .orderChanged(let order):
-            self = .orderChanged(user: order.userID, order: order.id)
+            [.orderChanged(user: order.userID, order: order.id)]
         case .orderDeleted(let user, let order):
-            self = .orderDeleted(user: user, order: order)
+            [.orderDeleted(user: user, order: order)]
         }
     }
 }

@@ -146,6 +146,48 @@ enum OpenAPIDocument {
     ]
    }
   },
+  "/api/me/password": {
+   "put": {
+    "summary": "Sets the password; every other session of the account ends (the one asking and the account token go on). The current password is needed when there is one (422 otherwise).",
+    "operationId": "changePassword",
+    "tags": [
+     "accounts"
+    ],
+    "requestBody": {
+     "required": true,
+     "content": {
+      "application/json": {
+       "schema": {
+        "type": "object",
+        "required": [
+         "password"
+        ],
+        "properties": {
+         "password": {
+          "type": "string",
+          "minLength": 8,
+          "maxLength": 128,
+          "description": "8 to 128 characters and at most 512 bytes."
+         },
+         "current": {
+          "type": "string",
+          "description": "The password the account has now, when it has one."
+         }
+        }
+       }
+      }
+     }
+    },
+    "responses": {
+     "204": {
+      "description": "Set."
+     },
+     "default": {
+      "$ref": "#/components/responses/Error"
+     }
+    }
+   }
+  },
   "/api/session": {
    "post": {
     "summary": "Sign in a new browser, with an account token or a name and password: a new session and its cookie. 401 alike for a wrong password, an unknown name or an account without a password; 429 past the tries allowed for a name.",

@@ -48,6 +48,7 @@ public struct Router: Sendable {
 
     public mutating func get(_ path: String, _ handler: @escaping Handler) { add(.get, path, handler) }
     public mutating func post(_ path: String, _ handler: @escaping Handler) { add(.post, path, handler) }
+    public mutating func put(_ path: String, _ handler: @escaping Handler) { add(.put, path, handler) }
     public mutating func patch(_ path: String, _ handler: @escaping Handler) { add(.patch, path, handler) }
     public mutating func delete(_ path: String, _ handler: @escaping Handler) { add(.delete, path, handler) }
 

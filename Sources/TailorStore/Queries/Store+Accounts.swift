@@ -27,6 +27,15 @@ extension Store {
     }
 
     /// The user with this name, ignoring case.
+    public func setPasswordHash(_ hash: String, of user: Int) throws {
+        guard try connection.run("UPDATE users SET password_hash = ? WHERE id = ?", hash, user) == 1 else { throw StoreError.unknownUser }
+    }
+
+    /// The stored password hash of `user`; nil when they set none.
+    public func passwordHash(of user: Int) throws -> String? {
+        try connection.first("SELECT password_hash FROM users WHERE id = ?", user) { $0.optionalText(0) } ?? nil
+    }
+
     /// The user of `name` (ignoring case) and their stored password hash, nil when they set none.
     public func userAndPasswordHash(named name: String) throws -> (user: User, passwordHash: String?)? {
         try connection.first("SELECT id, name, password_hash FROM users WHERE name_key = ?", name.lowercased()) {

@@ -35,6 +35,13 @@ extension Store {
         return session
     }
 
+    /// Ends every session of `user` but `kept`, and returns those it ended.
+    public func deleteSessions(of user: Int, except kept: Int?) throws -> [Session] {
+        let ended = try sessions(of: user).filter { $0.id != kept }
+        for session in ended { try connection.run("DELETE FROM sessions WHERE id = ?", session.id) }
+        return ended
+    }
+
     public func recordSessionSeen(id: Int, at now: Int) throws {
         try connection.run("UPDATE sessions SET last_seen_at = ? WHERE id = ? AND last_seen_at < ?", now, id, now)
     }
