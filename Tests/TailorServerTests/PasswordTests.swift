@@ -89,6 +89,33 @@ import TailorTestSupport
         #expect(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"battery staple"}"#).status == 200)
     }
 
+    /// A stream opened with a session's cookie ends when the session does
+    /// (revoked from elsewhere, or by a new password); one opened with the
+    /// account token goes on.
+    @Test(arguments: Backend.allCases)
+    func anEndedSessionsStreamsEndAtOnce(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
+        let signUp = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)
+        let accountToken = try #require(signUp.json["token"] as? String)
+        let phone = try #require(sessionToken(signUp))
+        let laptop = try #require(sessionToken(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"correct horse"}"#)))
+        let phoneStream = try SSEClient(port: app.port, token: nil, topics: "badge", headers: ["Cookie: tailor_session=\(phone)"])
+        let laptopStream = try SSEClient(port: app.port, token: nil, topics: "badge", headers: ["Cookie: tailor_session=\(laptop)"])
+        let scriptStream = try SSEClient(port: app.port, token: accountToken, topics: "badge")
+        for stream in [phoneStream, laptopStream, scriptStream] { _ = try stream.next() }
+
+        let script = try app.client()
+        script.token = accountToken
+        let sessions = try script.get("/api/sessions").json["items"] as? [[String: Any]] ?? []
+        let phoneID = try #require(sessions.last?["id"] as? String)
+        #expect(try script.send("DELETE", "/api/sessions/\(phoneID)").status == 204)
+        #expect(phoneStream.waitForEnd())
+
+        #expect(try script.send("PUT", "/api/me/password", json: #"{"password":"battery staple","current":"correct horse"}"#).status == 204)
+        #expect(laptopStream.waitForEnd())
+        #expect(app.wait { app.application.streamCount == 1 })
+    }
+
     @Test func anAccountWithoutAPasswordMaySetOne() throws {
         let app = try TestApp()
         let sam = try app.user("sam")

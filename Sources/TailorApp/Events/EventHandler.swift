@@ -60,6 +60,7 @@ final class EventHandler: Sendable {
                 onMessage(message, chat)
             case .sessionEnded(let hash):
                 credentials.forget(hash)
+                streams.endStreams(ofSession: hash)
             default:
                 break
             }

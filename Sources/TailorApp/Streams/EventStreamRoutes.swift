@@ -14,8 +14,11 @@ struct EventStreamRoutes {
 
     func register(on router: inout Router) {
         router.get("/api/events") { request in
-            let user = try await context.auth.user(for: request)
+            let credential = try await context.auth.credential(for: request)
+            let user = credential.user
             let topics = try await topics(request, user: user)
+            // A session's stream ends with the session; the account token's has none.
+            let session = credential.session == nil ? nil : credential.hash
             let lastEventID = Self.lastEventID(of: request)
             let takesPatches = try Self.takesPatches(request)
             var response = HTTPResponse(status: .ok, headers: [
@@ -25,7 +28,8 @@ struct EventStreamRoutes {
             ])
             let streams = streams
             response.stream = { stream in
-                await streams.serve(user: user.id, topics: topics, takesPatches: takesPatches, lastEventID: lastEventID, on: stream)
+                await streams.serve(user: user.id, session: session, topics: topics, takesPatches: takesPatches, lastEventID: lastEventID,
+                                    on: stream)
             }
             return response
         }

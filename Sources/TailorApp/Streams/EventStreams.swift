@@ -145,8 +145,11 @@ final class EventStreams: Sendable {
 
     /// Serves one stream until its peer leaves, it falls too far behind, or the
     /// server shuts down.
-    func serve(user: Int, topics: [Topic], takesPatches: Bool = false, lastEventID: Int64?, on stream: ResponseStream) async {
-        let subscriber = Subscriber(user: user, topics: topics, takesPatches: takesPatches, stream: stream, memory: memory)
+    /// `session`: the token hash of the browser session the stream was opened
+    /// with; the stream ends when that session does.
+    func serve(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, lastEventID: Int64?,
+               on stream: ResponseStream) async {
+        let subscriber = Subscriber(user: user, session: session, topics: topics, takesPatches: takesPatches, stream: stream, memory: memory)
         guard await subscribe(subscriber, lastEventID: lastEventID) else { return }
         defer { unsubscribe(subscriber) }
         stream.onPeerClosed { subscriber.end() }
@@ -407,6 +410,13 @@ final class EventStreams: Sendable {
     }
 
     // MARK: - Upkeep
+
+    /// Ends the streams opened with the session whose token hash this is: it
+    /// was signed out, revoked, or ended by a new password.
+    func endStreams(ofSession tokenHash: [UInt8]) {
+        let ended = state.withLock { state in state.subscribers.all.filter { $0.session == tokenHash } }
+        for subscriber in ended { subscriber.end() }
+    }
 
     /// Every followed view model anew, for when their date texts change at midnight.
     func republishAll() {

@@ -20,6 +20,8 @@ import TailorLoop
 /// socket did not take whole, or the end.
 final class Subscriber: Sendable {
     let user: Int
+    /// The token hash of the browser session the stream was opened with; nil for the account token.
+    let session: [UInt8]?
     let topics: [Topic]
     /// Whether the stream asked for patches (`patch=json`).
     let takesPatches: Bool
@@ -145,9 +147,10 @@ final class Subscriber: Sendable {
     private let memory: StreamMemory
 
     /// At most 64 topics: their places are bits of `Queue.changed`.
-    init(user: Int, topics: [Topic], takesPatches: Bool = false, stream: ResponseStream, memory: StreamMemory) {
+    init(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, stream: ResponseStream, memory: StreamMemory) {
         precondition(topics.count <= UInt64.bitWidth, "a stream follows at most 64 topics")
         self.user = user
+        self.session = session
         self.topics = topics
         self.takesPatches = takesPatches
         self.stream = stream
