@@ -72,7 +72,7 @@ public final class Application: Sendable {
                              observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, passwordAttemptLimit: configuration.passwordAttemptLimit,
-                                 passwords: PasswordHasher(), logger: logger)
+                                 passwords: PasswordHasher(), sessionIdleTime: configuration.sessionIdleTime, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
 
         let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)

@@ -45,6 +45,8 @@ public struct TailorConfiguration: Sendable {
     public var positionWait = 2.0
     /// Sign-ups and sign-ins per client address.
     public var accountLimit = RateLimit(perSecond: 1, burst: 100)
+    /// Milliseconds a browser session may go unused before it ends: 30 days.
+    public var sessionIdleTime = 30 * 24 * 3600 * 1000
     /// Sign-ins with a password per name: ten at once, then one every 30 seconds.
     public var passwordAttemptLimit = RateLimit(perSecond: 1.0 / 30, burst: 10)
     /// Where each answered request is written as a JSON line: a file, `-` for

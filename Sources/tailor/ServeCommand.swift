@@ -97,6 +97,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds an idle keep-alive connection is kept (\(defaults.server.idleTimeout)).")
     var idleTimeout: Double?
 
+    @Option(help: "Days a browser session may go unused before it ends (\(Double(defaults.sessionIdleTime) / 86_400_000)).")
+    var sessionIdleDays: Double?
+
     @Option(help: "Write each answered request as a JSON line to this file (appended), or - for standard output; none unless given.")
     var accessLog: String?
 
@@ -168,6 +171,9 @@ struct ServeCommand: ParsableCommand {
                                                      in: 0.01...3600, "body-timeout")
         configuration.server.idleTimeout = try check(try settings.value(idleTimeout, "idle-timeout", default: defaults.server.idleTimeout),
                                                      in: 0.01...86400, "idle-timeout")
+        let idleDays = try check(try settings.value(sessionIdleDays, "session-idle-days", default: Double(defaults.sessionIdleTime) / 86_400_000),
+                                 in: 0.0001...3650, "session-idle-days")
+        configuration.sessionIdleTime = Int(idleDays * 86_400_000)
         configuration.accessLog = try settings.optional(accessLog, "access-log", derived: "none")
         let proxies = try settings.value(trustProxy, "trust-proxy", default: "")
         configuration.trustedProxies = Set(try Self.list(proxies).map { text in

@@ -116,6 +116,31 @@ import TailorTestSupport
         #expect(app.wait { app.application.streamCount == 1 })
     }
 
+    /// A session unused for longer than the idle time ends (and stays ended);
+    /// one in use goes on; the account token does not expire.
+    @Test func anIdleSessionEnds() throws {
+        let app = try TestApp { $0.sessionIdleTime = 800 }
+        let signUp = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)
+        let accountToken = try #require(signUp.json["token"] as? String)
+        let idle = try #require(sessionToken(signUp))
+        let busy = try #require(sessionToken(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"correct horse"}"#)))
+        let client = try app.client()
+        for _ in 0..<8 {
+            #expect(try client.get("/api/me", headers: ["Cookie: tailor_session=\(busy)"]).status == 200)
+            usleep(150_000)
+        }
+        let expired = try client.get("/api/me", headers: ["Cookie: tailor_session=\(idle)"])
+        #expect(expired.status == 401)
+        #expect(String(decoding: expired.body, as: UTF8.self).contains("not used for too long"))
+        #expect(try client.get("/api/me", headers: ["Cookie: tailor_session=\(idle)"]).status == 401)
+        #expect(try client.get("/api/me", headers: ["Cookie: tailor_session=\(busy)"]).status == 200)
+        #expect(try client.get("/api/me", headers: ["Authorization: Bearer \(accountToken)"]).status == 200)
+        // Ended in the store too, not only refused: the account lists one session.
+        let script = try app.client()
+        script.token = accountToken
+        #expect(app.wait { ((try? script.get("/api/sessions").json["items"] as? [[String: Any]])??.count) == 1 })
+    }
+
     @Test func anAccountWithoutAPasswordMaySetOne() throws {
         let app = try TestApp()
         let sam = try app.user("sam")

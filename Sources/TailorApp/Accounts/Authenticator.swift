@@ -30,11 +30,16 @@ final class Authenticator: Sendable {
     private let refusals: ThrottledLog
     /// Sessions whose last use is remembered at most; past it the memory starts over.
     static let maxRemembered = 100_000
-    /// A session's last use is written at most this often (milliseconds).
-    static let seenInterval = 5 * 60 * 1000
+    /// Milliseconds a session may go unused before it ends.
+    private let sessionIdleTime: Int
+    /// How often a session's last use is written: every five minutes, or more
+    /// often when sessions end sooner than in an hour or so.
+    private var seenInterval: Int { min(5 * 60 * 1000, sessionIdleTime / 4) }
 
     init(database: Database, events: EventRouter, credentials: CredentialCache, now: @escaping @Sendable () -> Int,
-         writeLimit: RateLimit, accountLimit: RateLimit, passwordAttemptLimit: RateLimit, passwords: PasswordHasher, logger: Logger) {
+         writeLimit: RateLimit, accountLimit: RateLimit, passwordAttemptLimit: RateLimit, passwords: PasswordHasher,
+         sessionIdleTime: Int, logger: Logger) {
+        self.sessionIdleTime = sessionIdleTime
         self.database = database
         self.credentials = credentials
         self.events = events
@@ -72,8 +77,44 @@ final class Authenticator: Sendable {
         if request.method != .get && request.method != .head, case .refused(let retryAfter) = writes.take(credential.user.id) {
             throw APIError.rateLimited("changes", retryAfter: retryAfter)
         }
-        if let session = credential.session { noteUse(of: session) }
+        if let session = credential.session {
+            guard !hasBeenIdle(session) else {
+                expire(credential, session: session)
+                throw Self.sessionExpired
+            }
+            noteUse(of: session)
+        }
         return credential
+    }
+
+    static let sessionExpired = APIError.unauthorized("The session was not used for too long and has ended; sign in again.")
+
+    /// Whether `session` went unused past `sessionIdleTime`. One whose last use
+    /// is not remembered (the memory started over) counts from now.
+    private func hasBeenIdle(_ session: Int) -> Bool {
+        let time = now()
+        return seen.withLock { seen in
+            guard let last = seen[session] else {
+                seen[session] = time
+                return false
+            }
+            return time - last > sessionIdleTime
+        }
+    }
+
+    /// Ends an idle session as signing out would: on every server, streams included.
+    private func expire(_ credential: Credential, session: Int) {
+        credentials.forget(credential.hash)
+        let (events, failures, user) = (events, failures, credential.user.id)
+        Task {
+            do {
+                _ = try await events.endSession(user: user, session: session)
+            } catch StoreError.notFound {
+                // Ended meanwhile, by another request or server.
+            } catch {
+                failures.log("the idle session \(session) was not ended: \(error)")
+            }
+        }
     }
 
     /// Counts a sign-up or sign-in from the request's address: a 429 past the limit.
@@ -124,8 +165,8 @@ final class Authenticator: Sendable {
         let hash = Self.hash(token)
         guard credentials.credential(for: hash) == nil, database.readsInline else { return nil }
         do {
-            guard let found = try database.read({ try Self.credential(hash, in: $0) }) else { return Self.invalidToken }
-            remember(found)
+            guard let (found, lastSeenAt) = try database.read({ try Self.credential(hash, in: $0) }) else { return Self.invalidToken }
+            remember(found, lastSeenAt: lastSeenAt)
             return nil
         } catch {
             return nil
@@ -136,18 +177,22 @@ final class Authenticator: Sendable {
     func credential(token: String) async throws -> Credential? {
         let hash = Self.hash(token)
         if let credential = credentials.credential(for: hash) { return credential }
-        let found = try await database.readOffLoop { try Self.credential(hash, in: $0) }
-        if let found { remember(found) }
+        guard let (found, lastSeenAt) = try await database.readOffLoop({ try Self.credential(hash, in: $0) }) else { return nil }
+        remember(found, lastSeenAt: lastSeenAt)
         return found
     }
 
-    private static func credential(_ hash: [UInt8], in store: Store) throws -> Credential? {
-        if let user = try store.user(tokenHash: hash) { return Credential(user: user, session: nil, hash: hash) }
-        return try store.session(tokenHash: hash).map { Credential(user: $0.1, session: $0.0.id, hash: hash) }
+    private static func credential(_ hash: [UInt8], in store: Store) throws -> (Credential, lastSeenAt: Int?)? {
+        if let user = try store.user(tokenHash: hash) { return (Credential(user: user, session: nil, hash: hash), nil) }
+        return try store.session(tokenHash: hash).map { (Credential(user: $0.1, session: $0.0.id, hash: hash), $0.0.lastSeenAt) }
     }
 
-    func remember(_ credential: Credential) {
+    /// Keeps a credential for later requests; a session's as used at `lastSeenAt` (now, for a new one).
+    func remember(_ credential: Credential, lastSeenAt: Int? = nil) {
         credentials.remember(credential)
+        guard let session = credential.session else { return }
+        let time = lastSeenAt ?? now()
+        seen.withLock { seen in seen[session] = max(seen[session] ?? 0, time) }
     }
 
     /// An ended session's token no longer authenticates.
@@ -162,7 +207,7 @@ final class Authenticator: Sendable {
         let time = now()
         let due = seen.withLock { seen -> Bool in
             if seen.count >= Self.maxRemembered { seen.removeAll() }
-            guard time - (seen[session] ?? 0) >= Self.seenInterval else { return false }
+            guard time - (seen[session] ?? 0) >= seenInterval else { return false }
             seen[session] = time
             return true
         }
