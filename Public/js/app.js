@@ -5,6 +5,7 @@
 import { h, fill } from "./dom.js";
 import { call, APIError } from "./api.js";
 import { LiveStream } from "./live.js";
+import { showAccount } from "./account.js";
 import { signInScreen } from "./session.js";
 import { chatListScreen, chatScreen } from "./chats.js";
 import { orderListScreen, orderScreen } from "./orders.js";
@@ -138,6 +139,7 @@ function showNotification(notification) {
 
 async function signedOut() {
   live.close();
+  element("account").open = false;
   sessionStorage.removeItem("tailor-token");
   page.user = null;
   page.unread = 0;
@@ -148,6 +150,10 @@ async function signedOut() {
 element("sign-out").addEventListener("click", async () => {
   try { await call("DELETE", "/api/session"); } catch (error) { console.warn(error); }
   signedOut();
+});
+
+element("account").addEventListener("toggle", () => {
+  if (element("account").open) showAccount(element("account-panel"));
 });
 
 window.addEventListener("hashchange", showRoute);

@@ -13,7 +13,9 @@ export function signInScreen(context) {
     event.preventDefault();
     signUpError.textContent = "";
     try {
-      const { name, password } = fields(event.target);
+      // A password is taken as typed, spaces included: only the name is trimmed.
+      const { name } = fields(event.target);
+      const password = event.target.elements.password.value;
       const answer = await call("POST", "/api/users", password ? { name, password } : { name });
       // The token signs this account in on another browser; it is shown once.
       sessionStorage.setItem("tailor-token", answer.token);
@@ -27,8 +29,8 @@ export function signInScreen(context) {
     event.preventDefault();
     passwordError.textContent = "";
     try {
-      const { name, password } = fields(event.target);
-      const answer = await call("POST", "/api/session", { name, password });
+      const { name } = fields(event.target);
+      const answer = await call("POST", "/api/session", { name, password: event.target.elements.password.value });
       context.signedIn(answer.user);
     } catch (error) {
       passwordError.textContent = error.status === 401 ? "That name and password do not match." : error.message;

@@ -306,6 +306,17 @@ class WebClientTest(unittest.TestCase):
         password.send_keys("correct horse", Keys.ENTER)
         self.text_in(bob, "#who-name", name)
         self.text_in(bob, "#connection", "Live")
+        # From there, Bob's browser ends the session of Alice's, which then is signed out.
+        self.find(bob, "#account summary").click()
+        self.wait(bob, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#sessions .session")) == 2,
+                  "the account menu never listed both sessions")
+        self.find(bob, "#sessions .end-session").click()
+        self.wait(bob, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#sessions .session")) == 1,
+                  "the ended session stayed in the list")
+        self.screenshot(bob, "account")
+        alice.refresh()
+        self.find(alice, "#sign-up-name", "Alice's browser was not signed out")
+        bob.find_element(By.CSS_SELECTOR, "#account summary").click()
 
     def test_5_no_script_errors(self):
         for driver in (self.alice, self.bob):

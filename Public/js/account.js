@@ -1,0 +1,55 @@
+// The account menu: the browser sessions signed in to this account, each but
+// this one with a button that ends it, and a form that sets a new password
+// (which ends every other session).
+
+import { h, fill } from "./dom.js";
+import { call } from "./api.js";
+
+/** Fills `panel` with the sessions and the password form; call it each time the menu opens. */
+export async function showAccount(panel) {
+  const status = h("p", { class: "hint", id: "account-status", role: "status" });
+  let sessions;
+  try {
+    sessions = (await call("GET", "/api/sessions")).items;
+  } catch (error) {
+    fill(panel, h("p", { class: "error", role: "alert" }, error.message));
+    return;
+  }
+  async function end(session) {
+    try {
+      await call("DELETE", `/api/sessions/${session.id}`);
+      await showAccount(panel);
+    } catch (error) {
+      status.textContent = error.message;
+    }
+  }
+  async function setPassword(event) {
+    event.preventDefault();
+    const form = event.target;
+    const body = { password: form.elements.password.value };
+    if (form.elements.current.value) body.current = form.elements.current.value;
+    try {
+      await call("PUT", "/api/me/password", body);
+      await showAccount(panel);
+      panel.querySelector("#account-status").textContent = "Password set; every other session has ended.";
+    } catch (error) {
+      status.textContent = error.message;
+    }
+  }
+  fill(panel,
+    h("h2", {}, "Sessions"),
+    h("ul", { class: "sessions", id: "sessions" }, sessions.map((session) =>
+      h("li", { class: "session", "data-current": session.current },
+        h("span", {}, session.userAgent || "A browser", session.current ? " (this one)" : ""),
+        h("span", { class: "hint" }, ` since ${session.createdAt.slice(0, 10)}, last seen ${session.lastSeenAt.slice(0, 10)}`),
+        session.current ? null : h("button", { type: "button", class: "quiet end-session", onclick: () => end(session) }, "End")))),
+    h("form", { id: "password-form", onsubmit: setPassword, novalidate: true },
+      h("h2", {}, "Password"),
+      h("label", { for: "password-current" }, "Current password (if there is one)"),
+      h("input", { id: "password-current", name: "current", type: "password", autocomplete: "current-password" }),
+      h("label", { for: "password-new" }, "New password"),
+      h("input", { id: "password-new", name: "password", type: "password", autocomplete: "new-password", minlength: 8, maxlength: 128,
+        required: true }),
+      h("button", { type: "submit" }, "Set password")),
+    status);
+}
