@@ -79,7 +79,7 @@ final class Authenticator: Sendable {
         }
         if let session = credential.session {
             guard !hasBeenIdle(session) else {
-                expire(credential, session: session)
+                await expire(credential, session: session)
                 throw Self.sessionExpired
             }
             noteUse(of: session)
@@ -102,18 +102,16 @@ final class Authenticator: Sendable {
         }
     }
 
-    /// Ends an idle session as signing out would: on every server, streams included.
-    private func expire(_ credential: Credential, session: Int) {
+    /// Ends an idle session as signing out would: on every server, streams
+    /// included. The request that found it idle waits for that, then hears 401.
+    private func expire(_ credential: Credential, session: Int) async {
         credentials.forget(credential.hash)
-        let (events, failures, user) = (events, failures, credential.user.id)
-        Task {
-            do {
-                _ = try await events.endSession(user: user, session: session)
-            } catch StoreError.notFound {
-                // Ended meanwhile, by another request or server.
-            } catch {
-                failures.log("the idle session \(session) was not ended: \(error)")
-            }
+        do {
+            _ = try await events.endSession(user: credential.user.id, session: session)
+        } catch StoreError.notFound {
+            // Ended meanwhile, by another request or server.
+        } catch {
+            failures.log("the idle session \(session) was not ended: \(error)")
         }
     }
 
