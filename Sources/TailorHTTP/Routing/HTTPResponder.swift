@@ -69,18 +69,20 @@ public struct HTTPResponder: Sendable {
         }
     }
 
-    /// The answer. Its `X-Request-ID` is the client's (when usable); else one
-    /// made here, when each request is logged or the answer is a 5xx: an id
-    /// is made where something records it.
+    /// The answer: for the client a trusted proxy forwarded (`ProxyTrust`),
+    /// with the CORS fields an allowed origin needs (`CrossOrigin`).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var request = request
         (request.client, request.isSecure) = proxyTrust.client(of: request)
-        guard crossOrigin.isEnabled else { return await respondInOrigin(to: request) }
+        guard crossOrigin.isEnabled else { return await respondWithID(to: request) }
         if let preflight = crossOrigin.preflight(request) { return preflight }
-        return crossOrigin.decorate(await respondInOrigin(to: request), for: request)
+        return crossOrigin.decorate(await respondWithID(to: request), for: request)
     }
 
-    private func respondInOrigin(to request: HTTPRequest) async -> HTTPResponse {
+    /// The answer, told to the observer. Its `X-Request-ID` is the client's
+    /// (when usable); else one made here when each request is logged or the
+    /// answer is a 5xx: an id is made where something records it.
+    private func respondWithID(to request: HTTPRequest) async -> HTTPResponse {
         var request = request
         request.id = requestIDs.given(in: request)
         if logsEachRequest {
