@@ -94,7 +94,7 @@ public final class Application: Sendable {
             return ServerMetrics.Sample(
                 connections: madeServer.withLock { $0 }?.connectionCount ?? 0, streams: streams.subscriberCount,
                 followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: cache.byteCount,
-                feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied,
+                feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, sqliteLogFrames: checkpoints.logFrames,
                 totals: ServerMetrics.Totals(
                     eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                     cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,

@@ -61,11 +61,13 @@ public final class Database: Sendable {
         return file
     }
 
-    /// SQLite's checkpoints so far, on their own thread and by the writer
-    /// (none on PostgreSQL, which checkpoints on its own).
-    public var checkpoints: (onOwnThread: Int, byWriter: Int) {
-        guard let done = sqliteFile?.checkpointer.done else { return (0, 0) }
-        return (done.onOwnThread, done.byWriter)
+    /// SQLite's checkpoints so far, on their own thread and by the writer, and
+    /// the frames in its write-ahead log after the last commit (all 0 on
+    /// PostgreSQL, which keeps its own log).
+    public var checkpoints: (onOwnThread: Int, byWriter: Int, logFrames: Int) {
+        guard let checkpointer = sqliteFile?.checkpointer else { return (0, 0, 0) }
+        let done = checkpointer.done
+        return (done.onOwnThread, done.byWriter, checkpointer.logFrames)
     }
 
     /// Runs `body` with a reader connection from the pool (opened when none is

@@ -80,6 +80,12 @@ import Testing
         // The line names the request as its answer does.
         let id = full.requestID
         #expect(id != nil && logged.first?.hasSuffix("(request \(id!))") == true)
+        // And says it as metadata too, for log handlers that keep fields.
+        let fields = lines.fields.first ?? [:]
+        #expect(fields["request"] == .string(id ?? "?"))
+        #expect(fields["route"] == "/full")
+        #expect(fields["status"] == "507")
+        #expect(fields["ms"] != nil && fields["user"] == "-")
     }
 
     @Test func aFloodOfFailuresIsLoggedInPart() {
@@ -92,11 +98,12 @@ import Testing
 
 /// A log handler that keeps the messages it is given.
 final class RecordedLines: LogHandler, Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
+    private let lines = Mutex<[(message: String, metadata: Logger.Metadata)]>([])
+    var all: [String] { lines.withLock { $0.map(\.message) } }
+    var fields: [Logger.Metadata] { lines.withLock { $0.map(\.metadata) } }
 
     func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.message)") }
+        lines.withLock { $0.append(("\(event.message)", event.metadata ?? [:])) }
     }
 
     var metadata: Logger.Metadata {

@@ -70,6 +70,7 @@ import Testing
         #expect(value(after, "tailor_writer_batch_seconds_count") > value(before, "tailor_writer_batch_seconds_count"))
         #expect(value(after, "tailor_writer_batch_events_count") > value(before, "tailor_writer_batch_events_count"))
         #expect(value(after, "tailor_view_cache_hits_total") + value(after, "tailor_view_cache_misses_total") > 0)
+        #expect(value(after, "tailor_sqlite_log_frames") > 0, "the message's commit is in the log")
         #expect(value(after, "process_resident_memory_bytes") > 1_000_000)
         #expect(value(after, "process_open_fds") > 3)
         // No user's name or id is a label anywhere.

@@ -22,6 +22,7 @@ final class ServerMetrics: Sendable {
         var cacheBytes = 0
         var feedApplied = 0
         var feedLatestSeen = 0
+        var sqliteLogFrames = 0
         var totals = Totals()
         var process = ProcessFigures.Snapshot()
     }
@@ -87,7 +88,7 @@ final class ServerMetrics: Sendable {
 
     private static let gaugeNames = [
         "tailor_connections_open", "tailor_streams_open", "tailor_stream_topics_followed", "tailor_stream_held_bytes",
-        "tailor_view_cache_bytes", "tailor_feed_applied_position", "tailor_feed_lag_positions",
+        "tailor_view_cache_bytes", "tailor_feed_applied_position", "tailor_feed_lag_positions", "tailor_sqlite_log_frames",
         "process_resident_memory_bytes", "process_open_fds",
     ]
 
@@ -118,6 +119,7 @@ final class ServerMetrics: Sendable {
             "tailor_stream_topics_followed": sample.followedTopics, "tailor_stream_held_bytes": sample.streamHeldBytes,
             "tailor_view_cache_bytes": sample.cacheBytes, "tailor_feed_applied_position": sample.feedApplied,
             "tailor_feed_lag_positions": max(sample.feedLatestSeen - sample.feedApplied, 0),
+            "tailor_sqlite_log_frames": sample.sqliteLogFrames,
             "process_resident_memory_bytes": sample.process.residentBytes, "process_open_fds": sample.process.openFiles,
         ]
         for (name, value) in states { gauges[name]!.set(value) }

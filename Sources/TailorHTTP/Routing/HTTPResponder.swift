@@ -89,19 +89,25 @@ public struct HTTPResponder: Sendable {
             request.id = request.id ?? requestIDs.next()
             request.notes = RequestNotes()
         }
-        guard let observe else {
-            var response = await answer(request).response
-            response.requestID = response.requestID ?? request.id
-            return response
-        }
         let start = MonotonicClock.now
-        var (response, route) = await answer(request)
+        var (response, route, failure) = await answer(request)
+        let nanoseconds = MonotonicClock.now - start
+        if let failure {
+            // A 5xx: logged once, with its cause and the request's id (made now if it has none).
+            let id = request.id ?? requestIDs.next()
+            request.id = id
+            failures.log("\(request.method) \(request.path) answered \(failure) (request \(id))", metadata: [
+                "request": "\(id)", "route": "\(route)", "status": "\(response.status.code)",
+                "ms": "\(Double(nanoseconds / 1_000) / 1_000)", "user": "\(request.notes?.userID.map(String.init) ?? "-")",
+            ])
+        }
         response.requestID = response.requestID ?? request.id
-        observe(Answered(request: request, route: route, status: response.status, nanoseconds: MonotonicClock.now - start))
+        observe?(Answered(request: request, route: route, status: response.status, nanoseconds: nanoseconds))
         return response
     }
 
-    private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String) {
+    /// The answer, the route it came from, and for a 5xx its cause.
+    private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String, failure: String?) {
         var request = request
         let handler: Router.Handler
         let route: String
@@ -115,37 +121,29 @@ public struct HTTPResponder: Sendable {
                 handler = found
             }
         case .methodNotAllowed(let allowed):
-            return (HTTPError.methodNotAllowed(allowed: allowed).response, Self.unmatched)
+            return (HTTPError.methodNotAllowed(allowed: allowed).response, Self.unmatched, nil)
         case .notFound:
-            guard let fallback else { return (HTTPError.notFound().response, Self.unmatched) }
+            guard let fallback else { return (HTTPError.notFound().response, Self.unmatched, nil) }
             handler = fallback
             route = Self.staticFiles
         }
-        return (await run(handler, for: request), route)
+        let (response, failure) = await run(handler, for: request)
+        return (response, route, failure)
     }
 
     /// The route names of answers no registered route gave.
     public static let unmatched = "unmatched"
     public static let staticFiles = "static"
 
-    private func run(_ handler: Router.Handler, for request: HTTPRequest) async -> HTTPResponse {
+    /// The handler's answer; for a 5xx, what caused it.
+    private func run(_ handler: Router.Handler, for request: HTTPRequest) async -> (HTTPResponse, failure: String?) {
         do {
-            return try await handler(request)
+            return (try await handler(request), nil)
         } catch let error as HTTPError {
-            guard error.status.code >= 500 else { return error.response }
-            return logged(error.response, "\(error.status.code) \(error.code): \(error.message)", for: request)
+            return (error.response, error.status.code >= 500 ? "\(error.status.code) \(error.code): \(error.message)" : nil)
         } catch {
             let answer = answerForFailure?(error) ?? .internalError
-            return logged(answer.response, "\(answer.status.code) \(answer.code): \(error)", for: request)
+            return (answer.response, "\(answer.status.code) \(answer.code): \(error)")
         }
-    }
-
-    /// A 5xx answer, logged with its cause and the request's id (made now if it has none).
-    private func logged(_ response: HTTPResponse, _ cause: String, for request: HTTPRequest) -> HTTPResponse {
-        let id = request.id ?? requestIDs.next()
-        failures.log("\(request.method) \(request.path) answered \(cause) (request \(id))")
-        var response = response
-        response.requestID = id
-        return response
     }
 }

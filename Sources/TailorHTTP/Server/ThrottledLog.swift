@@ -27,7 +27,8 @@ public final class ThrottledLog: Sendable {
 
     /// Logs `message` unless the interval's lines are used up; the line names
     /// the caller's module and place, not this type's.
-    public func log(_ message: @autoclosure () -> String, file: String = #fileID, function: String = #function, line: UInt = #line) {
+    public func log(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Logger.Metadata? = nil,
+                    file: String = #fileID, function: String = #function, line: UInt = #line) {
         let now = MonotonicClock.now
         let (write, leftOut) = window.withLock { window -> (Bool, Int) in
             var leftOut = 0
@@ -45,6 +46,6 @@ public final class ThrottledLog: Sendable {
         if leftOut > 0 {
             logger.log(level: level, "\(leftOut) more like the lines above were left out", file: file, function: function, line: line)
         }
-        if write { logger.log(level: level, "\(message())", file: file, function: function, line: line) }
+        if write { logger.log(level: level, "\(message())", metadata: metadata(), file: file, function: function, line: line) }
     }
 }

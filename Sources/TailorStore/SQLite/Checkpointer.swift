@@ -28,6 +28,8 @@ final class Checkpointer: Sendable {
     private let connection: ThreadConfined<SQLiteConnection>
     private let scheduled = Atomic<Bool>(false)
     private let counts = Mutex(Counts())
+    /// Frames in the log after the writer's last commit.
+    private let frames = Atomic<Int>(0)
 
     struct Counts: Sendable, Equatable {
         var onOwnThread = 0
@@ -44,6 +46,7 @@ final class Checkpointer: Sendable {
     /// Takes over the checkpoints after `writer`'s commits.
     func watch(_ writer: SQLiteConnection) {
         writer.afterEachCommit { [self] handle, frames in
+            self.frames.store(Int(frames), ordering: .relaxed)
             if frames >= Self.writerFrames {
                 sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
                 counts.withLock { $0.byWriter += 1 }
@@ -55,6 +58,9 @@ final class Checkpointer: Sendable {
 
     /// Checkpoints run so far, on this thread and by the writer.
     var done: Counts { counts.withLock { $0 } }
+
+    /// Frames (pages) in the write-ahead log after the last commit.
+    var logFrames: Int { frames.load(ordering: .relaxed) }
 
     /// Waits for a checkpoint under way, if any.
     func finish() {
