@@ -61,16 +61,19 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         }
     }
 
-    /// One read without waiting: the count, 0 at the end of the stream, or nil when
-    /// nothing has arrived.
-    public func readIfAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    /// One read without waiting: the count, 0 at the end of the stream (a
+    /// reset is one), or nil when nothing has arrived. Any other failure is
+    /// thrown, as `read` throws it: it is a fault, not the peer leaving.
+    public func readIfAvailable(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
         while true {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
-            switch csystem_errno() {
+            let code = csystem_errno()
+            switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: readable = false; return nil
-            default: return 0
+            case ECONNRESET, ETIMEDOUT: return 0
+            default: throw SystemError("read", code: code)
             }
         }
     }

@@ -128,7 +128,7 @@ final class HTTPConnection {
                 return nil
             } catch ConnectionError.shuttingDown {
                 // Bytes that have already arrived are a request in flight, not idleness.
-                guard let count = socket.readIfAvailable(into: inbound.space(minimum: Self.readSize)), count > 0 else { return nil }
+                guard let count = try socket.readIfAvailable(into: inbound.space(minimum: Self.readSize)), count > 0 else { return nil }
                 socket.isIdle = false
                 inbound.commit(count)
                 socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout)

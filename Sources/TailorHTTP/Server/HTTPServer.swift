@@ -15,8 +15,9 @@ public final class HTTPServer: Sendable {
     /// the chatbot) may run on them too, off the shared cooperative pool.
     public let group: EventLoopGroup
     private let listener: SocketListener
-    /// One per loop, indexed by the loop's index; each used on its own loop only.
-    private let dates: LoopLocal<HTTPDate>
+    /// The Date field's bytes, one per loop, indexed by the loop's index; each
+    /// opened only inside tasks on its own loop.
+    private let dates: [ThreadConfined<HTTPDate>]
     private let activeConnections = Atomic<Int>(0)
     /// Open connections per client address, when they are limited.
     private let connectionsByAddress = Mutex<[PeerAddress: Int]>([:])
@@ -32,7 +33,7 @@ public final class HTTPServer: Sendable {
             exhaustion.log("accepting paused: no file descriptor left (errno \(code)); raise the open-files limit or lower --max-connections")
         }
         group = try EventLoopGroup(loopCount: configuration.loopCount)
-        dates = LoopLocal(count: group.loops.count) { HTTPDate() }
+        dates = group.loops.map { _ in ThreadConfined(HTTPDate()) }
     }
 
     /// The port listened on (the chosen one when configured with 0).
@@ -81,7 +82,7 @@ public final class HTTPServer: Sendable {
         }
         let date = dates[loop.index]
         Task(executorPreference: loop) {
-            await HTTPConnection(socket: socket, peer: peer, server: self, date: date).run()
+            await HTTPConnection(socket: socket, peer: peer, server: self, date: date.value).run()
             self.release(peer)
             self.activeConnections.subtract(1, ordering: .relaxed)
         }
@@ -123,13 +124,3 @@ public final class HTTPServer: Sendable {
     }()
 }
 
-/// A value per event loop, each touched only on its own loop's thread.
-final class LoopLocal<Value>: @unchecked Sendable {
-    private let values: [Value]
-
-    init(count: Int, make: () -> Value) {
-        values = (0..<count).map { _ in make() }
-    }
-
-    subscript(index: Int) -> Value { values[index] }
-}
