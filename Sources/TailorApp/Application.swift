@@ -91,6 +91,7 @@ public final class Application: Sendable {
         MetricsRoutes(metrics: metrics) {
             let cacheCounts = cache.counts
             let checkpoints = database.checkpoints
+            let process = ProcessProbe.current
             return ServerMetrics.Sample(
                 connections: madeServer.withLock { $0 }?.connectionCount ?? 0, streams: streams.subscriberCount,
                 followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: cache.byteCount,
@@ -99,7 +100,8 @@ public final class Application: Sendable {
                     eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                     cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
                     checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter),
-                process: ProcessFigures.now())
+                cpuMilliseconds: Int(process.cpuSeconds * 1000), residentBytes: process.residentKiB.now * 1024,
+                openFiles: process.openFiles)
         }.register(on: &router)
         var fallback: Router.Handler?
         if let folder = configuration.publicFolder {
@@ -109,7 +111,7 @@ public final class Application: Sendable {
             fallback = files.handler
         }
         routes = router.patterns
-        let requests = metrics.requests(of: router.patterns)
+        let requests = metrics.requests(of: routes)
         let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now) }
         self.accessLog = accessLog
         server = try HTTPServer(

@@ -24,7 +24,10 @@ final class ServerMetrics: Sendable {
         var feedLatestSeen = 0
         var sqliteLogFrames = 0
         var totals = Totals()
-        var process = ProcessFigures.Snapshot()
+        /// This process's CPU time, resident memory and open files (`ProcessProbe`).
+        var cpuMilliseconds = 0
+        var residentBytes = 0
+        var openFiles = 0
     }
 
     /// Running totals kept by the parts that count them.
@@ -120,7 +123,7 @@ final class ServerMetrics: Sendable {
             "tailor_view_cache_bytes": sample.cacheBytes, "tailor_feed_applied_position": sample.feedApplied,
             "tailor_feed_lag_positions": max(sample.feedLatestSeen - sample.feedApplied, 0),
             "tailor_sqlite_log_frames": sample.sqliteLogFrames,
-            "process_resident_memory_bytes": sample.process.residentBytes, "process_open_fds": sample.process.openFiles,
+            "process_resident_memory_bytes": sample.residentBytes, "process_open_fds": sample.openFiles,
         ]
         for (name, value) in states { gauges[name]!.set(value) }
         let totals: [String: Int] = [
@@ -129,7 +132,7 @@ final class ServerMetrics: Sendable {
             "tailor_view_cache_hits_total": sample.totals.cacheHits, "tailor_view_cache_misses_total": sample.totals.cacheMisses,
             "tailor_checkpoints_total": sample.totals.checkpointsOnOwnThread,
             "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
-            "process_cpu_milliseconds_total": sample.process.cpuMilliseconds,
+            "process_cpu_milliseconds_total": sample.cpuMilliseconds,
         ]
         lastTotals.withLock { last in
             for (name, total) in totals {

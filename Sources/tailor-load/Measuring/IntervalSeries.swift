@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import TailorLoop
 
 /// Latencies and the server's figures in each interval of a run (10 s by
 /// default), so that a stall shows when it happened and beside what: a run's

@@ -1,3 +1,5 @@
+import TailorLoop
+
 /// The CPU one of the server's threads (or its anonymous workers together)
 /// spent during a run, per message: the busiest thread's share is the run's
 /// serial ceiling, the rate no number of cores lifts while that thread does

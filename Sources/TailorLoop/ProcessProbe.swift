@@ -1,26 +1,31 @@
 import Glibc
 
-/// CPU time and memory of a process, read from /proc (Linux).
-struct ProcessProbe: Sendable {
-    let pid: Int32
+/// CPU time, memory and open files of a process, read from /proc (Linux):
+/// the server's own for its metrics, another's for the load client's report.
+public struct ProcessProbe: Sendable {
+    public let pid: Int32
 
-    static var current: ProcessProbe { ProcessProbe(pid: getpid()) }
+    public init(pid: Int32) {
+        self.pid = pid
+    }
+
+    public static var current: ProcessProbe { ProcessProbe(pid: getpid()) }
 
     /// User plus system CPU time so far, in seconds.
-    var cpuSeconds: Double {
+    public var cpuSeconds: Double {
         let time = cpuTime
         return time.user + time.system
     }
 
     /// CPU time so far in user space and in the kernel, in seconds.
-    var cpuTime: (user: Double, system: Double) {
+    public var cpuTime: (user: Double, system: Double) {
         Self.statistics(at: "/proc/\(pid)/stat")?.cpu ?? (0, 0)
     }
 
     /// CPU seconds so far of the process's threads that still run, added up
     /// by name: a stage on a named thread of its own (`writer`, `loop-0`)
     /// shows alone, anonymous workers together under the process's name.
-    var threadCPUSeconds: [String: Double] {
+    public var threadCPUSeconds: [String: Double] {
         guard let directory = opendir("/proc/\(pid)/task") else { return [:] }
         defer { closedir(directory) }
         var seconds: [String: Double] = [:]
@@ -44,7 +49,7 @@ struct ProcessProbe: Sendable {
     }
 
     /// Resident memory now (`VmRSS`) and at its peak (`VmHWM`), in KiB.
-    var residentKiB: (now: Int, peak: Int) {
+    public var residentKiB: (now: Int, peak: Int) {
         guard let text = Self.read("/proc/\(pid)/status") else { return (0, 0) }
         func value(_ name: String) -> Int {
             for line in text.split(separator: "\n") where line.hasPrefix(name) {
@@ -55,12 +60,19 @@ struct ProcessProbe: Sendable {
         return (value("VmRSS:"), value("VmHWM:"))
     }
 
+    /// Descriptors open now: the entries of its `fd` folder (for this
+    /// process, less the one the count itself opens).
+    public var openFiles: Int {
+        guard let folder = opendir("/proc/\(pid)/fd") else { return 0 }
+        defer { closedir(folder) }
+        var count = 0
+        while let entry = readdir(folder) {
+            if withUnsafeBytes(of: entry.pointee.d_name, { $0.first }) != UInt8(ascii: ".") { count += 1 }
+        }
+        return pid == getpid() ? max(count - 1, 0) : count
+    }
+
     private static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        return count > 0 ? String(decoding: bytes[0..<count], as: UTF8.self) : nil
+        SmallFile.read(path).flatMap { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }
     }
 }
