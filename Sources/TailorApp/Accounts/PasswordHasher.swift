@@ -66,13 +66,13 @@ final class PasswordHasher: Sendable {
 
     static func hash(_ password: String, salt: [UInt8], parameters: Parameters) -> String {
         let derived = derive(password, salt: salt, parameters: parameters)
-        return ["scrypt", String(parameters.n), String(parameters.r), String(parameters.p), hex(salt), hex(derived)].joined(separator: "$")
+        return ["scrypt", String(parameters.n), String(parameters.r), String(parameters.p), Hex.text(salt), Hex.text(derived)].joined(separator: "$")
     }
 
     private static func parse(_ stored: String) -> Stored? {
         let parts = stored.split(separator: "$").map(String.init)
         guard parts.count == 6, parts[0] == "scrypt", let n = UInt64(parts[1]), let r = UInt64(parts[2]), let p = UInt64(parts[3]),
-              let salt = bytes(hex: parts[4]), let hash = bytes(hex: parts[5]), hash.count == hashBytes else { return nil }
+              let salt = Hex.bytes(parts[4]), let hash = Hex.bytes(parts[5]), hash.count == hashBytes else { return nil }
         return Stored(parameters: Parameters(n: n, r: r, p: p), salt: salt, hash: hash)
     }
 
@@ -99,20 +99,5 @@ final class PasswordHasher: Sendable {
         var salt = [UInt8](repeating: 0, count: saltBytes)
         precondition(RAND_bytes(&salt, Int32(saltBytes)) == 1, "no random bytes from libcrypto")
         return salt
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-
-    private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }

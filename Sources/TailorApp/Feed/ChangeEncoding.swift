@@ -54,7 +54,7 @@ enum ChangeEncoding {
                 json.field("user", user)
             case .sessionEnded(let hash):
                 json.field("k", "sessionEnded")
-                json.field("tokenHash", hash.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined())
+                json.field("tokenHash", Hex.text(hash))
             }
         }
     }
@@ -92,18 +92,10 @@ enum ChangeEncoding {
         case "orderDeleted":
             return .orderDeleted(user: try fields.int("user"), order: try fields.int("order"))
         case "sessionEnded":
-            return .sessionEnded(tokenHash: try hexBytes(try fields.string("tokenHash")))
+            guard let hash = Hex.bytes(try fields.string("tokenHash")) else { throw Unreadable() }
+            return .sessionEnded(tokenHash: hash)
         default:
             throw Unreadable()
-        }
-    }
-
-    private static func hexBytes(_ text: String) throws -> [UInt8] {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { throw Unreadable() }
-        return try stride(from: 0, to: digits.count, by: 2).map { index in
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { throw Unreadable() }
-            return byte
         }
     }
 

@@ -21,20 +21,11 @@ public struct ProxyTrust: Sendable {
         var address = peer
         let hops = request.headers.values("x-forwarded-for").flatMap { $0.split(separator: ",") }
         for hop in hops.reversed() {
-            guard let hopAddress = PeerAddress(text: String(hop.trimmingSpaces)) else { break }
+            guard let hopAddress = PeerAddress(text: hop.trimmed) else { break }
             address = hopAddress
             if !proxies.contains(hopAddress) { break }
         }
-        let secure = request.headers["x-forwarded-proto"].map { $0.trimmingSpaces.lowercased() == "https" } ?? false
+        let secure = request.headers["x-forwarded-proto"].map { $0.trimmed.lowercased() == "https" } ?? false
         return (address, secure)
-    }
-}
-
-private extension StringProtocol {
-    var trimmingSpaces: Substring {
-        let text = Substring(self)
-        guard let first = text.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
-        let last = text.lastIndex(where: { $0 != " " && $0 != "\t" })!
-        return text[first...last]
     }
 }
