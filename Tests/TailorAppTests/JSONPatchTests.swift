@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TailorLoop
 import TailorStore
+import TailorTestSupport
 @testable import TailorApp
 
 /// A patch found from two versions of a view model, applied to the first by
@@ -170,8 +171,8 @@ import TailorStore
         let before = version(of: BadgeViewModel(unread: 1))
         let after = version(of: DeletedViewModel(id: "4", deleted: true))
         let operations = try #require(JSONPatch.operations(from: before, to: after, limit: .max))
-        let patched = try PatchApplier.apply(try JSONParser.parse(operations), to: try JSONParser.parse(before.json.array))
-        #expect(patched == (try JSONParser.parse(after.json.array)))
+        let patched = try JSONPatchApplier.apply(operations, to: before.json.array)
+        #expect(try JSONPatchApplier.canonical(patched) == JSONPatchApplier.canonical(bytes: after.json.array))
     }
 
     // MARK: Helpers
@@ -196,88 +197,13 @@ import TailorStore
         // The layout's bytes are the plain encoding's.
         #expect(after.json.array == ViewModelEncoding.json(new), sourceLocation: sourceLocation)
         let operations = try #require(JSONPatch.operations(from: before, to: after, limit: .max), sourceLocation: sourceLocation)
-        let patched = try PatchApplier.apply(try JSONParser.parse(operations), to: try JSONParser.parse(before.json.array))
-        #expect(patched == (try JSONParser.parse(after.json.array)), "\(String(decoding: operations, as: UTF8.self))",
+        let patched = try JSONPatchApplier.apply(operations, to: before.json.array)
+        #expect(try JSONPatchApplier.canonical(patched) == JSONPatchApplier.canonical(bytes: after.json.array),
+                "\(String(decoding: operations, as: UTF8.self))",
                 sourceLocation: sourceLocation)
         if before.json.array == after.json.array {
             #expect(operations == Array("[]".utf8), sourceLocation: sourceLocation)
         }
-    }
-}
-
-/// RFC 6902's `add`, `remove` and `replace` on parsed JSON, with RFC 6901
-/// pointers: what a client does with a patch event.
-enum PatchApplier {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    static func apply(_ operations: JSONValue, to document: JSONValue) throws -> JSONValue {
-        guard case .array(let operations) = operations else { throw Failure(description: "a patch is an array") }
-        var document = document
-        for operation in operations {
-            guard case .object(let fields) = operation, case .string(let op)? = fields["op"], case .string(let path)? = fields["path"] else {
-                throw Failure(description: "an operation needs op and path: \(operation)")
-            }
-            document = try apply(op, at: tokens(of: path)[...], value: fields["value"], to: document)
-        }
-        return document
-    }
-
-    private static func tokens(of pointer: String) throws -> [String] {
-        guard !pointer.isEmpty else { return [] }
-        guard pointer.hasPrefix("/") else { throw Failure(description: "a pointer starts with /: \(pointer)") }
-        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        }
-    }
-
-    private static func apply(_ op: String, at path: ArraySlice<String>, value: JSONValue?, to document: JSONValue) throws -> JSONValue {
-        guard let token = path.first else {
-            guard op != "remove", let value else { throw Failure(description: "\(op) of the whole document") }
-            return value
-        }
-        let rest = path.dropFirst()
-        switch document {
-        case .object(var members):
-            if rest.isEmpty {
-                switch op {
-                case "add": members[token] = try required(value)
-                case "replace":
-                    guard members[token] != nil else { throw Failure(description: "replace of a missing member \(token)") }
-                    members[token] = try required(value)
-                case "remove":
-                    guard members.removeValue(forKey: token) != nil else { throw Failure(description: "remove of a missing member \(token)") }
-                default: throw Failure(description: "unknown op \(op)")
-                }
-            } else {
-                guard let member = members[token] else { throw Failure(description: "no member \(token)") }
-                members[token] = try apply(op, at: rest, value: value, to: member)
-            }
-            return .object(members)
-        case .array(var items):
-            let index = token == "-" ? items.count : Int(token)
-            guard let index, index >= 0, index <= items.count else { throw Failure(description: "bad index \(token) of \(items.count)") }
-            if rest.isEmpty {
-                switch op {
-                case "add": items.insert(try required(value), at: index)
-                case "replace" where index < items.count: items[index] = try required(value)
-                case "remove" where index < items.count: items.remove(at: index)
-                default: throw Failure(description: "\(op) at \(token) of \(items.count)")
-                }
-            } else {
-                guard index < items.count else { throw Failure(description: "no item \(token)") }
-                items[index] = try apply(op, at: rest, value: value, to: items[index])
-            }
-            return .array(items)
-        default:
-            throw Failure(description: "\(token) inside a value that is neither object nor array")
-        }
-    }
-
-    private static func required(_ value: JSONValue?) throws -> JSONValue {
-        guard let value else { throw Failure(description: "add and replace need a value") }
-        return value
     }
 }
 
