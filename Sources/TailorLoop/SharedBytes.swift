@@ -1,9 +1,13 @@
+import Glibc
+
 /// Immutable bytes at a stable address, shared by every response that sends them.
 ///
 /// A precomputed body (a cached view model, a static file, its gzip variant) is made
 /// once and then written by many connections on many loops. A stable address lets
 /// the writer hand it to `writev` next to a response head without copying it.
 public final class SharedBytes: Sendable {
+    /// `nonisolated(unsafe)` because a buffer pointer is not `Sendable`: the
+    /// bytes are written once, in `init`, and only read after, from any thread.
     private nonisolated(unsafe) let storage: UnsafeMutableRawBufferPointer
 
     public init(_ bytes: some Collection<UInt8>) {
@@ -35,6 +39,11 @@ public final class SharedBytes: Sendable {
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(storage) }
 
     public var array: [UInt8] { Array(bytes) }
+
+    /// Whether `other` holds the same bytes: the same object, or equal memory.
+    public func hasSameBytes(as other: SharedBytes) -> Bool {
+        self === other || (count == other.count && (count == 0 || memcmp(storage.baseAddress!, other.storage.baseAddress!, count) == 0))
+    }
 
     public static let empty = SharedBytes([UInt8]())
 }

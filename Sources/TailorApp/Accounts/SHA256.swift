@@ -9,8 +9,9 @@ enum SHA256 {
 
     /// The algorithm fetched from OpenSSL's default provider once: naming it
     /// on each call (`EVP_sha256()`) makes OpenSSL 3 look it up every time.
-    /// Immutable once fetched, and OpenSSL's fetched algorithms may be used
-    /// from any thread.
+    /// `nonisolated(unsafe)` because an `OpaquePointer` is not `Sendable`:
+    /// the pointer never changes after the fetch, and OpenSSL documents a
+    /// fetched algorithm as usable from any thread at once.
     private nonisolated(unsafe) static let algorithm: OpaquePointer = {
         guard let fetched = EVP_MD_fetch(nil, "SHA256", nil) else { preconditionFailure("libcrypto has no SHA-256") }
         return fetched

@@ -218,7 +218,7 @@ final class EventStreams: Sendable {
                     // Patches go on from the version published last when this is
                     // the same; else from this one, when none is kept yet.
                     if let base = state.patchBases[key] {
-                        if base.document.json.bytes.elementsEqual(bytes.bytes) {
+                        if base.document.json.hasSameBytes(as: bytes) {
                             (id, version) = (base.eventID, base.version)
                         }
                     } else {

@@ -25,27 +25,23 @@ final class ViewModels: Sendable {
     /// (an unknown id, or another user's chat or order).
     func representation(for key: ViewKey) async throws -> CachedRepresentation? {
         if let cached = cache.lookup(key) { return cached }
-        let sequence = cache.sequence
-        let built: CachedRepresentation?
-        if let kept = buildFromKeptChats(key) {
-            built = kept.representation
-        } else {
-            built = try await database.readOffLoop { try self.build(key, from: $0) }?.representation
-        }
-        guard let built else { return nil }
-        cache.offer(built, for: key, builtAfter: sequence)
-        return built
+        return try await encoded(key, withLayout: false)?.representation
     }
 
     /// A view model built anew with its layout, for a stream that takes
     /// patches (the cache keeps no layouts); nil when not the user's to see.
     func encodedWithLayout(for key: ViewKey) async throws -> EncodedView? {
+        try await encoded(key, withLayout: true)
+    }
+
+    /// Builds from the kept chats or else the database, and offers the result to the cache.
+    private func encoded(_ key: ViewKey, withLayout layout: Bool) async throws -> EncodedView? {
         let sequence = cache.sequence
         let built: EncodedView?
-        if let kept = buildFromKeptChats(key, withLayout: true) {
+        if let kept = buildFromKeptChats(key, withLayout: layout) {
             built = kept
         } else {
-            built = try await database.readOffLoop { try self.build(key, from: $0, withLayout: true) }
+            built = try await database.readOffLoop { try self.build(key, from: $0, withLayout: layout) }
         }
         guard let built else { return nil }
         cache.offer(built.representation, for: key, builtAfter: sequence)
