@@ -26,11 +26,14 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// Called on the loop when the peer hangs up while nobody is reading: a
     /// stream that only writes learns at once that its reader is gone.
     public var peerClosedHandler: (() -> Void)?
+    /// Called once, on the loop, when the socket is closed: the server counts
+    /// its connections here, whoever closes one.
+    public var closeHandler: (() -> Void)?
 
     private var readable = true
     private var writable = true
     private var readWaiter: UnsafeContinuation<Void, any Error>?
-    private var writeWaiter: UnsafeContinuation<Void, any Error>?
+    private var writeWaiter: WriteWaiter?
     private var isClosed = false
 
     init(fd: Int32, loop: EventLoop) throws {
@@ -86,7 +89,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         while true {
             first += try writeAvailable(UnsafeMutableBufferPointer(rebasing: vectors[first...]))
             if first == vectors.count { return }
-            try await withUnsafeThrowingContinuation { writeWaiter = $0 }
+            try await withUnsafeThrowingContinuation { writeWaiter = .task($0) }
         }
     }
 
@@ -149,9 +152,18 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
                 default: throw SystemError("sendfile", code: code)
                 }
             } else {
-                try await withUnsafeThrowingContinuation { writeWaiter = $0 }
+                try await withUnsafeThrowingContinuation { writeWaiter = .task($0) }
             }
         }
+    }
+
+    /// Calls `then` on the loop once the socket has room after a write that
+    /// did not go out whole, or with the reason it never will (the deadline
+    /// passed, the peer left). For a writer that has no task to suspend.
+    public func whenWritable(then: @escaping (Result<Void, ConnectionError>) -> Void) {
+        assert(loop.inLoopThread, "a connection is written off its loop")
+        precondition(writeWaiter == nil, "a second write waits for room")
+        writeWaiter = .callback(then)
     }
 
     /// Writes `bytes` whole; for the rare small writes outside the response path.
@@ -178,9 +190,14 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        // The handlers may hold their owner, which holds this socket.
         peerClosedHandler = nil
+        if case .callback = writeWaiter { writeWaiter = nil }
         loop.forget(fd: fd)
         Glibc.close(fd)
+        let closed = closeHandler
+        closeHandler = nil
+        closed?()
     }
 
     func ready(flags: UInt32) {
@@ -200,7 +217,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
             writable = true
             if let waiter = writeWaiter {
                 writeWaiter = nil
-                waiter.resume()
+                waiter.resume(with: .success(()))
             }
         }
     }
@@ -217,7 +234,21 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         }
         if let waiter = writeWaiter {
             writeWaiter = nil
-            waiter.resume(throwing: error)
+            waiter.resume(with: .failure(error))
+        }
+    }
+}
+
+/// Who waits for room in the socket: a task, or a callback of a writer that
+/// has none.
+private enum WriteWaiter {
+    case task(UnsafeContinuation<Void, any Error>)
+    case callback((Result<Void, ConnectionError>) -> Void)
+
+    func resume(with result: Result<Void, ConnectionError>) {
+        switch self {
+        case .task(let continuation): continuation.resume(with: result.mapError { $0 })
+        case .callback(let callback): callback(result)
         }
     }
 }

@@ -67,6 +67,7 @@ final class EventHandler: Sendable {
         }
         guard !changes.isEmpty || !notifications.isEmpty else { return }
         cache.apply(changes)
+        streams.noteApplied(Int64(entry.position))
         var work = [(changes: Set<TopicChange>, notifications: [EventStreams.Notification])](repeating: ([], []), count: lanes.count)
         for change in changes { work[sharing.lane(of: change.user)].changes.insert(change) }
         for notification in notifications { work[sharing.lane(of: notification.recipient)].notifications.append(notification) }
@@ -82,6 +83,7 @@ final class EventHandler: Sendable {
     func startOver(at position: Int) {
         directory.removeAll()
         cache.removeAll()
+        streams.noteApplied(Int64(position))
         var work = [Set<TopicChange>](repeating: [], count: lanes.count)
         for change in streams.followedTopics() { work[sharing.lane(of: change.user)].insert(change) }
         for (lane, changes) in zip(lanes, work) where !changes.isEmpty {

@@ -112,6 +112,8 @@ final class EventStreams: Sendable {
     private let failures: ThrottledLog
     let memory: StreamMemory
     private let eventsMade = Atomic<Int>(0)
+    /// The feed position the view cache and the kept chats have followed up to.
+    private let applied: Atomic<Int64>
 
     /// A change whose view model failed to build is tried again this many
     /// times, after `retryDelay` and twice as long each time after that.
@@ -124,6 +126,7 @@ final class EventStreams: Sendable {
         self.views = views
         self.lanes = lanes
         state = Mutex(State(published: Array(repeating: position, count: lanes.count), loggedSince: position + 1))
+        applied = Atomic(position)
         failures = ThrottledLog(logger: logger)
         self.memory = memory
     }
@@ -143,30 +146,29 @@ final class EventStreams: Sendable {
 
     // MARK: - Streams
 
-    /// Serves one stream until its peer leaves, it falls too far behind, or the
-    /// server shuts down.
+    /// Subscribes one stream and sets it going on its loop, where it is
+    /// written until its peer leaves, it falls too far behind, or the server
+    /// shuts down. Returns once it is going: the stream needs no task.
     /// `session`: the token hash of the browser session the stream was opened
     /// with; the stream ends when that session does.
     func serve(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, lastEventID: Int64?,
                on stream: ResponseStream) async {
-        let subscriber = Subscriber(user: user, session: session, topics: topics, takesPatches: takesPatches, stream: stream, memory: memory)
-        guard await subscribe(subscriber, lastEventID: lastEventID) else { return }
-        defer { unsubscribe(subscriber) }
-        stream.onPeerClosed { subscriber.end() }
-        do {
-            try await stream.write([StreamEvent.retry])
-            while let batch = await subscriber.next() {
-                try await stream.write(batch)
-                subscriber.wrote()
-            }
-        } catch {
-            // The peer is gone, or stopped reading for longer than the write timeout.
+        let subscriber = Subscriber(user: user, session: session, topics: topics, takesPatches: takesPatches, stream: stream, memory: memory) {
+            [self] in unsubscribe($0)
         }
+        guard await subscribe(subscriber, lastEventID: lastEventID) else {
+            subscriber.end()
+            return
+        }
+        stream.loop.execute { subscriber.start() }
     }
 
     /// Registers `subscriber` and queues its first events: every topic's current
     /// view model, or after a resume only what changed since `lastEventID`.
     private func subscribe(_ subscriber: Subscriber, lastEventID: Int64?) async -> Bool {
+        // The view models built below show every change up to here: an event
+        // of one of those published later would only repeat them.
+        let shown = applied.load(ordering: .acquiring)
         let resendTopics = state.withLock { state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
@@ -187,7 +189,10 @@ final class EventStreams: Sendable {
             }
             return changed
         }
-        guard let resendTopics else { return false }
+        guard let resendTopics else {
+            // Closed for shutdown: it was never indexed.
+            return false
+        }
         for topic in resendTopics {
             let key = ViewKey(user: subscriber.user, topic: topic)
             let bytes: SharedBytes
@@ -204,7 +209,6 @@ final class EventStreams: Sendable {
                 // Without its first view model the stream would be wrong, not
                 // just late: it ends, and the client's reconnect tries again.
                 failures.log("a stream of user \(subscriber.user) ended: its \(topic) view model failed to build: \(error)")
-                unsubscribe(subscriber)
                 return false
             }
             // The id is the position the user's lane has published, read and
@@ -225,14 +229,14 @@ final class EventStreams: Sendable {
                         version = state.keepBase(JSONPatch.Version(json: bytes, layout: layout), for: key, eventID: id)
                     }
                 }
-                subscriber.pushInitial(StreamEvent(id: id, name: StreamEvent.name(of: topic), json: bytes), version: version, for: topic)
+                subscriber.pushInitial(StreamEvent(id: id, name: StreamEvent.name(of: topic), json: bytes), version: version, showing: shown, for: topic)
             }
         }
         return true
     }
 
+    /// Takes an ended stream out of every index.
     private func unsubscribe(_ subscriber: Subscriber) {
-        subscriber.end()
         state.withLock { state in
             state.subscribers.remove(subscriber)
             for topic in subscriber.topics where subscriber.takesPatches {
@@ -245,6 +249,13 @@ final class EventStreams: Sendable {
     }
 
     // MARK: - Changes
+
+    /// The view cache and the kept chats have followed the feed up to
+    /// `position`: every view model built from now on shows its changes. Called
+    /// in position order, before the changes at `position` are published.
+    func noteApplied(_ position: Int64) {
+        applied.store(position, ordering: .releasing)
+    }
 
     /// After a commit: new events for the followed topics `changes` touched, and
     /// the notifications for streams not showing the chat a message arrived in,
@@ -301,7 +312,7 @@ final class EventStreams: Sendable {
                 }
             }
             for topic in built {
-                let update = topic.update(id: position ?? state.published[lanes.lane(of: topic.key.user)], keeping: &state)
+                let update = topic.update(id: position ?? state.published[lanes.lane(of: topic.key.user)], isRebuild: position == nil, keeping: &state)
                 for subscriber in state.subscribers.followers(of: topic.key) {
                     if subscriber.push(update, for: topic.key.topic) { deliveries.add(subscriber) }
                 }
@@ -345,16 +356,16 @@ final class EventStreams: Sendable {
 
         /// The events for this topic's streams at `id`, keeping this version
         /// as the next patch's base.
-        func update(id: Int64, keeping state: inout State) -> TopicUpdate {
+        func update(id: Int64, isRebuild: Bool, keeping state: inout State) -> TopicUpdate {
             let whole = StreamEvent(id: id, name: StreamEvent.name(of: key.topic), json: json)
             guard let layout else {
                 state.patchBases[key] = nil
-                return TopicUpdate(whole: whole)
+                return TopicUpdate(whole: whole, isRebuild: isRebuild)
             }
             let version = state.keepBase(JSONPatch.Version(json: json, layout: layout), for: key, eventID: id)
-            guard let base, let patchJSON else { return TopicUpdate(whole: whole, version: version) }
+            guard let base, let patchJSON else { return TopicUpdate(whole: whole, version: version, isRebuild: isRebuild) }
             let patch = StreamEvent(id: id, name: StreamEvent.name(of: key.topic) + ".patch", json: SharedBytes(patchJSON))
-            return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version)
+            return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version, isRebuild: isRebuild)
         }
     }
 
@@ -377,8 +388,8 @@ final class EventStreams: Sendable {
         memory.noteEndedSlow(ended.count)
         failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
             + "past the budget of \(memory.budget) in all or \(memory.budgetPerUser) per user")
-        for subscriber in ended { subscriber.abort() }
-        // Their memory is freed as their tasks end; then the heap's free space
+        for subscriber in ended { subscriber.end() }
+        // Their memory is freed as their loops close them; then the heap's free space
         // goes back to the system rather than stay with the process.
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { ProcessSetup.releaseFreeMemory() }
     }

@@ -24,8 +24,9 @@ public struct HTTPResponse: Sendable {
     /// or it asked to).
     public var closesConnection = false
     /// A body written over time after the head (Server-Sent Events): the connection
-    /// sends the head with `Transfer-Encoding: chunked`, hands itself to `stream`,
-    /// and closes when it returns. `body` is not sent then.
+    /// sends the head with `Transfer-Encoding: chunked` and hands itself to
+    /// `stream`, which closes the `ResponseStream` or hands it on to what will
+    /// (on its loop) before it returns. `body` is not sent then.
     public var stream: (@Sendable (ResponseStream) async -> Void)?
     /// A body sent from a file instead of `body` (large static files).
     public var file: FileBody?

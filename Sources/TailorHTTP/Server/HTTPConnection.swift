@@ -42,7 +42,8 @@ final class HTTPConnection {
 
     func run() async {
         do {
-            try await serveRequests()
+            // A stream's owner closes the socket when the stream ends.
+            if try await serveRequests() == .handedToStream { return }
         } catch let error as ConnectionError {
             server.logger.trace("connection \(socket.fd) ended: \(error)")
         } catch {
@@ -53,22 +54,30 @@ final class HTTPConnection {
 
     private var configuration: HTTPServerConfiguration { server.configuration }
 
-    private func serveRequests() async throws {
+    /// How serving a connection's requests ended.
+    private enum End {
+        /// The connection is done with and closes.
+        case finished
+        /// It was handed to a response stream, which now owns it.
+        case handedToStream
+    }
+
+    private func serveRequests() async throws -> End {
         while let head = try await nextHead() {
             let body: [UInt8]
             switch try await readBody(for: head) {
             case .complete(let bytes): body = bytes
             case .rejected(let error):
                 try await answerAndClose(HTTPError(error).response, minorVersion: head.minorVersion)
-                return
+                return .finished
             case .answeredBeforeBody(let response):
                 try await answerAndClose(response, minorVersion: head.minorVersion)
-                return
+                return .finished
             case .timedOut:
                 try await answerAndClose(HTTPError.timedOut.response, minorVersion: head.minorVersion)
-                return
+                return .finished
             case .peerGone:
-                return
+                return .finished
             }
             socket.deadline = 0
             var request = HTTPRequest(head: head, body: body)
@@ -76,7 +85,7 @@ final class HTTPConnection {
             let response = await server.responder.respond(to: request)
             if let stream = response.stream, head.method != .head {
                 try await serveStream(response, stream: stream, minorVersion: head.minorVersion)
-                return
+                return .handedToStream
             }
             let keepAlive = head.keepAlive && !response.closesConnection && !server.isDraining
             queue(response, minorVersion: head.minorVersion, omitBody: head.method == .head, keepAlive: keepAlive)
@@ -87,12 +96,13 @@ final class HTTPConnection {
             if !keepAlive {
                 try await flush()
                 await lingerAndClose()
-                return
+                return .finished
             }
             if outbound.pendingBytes >= Self.flushThreshold { try await flush() }
             inbound.shrinkIfEmpty()
         }
         try await flush()
+        return .finished
     }
 
     // MARK: - Reading a request
@@ -261,8 +271,9 @@ final class HTTPConnection {
         head.append("\r\n\r\n")
     }
 
-    /// Sends the head of a streamed response, hands the connection to its stream,
-    /// and ends the chunked body when the stream returns. The connection then closes.
+    /// Sends the head of a streamed response and hands the connection to its
+    /// stream, whose owner ends the body and closes the connection. This task
+    /// and its buffers end here: an idle stream keeps only what it needs to write.
     private func serveStream(_ response: HTTPResponse, stream: @Sendable (ResponseStream) async -> Void, minorVersion: Int) async throws {
         outbound.append(body: nil) { head in
             writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers, requestID: response.requestID) { head in
@@ -271,21 +282,9 @@ final class HTTPConnection {
             }
         }
         try await flush()
-        // A stream reads nothing more: its buffer goes back, so that an idle stream is small.
-        inbound.consume(inbound.count)
-        inbound.shrink(to: 64)
         socket.deadline = 0
-        let responseStream = ResponseStream(socket: socket, writeTimeout: configuration.idleTimeout, chunked: minorVersion == 1)
-        await stream(responseStream)
-        // A stream cut off inside a chunk (its reader too slow to take it) just
-        // closes: a last chunk there would read as part of the cut one.
-        if minorVersion == 1 && !responseStream.hasUnsentBytes {
-            socket.deadline = MonotonicClock.after(seconds: 1)
-            try? await socket.write(Self.lastChunk)
-        }
+        await stream(ResponseStream(socket: socket, writeTimeout: configuration.idleTimeout, chunked: minorVersion == 1))
     }
-
-    private static let lastChunk = SharedBytes("0\r\n\r\n")
 
     /// A file body after its head: each piece must leave within the idle timeout.
     private func send(_ file: FileBody) async throws {

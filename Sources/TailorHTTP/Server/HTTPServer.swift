@@ -6,7 +6,8 @@ import TailorLoop
 /// An HTTP/1.1 server on its own event loops.
 ///
 /// Each accepted connection becomes a task bound to the loop that accepted it;
-/// that task serves the connection's requests one after another until it closes.
+/// that task serves the connection's requests one after another until it
+/// closes, or until it hands the connection to a response stream.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     public let responder: HTTPResponder
@@ -80,11 +81,14 @@ public final class HTTPServer: Sendable {
             activeConnections.subtract(1, ordering: .relaxed)
             return
         }
+        // Counted until the socket closes, after its task or, for a stream, later.
+        socket.closeHandler = { [self] in
+            release(peer)
+            activeConnections.subtract(1, ordering: .relaxed)
+        }
         let date = dates[loop.index]
         Task(executorPreference: loop) {
             await HTTPConnection(socket: socket, peer: peer, server: self, date: date.value).run()
-            self.release(peer)
-            self.activeConnections.subtract(1, ordering: .relaxed)
         }
     }
 

@@ -56,13 +56,6 @@ struct InboundBuffer {
         end += byteCount
     }
 
-    /// Replaces an empty buffer with a smaller one.
-    mutating func shrink(to capacity: Int) {
-        guard isEmpty, storage.count > capacity else { return }
-        storage.deallocate()
-        storage = .allocate(byteCount: capacity, alignment: 16)
-    }
-
     /// Gives back memory a large request needed once the buffer is empty again,
     /// so an idle connection holds only its initial capacity.
     mutating func shrinkIfEmpty() {

@@ -4,8 +4,11 @@ import TailorLoop
 /// The open end of a streamed response: each write sends one chunk of the
 /// chunked body (RFC 9112 §7.1), made of pieces that are shared, not copied.
 ///
-/// Confined to the connection's loop, like the connection itself: it is handed
-/// to the stream's closure once, and used there and by jobs on the same loop.
+/// It owns the connection once the response's head is sent: the connection's
+/// task has ended, and nothing is read any more. Whoever the stream's closure
+/// hands it to writes it from jobs on its loop, and closes it there.
+///
+/// Confined to the connection's loop, like the connection itself.
 public final class ResponseStream: @unchecked Sendable {
     let socket: SocketConnection
     let writeTimeout: Double
@@ -36,26 +39,12 @@ public final class ResponseStream: @unchecked Sendable {
     /// The loop the stream runs on.
     public var loop: EventLoop { socket.loop }
 
-    /// Fails the write that waits for room, if any: the stream is to end now.
-    /// On the stream's loop.
-    public func abort() {
-        socket.interrupt(.peerClosed)
-    }
-
     /// Whether part of an earlier chunk still waits for room in the socket.
     public var hasUnsentBytes: Bool { unsentStart < unsentEnd }
 
-    /// Sends what is left of an earlier chunk, then `pieces` as one chunk; throws
-    /// when the peer is gone or stopped reading for longer than the write timeout.
-    public func write(_ pieces: [SharedBytes]) async throws {
-        try await finishUnsent()
-        if try writeWithoutWaiting(pieces) { return }
-        try await finishUnsent()
-    }
-
     /// Sends `pieces` as one chunk as far as the socket takes it now: true when
-    /// all of it went out. What did not is kept, and sent first by the next
-    /// `write`. Only for a stream with nothing unsent.
+    /// all of it went out. What did not is kept for `sendRest`. Only for a
+    /// stream with nothing unsent.
     public func writeWithoutWaiting(_ pieces: [SharedBytes]) throws -> Bool {
         precondition(!hasUnsentBytes, "a chunk would overtake the rest of an earlier one")
         let total = pieces.reduce(0) { $0 + $1.count }
@@ -81,16 +70,50 @@ public final class ResponseStream: @unchecked Sendable {
         return false
     }
 
-    /// Waits until the socket has taken the rest of an earlier chunk.
-    private func finishUnsent() async throws {
-        guard hasUnsentBytes else { return }
+    /// Sends the rest of the chunk `writeWithoutWaiting` did not send whole, as
+    /// the socket makes room, then calls `then` on the loop: with nil once it
+    /// is all out, or with why it never will be (the reader left, or took
+    /// nothing for the write timeout).
+    public func sendRest(then: @escaping (ConnectionError?) -> Void) {
         socket.deadline = MonotonicClock.after(seconds: writeTimeout)
-        defer { socket.deadline = 0 }
-        try await socket.write(UnsafeMutableBufferPointer(rebasing: vectors[unsentStart..<unsentEnd]))
-        unsentStart = 0
-        unsentEnd = 0
-        unsentPieces = []
+        do {
+            unsentStart += try socket.writeAvailable(UnsafeMutableBufferPointer(rebasing: vectors[unsentStart..<unsentEnd]))
+        } catch {
+            then(.peerClosed)
+            return
+        }
+        guard hasUnsentBytes else {
+            socket.deadline = 0
+            unsentStart = 0
+            unsentEnd = 0
+            unsentPieces = []
+            then(nil)
+            return
+        }
+        socket.whenWritable { [self] room in
+            switch room {
+            case .success: sendRest(then: then)
+            case .failure(let reason): then(reason)
+            }
+        }
     }
+
+    /// Ends the response: its last chunk when the socket takes it at once
+    /// (never after a cut-off chunk, where it would read as part of that
+    /// one), then the connection closes. On the stream's loop.
+    public func close() {
+        if chunked && !hasUnsentBytes {
+            var last = iovec(iov_base: UnsafeMutableRawPointer(mutating: Self.lastChunk.bytes.baseAddress), iov_len: Self.lastChunk.count)
+            do {
+                _ = try withUnsafeMutablePointer(to: &last) { try socket.writeAvailable(UnsafeMutableBufferPointer(start: $0, count: 1)) }
+            } catch {
+                // The reader is gone: there is no one to tell that the body ended.
+            }
+        }
+        socket.close()
+    }
+
+    private static let lastChunk = SharedBytes("0\r\n\r\n")
 
     /// Writes `count` in hex and CRLF into `sizeLine`; returns its length.
     private func writeSizeLine(_ count: Int) -> Int {

@@ -1,0 +1,254 @@
+import TailorLoop
+
+/// What one event stream has to send, and when it may write, as a state
+/// machine without I/O: each transition changes the queue and says what its
+/// caller must do (queue a delivery on the loop, write, close).
+///
+/// A stream has no task of its own: its loop writes it, from a `deliver` job
+/// queued when an idle stream gets new events, so that a fan-out to thousands
+/// of streams is one job per loop and one `sendmsg` per stream. One write at a
+/// time: events that come while a chunk is being written, or while the rest of
+/// one waits for room in the socket, wait for that write to finish.
+struct StreamQueue {
+    /// What the stream is doing.
+    enum State {
+        /// Its first view models are being queued; nothing is written before `start`.
+        case starting
+        /// Nothing to write; new events ask for a delivery.
+        case idle
+        /// A `deliver` job is queued on the loop.
+        case deliveryQueued
+        /// A chunk is being written, or its rest waits for room in the socket.
+        case writing
+        /// Ended: nothing more is written.
+        case ended
+    }
+
+    private(set) var state = State.starting
+
+    /// Bytes of the events queued here or taken for a write that has not
+    /// finished: what this stream keeps alive.
+    private(set) var heldBytes = 0
+    /// Of those, the bytes of the write under way.
+    private var writingBytes = 0
+    /// The unsent view model of each topic, by the topic's place in the stream's topics.
+    private var pending: [StreamEvent?]
+    private var pendingCount = 0
+    private var notifications: [StreamEvent] = []
+    /// Topics (bits by place) that received a change since the stream opened:
+    /// their initial (possibly older) view models must not replace them.
+    private var changed: UInt64 = 0
+    /// For a stream that takes patches: the version of each topic's view model
+    /// it was last given, by place (`TopicUpdate.unknown` when not known).
+    private var versions: [UInt64]
+    /// The feed position each topic's initial view model shows every change
+    /// up to, by place: a change at or before it, published late, is no news.
+    private var shown: [Int64]
+    private var heartbeatDue = false
+
+    /// Notifications held for a stream that is not reading; past this it is
+    /// too far behind and is ended, to resume with Last-Event-ID.
+    static let maxQueuedNotifications = 64
+
+    /// At most 64 topics: their places are bits of `changed`.
+    init(topicCount: Int, takesPatches: Bool) {
+        precondition(topicCount <= UInt64.bitWidth, "a stream follows at most 64 topics")
+        pending = Array(repeating: nil, count: topicCount)
+        shown = Array(repeating: 0, count: topicCount)
+        versions = takesPatches ? Array(repeating: TopicUpdate.unknown, count: topicCount) : []
+    }
+
+    var isEnded: Bool {
+        if case .ended = state { return true }
+        return false
+    }
+
+    /// Events waiting to be written.
+    var queuedCount: Int { pendingCount + notifications.count }
+
+    // MARK: - Writing
+
+    /// On the loop, once the stream is subscribed: its first write, the
+    /// reconnection delay and what was queued; nil when it ended meanwhile.
+    mutating func start() -> [SharedBytes]? {
+        switch state {
+        case .starting:
+            state = .writing
+            return [StreamEvent.retry] + (takeEvents() ?? [])
+        case .ended:
+            return nil
+        case .idle, .deliveryQueued, .writing:
+            preconditionFailure("a stream started twice")
+        }
+    }
+
+    /// On the loop, for a queued delivery: what to write, or nil when nothing
+    /// is (the stream ended since).
+    mutating func deliver() -> [SharedBytes]? {
+        switch state {
+        case .deliveryQueued:
+            guard let events = takeEvents() else {
+                state = .idle
+                return nil
+            }
+            state = .writing
+            return events
+        case .ended:
+            return nil
+        case .starting, .idle, .writing:
+            preconditionFailure("a delivery without one queued")
+        }
+    }
+
+    /// A write finished whole: the bytes it held are free. What came while it
+    /// was written is to be written next.
+    mutating func wrote() -> Wrote {
+        let freed = -writingBytes
+        heldBytes -= writingBytes
+        writingBytes = 0
+        guard case .writing = state else { return Wrote(heldBytesChange: freed) }
+        guard let events = takeEvents() else {
+            state = .idle
+            return Wrote(heldBytesChange: freed)
+        }
+        return Wrote(heldBytesChange: freed, next: events)
+    }
+
+    /// What a finished write leaves to do.
+    struct Wrote {
+        var heldBytesChange: Int
+        /// Events to write at once, when some came meanwhile.
+        var next: [SharedBytes]?
+    }
+
+    /// The stream is to end, whatever it is writing: true the first time, when
+    /// the caller must close it (on its loop) and take it out of every index.
+    mutating func end() -> Bool {
+        if case .ended = state { return false }
+        state = .ended
+        return true
+    }
+
+    /// Once the stream has left every index: nothing it held is counted any
+    /// more. The change in bytes held.
+    mutating func releaseAll() -> Int {
+        defer {
+            pending = pending.map { _ in nil }
+            pendingCount = 0
+            notifications.removeAll()
+            heldBytes = 0
+            writingBytes = 0
+        }
+        return -heldBytes
+    }
+
+    // MARK: - New events
+
+    /// What queuing an event asks of its caller.
+    struct Queued {
+        /// The change in bytes held.
+        var heldBytesChange = 0
+        /// A `deliver` job is to be queued on the stream's loop.
+        var mustDeliver = false
+        /// The stream is too far behind and is to end.
+        var tooFarBehind = false
+    }
+
+    /// A topic's initial view model (at `version`, for patches), showing every
+    /// change up to the feed position `shown`, unless a change has already
+    /// brought a newer one; written by `start`.
+    mutating func pushInitial(_ event: StreamEvent, version: UInt64, showing shown: Int64, at place: Int) -> Int {
+        self.shown[place] = shown
+        guard changed & (1 << place) == 0 else { return 0 }
+        if !versions.isEmpty { versions[place] = version }
+        return setPending(event, at: place)
+    }
+
+    /// A topic's new view model or its patch, replacing what of the topic is
+    /// not yet sent; nothing for a change the stream's first view model
+    /// already shows (committed before the stream opened, published after).
+    mutating func push(_ update: TopicUpdate, at place: Int) -> Queued {
+        guard update.isRebuild || update.whole.id > shown[place] else { return Queued() }
+        changed |= 1 << place
+        let delta = setPending(event(of: update, at: place), at: place)
+        return Queued(heldBytesChange: delta, mustDeliver: needsDelivery())
+    }
+
+    /// A notification, or the news that the stream is too far behind to take it.
+    mutating func pushNotification(_ event: StreamEvent) -> Queued {
+        guard notifications.count < Self.maxQueuedNotifications else { return Queued(tooFarBehind: true) }
+        notifications.append(event)
+        heldBytes += event.byteCount
+        return Queued(heldBytesChange: event.byteCount, mustDeliver: needsDelivery())
+    }
+
+    /// A comment is due, to keep proxies from closing a quiet stream.
+    mutating func heartbeat() -> Queued {
+        heartbeatDue = true
+        return Queued(mustDeliver: needsDelivery())
+    }
+
+    // MARK: - The queue itself
+
+    private var hasEventsToWrite: Bool { pendingCount > 0 || !notifications.isEmpty || heartbeatDue }
+
+    /// After new events: whether a `deliver` job must be queued for them.
+    private mutating func needsDelivery() -> Bool {
+        guard case .idle = state else { return false }
+        state = .deliveryQueued
+        return true
+    }
+
+    /// The event of `update` this stream is to be given for the topic at
+    /// `place`: the patch when it applies to what the stream has and nothing
+    /// of the topic waits, else the whole view model.
+    private mutating func event(of update: TopicUpdate, at place: Int) -> StreamEvent {
+        guard !versions.isEmpty else { return update.whole }
+        defer { versions[place] = update.version }
+        if let patch = update.patch, pending[place] == nil, update.base != TopicUpdate.unknown, versions[place] == update.base {
+            return patch
+        }
+        return update.whole
+    }
+
+    /// Queues `event` for a topic, in place of one not yet sent; the change in bytes held.
+    private mutating func setPending(_ event: StreamEvent, at place: Int) -> Int {
+        let delta = event.byteCount - (pending[place]?.byteCount ?? 0)
+        if pending[place] == nil { pendingCount += 1 }
+        pending[place] = event
+        heldBytes += delta
+        return delta
+    }
+
+    /// What is to be written, oldest id first, and the queue emptied; nil when
+    /// nothing is. Its bytes stay held until the write is done.
+    private mutating func takeEvents() -> [SharedBytes]? {
+        guard hasEventsToWrite else { return nil }
+        heartbeatDue = false
+        writingBytes = heldBytes
+        if notifications.isEmpty, pendingCount == 1, let place = pending.firstIndex(where: { $0 != nil }) {
+            // The common case of a fan-out: one new view model, nothing to order.
+            defer {
+                pending[place] = nil
+                pendingCount = 0
+            }
+            return pending[place]!.pieces
+        }
+        var events: [StreamEvent] = []
+        events.reserveCapacity(pendingCount + notifications.count)
+        if pendingCount > 0 {
+            for place in pending.indices {
+                if let event = pending[place] {
+                    events.append(event)
+                    pending[place] = nil
+                }
+            }
+            pendingCount = 0
+        }
+        events += notifications
+        notifications.removeAll(keepingCapacity: true)
+        guard !events.isEmpty else { return [StreamEvent.heartbeat] }
+        if events.count > 1 { events.sort { $0.id < $1.id } }
+        return events.flatMap(\.pieces)
+    }
+}
