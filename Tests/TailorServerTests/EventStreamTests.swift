@@ -271,6 +271,28 @@ import TailorTestSupport
         #expect(stream.waitForEnd())
     }
 
+    /// A stream whose reader takes nothing for the write timeout (the idle
+    /// timeout) is closed, while the rest of a chunk waits for room.
+    @Test func aStreamWhoseReaderStopsIsClosedAfterTheWriteTimeout() throws {
+        let app = try TestApp {
+            $0.server.idleTimeout = 1
+            $0.memoryBudget = 1 << 30
+        }
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
+        let stuck = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 10, receiveBuffer: 4096)
+        let text = String(repeating: "\\u0001", count: 4000)
+        // Each message is 24 KB of JSON in the chat screen: the socket is soon full.
+        var sent = 0
+        while app.application.streamCount == 1 && sent < 200 {
+            #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
+            sent += 1
+        }
+        #expect(app.wait(timeout: 10) { app.application.streamCount == 0 })
+        #expect(app.wait { app.application.heldStreamBytes == 0 })
+        // What the kernel still held is read, then the end (or a reset: the reader never took it all).
+        #expect(stuck.connection.isClosedByServer())
+    }
+
     /// Streams that stop reading while large view models change are ended once
     /// what they hold passes the budget; the memory is given back, and a stream
     /// that reads goes on.

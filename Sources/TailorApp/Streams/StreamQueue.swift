@@ -168,7 +168,15 @@ struct StreamQueue {
     /// not yet sent; nothing for a change the stream's first view model
     /// already shows (committed before the stream opened, published after).
     mutating func push(_ update: TopicUpdate, at place: Int) -> Queued {
-        guard update.isRebuild || update.whole.id > shown[place] else { return Queued() }
+        if !update.isRebuild && update.whole.id <= shown[place] {
+            if versions.isEmpty { return Queued() }
+            // A stream of patches must stay in step with the versions: it
+            // skips only the very version it has, under its new number.
+            if update.sameAsBase && update.base != TopicUpdate.unknown && versions[place] == update.base {
+                versions[place] = update.version
+                return Queued()
+            }
+        }
         changed |= 1 << place
         let delta = setPending(event(of: update, at: place), at: place)
         return Queued(heldBytesChange: delta, mustDeliver: needsDelivery())
