@@ -40,7 +40,7 @@ final class StreamMemory: Sendable {
     /// The streams to end, the largest holders first, so that what `streams`
     /// hold comes back under `limit` (with room, so that the next change does
     /// not end another at once).
-    /// Streams already ending count as freed: their bytes go when their tasks end.
+    /// Streams already ending count as freed: their bytes go when their loops close them.
     static func largestHolders(of streams: [Subscriber], over limit: Int) -> [Subscriber] {
         var holding = streams.filter { !$0.isEnding }.map { ($0, $0.heldBytes) }
         var sum = holding.reduce(0) { $0 + $1.1 }
