@@ -122,7 +122,7 @@ final class ChatDirectory: Sendable {
                     Self.keep(user, chats: ids, in: &state)
                 }
             }
-            Self.turnGenerationsIfFull(&state, budget: chatBudget)
+            Self.evictOlderGenerationIfFull(&state, budget: chatBudget)
         }
     }
 
@@ -181,7 +181,7 @@ final class ChatDirectory: Sendable {
     /// Lets `user` go, with their chats that no kept user has.
     private static func forget(_ user: Int, in state: inout State) {
         guard let ids = takeOut(user, from: &state) else { return }
-        letGo(of: ids, in: &state)
+        evictChats(ids, in: &state)
     }
 
     /// Removes `user` from both generations; returns their chats if kept.
@@ -194,18 +194,18 @@ final class ChatDirectory: Sendable {
         return state.older.removeValue(forKey: user)
     }
 
-    /// When the newer generation holds half the budget, lets the older one go.
-    private static func turnGenerationsIfFull(_ state: inout State, budget: Int) {
+    /// When the newer generation holds half the budget, evicts the older one.
+    private static func evictOlderGenerationIfFull(_ state: inout State, budget: Int) {
         guard state.newerChats >= budget / 2 else { return }
         let dropped = state.older
         state.older = state.newer
         state.newer = [:]
         state.newerChats = 0
-        for ids in dropped.values { letGo(of: ids, in: &state) }
+        for ids in dropped.values { evictChats(ids, in: &state) }
     }
 
-    /// Drops those of `ids` that no kept user has.
-    private static func letGo(of ids: [Int], in state: inout State) {
+    /// Evicts those of `ids` that no kept user has.
+    private static func evictChats(_ ids: [Int], in state: inout State) {
         for id in ids {
             guard let chat = state.chats[id]?.chat else { continue }
             if state.chatIDs(of: chat.userA) == nil && state.chatIDs(of: chat.userB) == nil { state.chats[id] = nil }

@@ -9,38 +9,6 @@ public enum Event: Sendable {
     case order(OrderEvent)
 }
 
-public enum AccountEvent: Sendable {
-    /// A new user, with an account token whose hash is kept, and the session of
-    /// the browser that signed up, if one did.
-    /// `passwordHash` when the user chose a password.
-    case signUp(name: String, tokenHash: [UInt8], session: NewSession?, passwordHash: String?)
-    /// A browser signs in to `user`'s account.
-    case startSession(user: Int, NewSession)
-    /// `user` ends one of their sessions (signs a browser out).
-    case endSession(user: Int, session: Int)
-    /// `user` sets a new password; every session but `keeping` ends with it.
-    case changePassword(user: Int, passwordHash: String, keeping: Int?)
-    /// A session was used: when it was last seen, kept roughly.
-    case sessionSeen(session: Int)
-}
-
-public enum ChatEvent: Sendable {
-    /// `user` opens the chat with the user named `contact` (created if new).
-    case open(user: Int, contact: String)
-}
-
-public enum MessageEvent: Sendable {
-    case send(chat: Int, sender: Int, text: String, clientID: String?)
-    /// `reader` has read everything the other side sent in `chat`.
-    case read(chat: Int, reader: Int)
-}
-
-public enum OrderEvent: Sendable {
-    case place(user: Int, name: String, currency: String, items: [OrderItem])
-    case changeStatus(user: Int, order: Int, to: OrderStatus)
-    case delete(user: Int, order: Int)
-}
-
 /// What applying an event produced, for its source to answer with.
 public enum EventOutcome: Sendable {
     case signedUp(User, session: Session?)

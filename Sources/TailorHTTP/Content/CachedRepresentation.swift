@@ -63,25 +63,25 @@ public final class CachedRepresentation: Sendable {
 
     /// The gzip variant, made on first use; nil when the body is too small or
     /// not compressible, or when compression did not shrink it.
+    ///
+    /// Compressed outside the lock: a loop that asks at the same moment as
+    /// another compresses too, rather than wait for it, and the first result
+    /// kept is the one every later request gets.
     public var gzip: SharedBytes? {
         guard gzipETag != nil else { return nil }
-        return gzipVariant.withLock { variant in
-            switch variant {
-            case .ready(let bytes):
-                return bytes
-            case .notSmaller:
-                return nil
-            case .notMadeYet:
-                let compressed = Gzip.compress(identity.array)
-                guard compressed.count < identity.count else {
-                    variant = .notSmaller
-                    return nil
-                }
-                let bytes = SharedBytes(compressed)
-                variant = .ready(bytes)
-                return bytes
-            }
+        switch gzipVariant.withLock({ $0 }) {
+        case .ready(let bytes): return bytes
+        case .notSmaller: return nil
+        case .notMadeYet: break
         }
+        let compressed = Gzip.compress(identity.array)
+        let made = compressed.count < identity.count ? GzipVariant.ready(SharedBytes(compressed)) : .notSmaller
+        let kept = gzipVariant.withLock { variant -> GzipVariant in
+            if case .notMadeYet = variant { variant = made }
+            return variant
+        }
+        if case .ready(let bytes) = kept { return bytes }
+        return nil
     }
 
     /// The response for `request`: 304 when its `If-None-Match` names the chosen

@@ -35,11 +35,6 @@ final class HTTPConnection {
         parser = HTTPRequestParser(limits: server.configuration.parserLimits)
     }
 
-    deinit {
-        inbound.deallocate()
-        outbound.deallocate()
-    }
-
     func run() async {
         do {
             // A stream's owner closes the socket when the stream ends.

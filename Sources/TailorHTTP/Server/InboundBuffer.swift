@@ -1,6 +1,8 @@
 /// The bytes a connection has received and not yet consumed, in one buffer that
 /// is read into directly and parsed in place.
-struct InboundBuffer {
+///
+/// Not copyable: it owns its memory, which goes with it.
+struct InboundBuffer: ~Copyable {
     private var storage: UnsafeMutableRawBufferPointer
     private var start = 0
     private var end = 0
@@ -11,7 +13,7 @@ struct InboundBuffer {
         storage = .allocate(byteCount: capacity, alignment: 16)
     }
 
-    func deallocate() {
+    deinit {
         storage.deallocate()
     }
 

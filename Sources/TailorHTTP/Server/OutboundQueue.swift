@@ -4,7 +4,9 @@ import TailorLoop
 /// Responses waiting to be written: their heads packed in one buffer and their
 /// bodies referenced, not copied. One `writev` sends all of them, so a head and
 /// its body leave in one segment and pipelined answers leave together.
-struct OutboundQueue {
+///
+/// Not copyable: it owns its memory, which goes with it.
+struct OutboundQueue: ~Copyable {
     private var heads: UnsafeMutableRawBufferPointer
     private var headsUsed = 0
     private var entries: [(headStart: Int, headEnd: Int, body: SharedBytes?)] = []
@@ -17,7 +19,7 @@ struct OutboundQueue {
         vectors = .allocate(capacity: 16)
     }
 
-    func deallocate() {
+    deinit {
         heads.deallocate()
         vectors.deallocate()
     }
