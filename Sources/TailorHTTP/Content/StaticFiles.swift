@@ -121,7 +121,7 @@ public final class StaticFiles: Sendable {
         }
         guard let identity, let real = Self.realPath(target), real.hasPrefix(root + "/") else { return nil }
         guard identity.size <= maxCachedFileBytes else { return .large(path: real, identity) }
-        guard let bytes = Self.readFile(real, expectedSize: identity.size) else { return nil }
+        guard let bytes = SmallFile.read(real, limit: maxCachedFileBytes) else { return nil }
         let representation = CachedRepresentation(bytes, contentType: ContentType.forFile(real))
         store(Entry(identity: target == path ? identity : FileIdentity(path: path) ?? identity,
                     representation: representation), for: path)
@@ -149,21 +149,5 @@ public final class StaticFiles: Sendable {
         defer { free(resolved) }
         return String(cString: resolved)
     }
-
-    static func readFile(_ path: String, expectedSize: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: expectedSize)
-        var filled = 0
-        while filled < expectedSize {
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, expectedSize - filled) }
-            if count < 0 && csystemErrno() == EINTR { continue }
-            guard count > 0 else { break }
-            filled += count
-        }
-        return filled == expectedSize ? bytes : Array(bytes[0..<filled])
-    }
 }
 
-private func csystemErrno() -> Int32 { errno }
