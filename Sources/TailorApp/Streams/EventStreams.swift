@@ -337,8 +337,6 @@ final class EventStreams: Sendable {
         /// The patch from `base` as an event's data, found outside the lock;
         /// nil when it would not be smaller than the whole view model.
         let patchJSON: [UInt8]?
-        /// The patch is empty: this is the very view model of `base`.
-        let sameAsBase: Bool
 
         init(key: ViewKey, json: SharedBytes, layout: JSONLayout?, base: PatchBase?) {
             self.key = key
@@ -349,10 +347,8 @@ final class EventStreams: Sendable {
                   let operations = JSONPatch.operations(from: base.document, to: JSONPatch.Version(json: json, layout: layout), limit: json.count)
             else {
                 patchJSON = nil
-                sameAsBase = false
                 return
             }
-            sameAsBase = operations.isEmpty
             let patch = PatchViewModel(base: base.eventID, operations: operations, topic: key.topic)
             let bytes = ViewModelEncoding.json(patch)
             patchJSON = bytes.count < json.count ? bytes : nil
@@ -369,7 +365,7 @@ final class EventStreams: Sendable {
             let version = state.keepBase(JSONPatch.Version(json: json, layout: layout), for: key, eventID: id)
             guard let base, let patchJSON else { return TopicUpdate(whole: whole, version: version, isRebuild: isRebuild) }
             let patch = StreamEvent(id: id, name: StreamEvent.name(of: key.topic) + ".patch", json: SharedBytes(patchJSON))
-            return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version, sameAsBase: sameAsBase, isRebuild: isRebuild)
+            return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version, isRebuild: isRebuild)
         }
     }
 

@@ -165,18 +165,12 @@ struct StreamQueue {
     }
 
     /// A topic's new view model or its patch, replacing what of the topic is
-    /// not yet sent; nothing for a change the stream's first view model
-    /// already shows (committed before the stream opened, published after).
+    /// not yet sent. A stream of whole view models gets nothing for a change
+    /// its first view model already shows (committed before the stream
+    /// opened, published after); a stream of patches gets every version, since
+    /// each patch names the event it applies to.
     mutating func push(_ update: TopicUpdate, at place: Int) -> Queued {
-        if !update.isRebuild && update.whole.id <= shown[place] {
-            if versions.isEmpty { return Queued() }
-            // A stream of patches must stay in step with the versions: it
-            // skips only the very version it has, under its new number.
-            if update.sameAsBase && update.base != TopicUpdate.unknown && versions[place] == update.base {
-                versions[place] = update.version
-                return Queued()
-            }
-        }
+        if versions.isEmpty && !update.isRebuild && update.whole.id <= shown[place] { return Queued() }
         changed |= 1 << place
         let delta = setPending(event(of: update, at: place), at: place)
         return Queued(heldBytesChange: delta, mustDeliver: needsDelivery())

@@ -12,20 +12,17 @@ struct TopicUpdate: Sendable {
     let patch: StreamEvent?
     /// The version the patch applies to.
     let base: UInt64
-    /// The patch is empty: the view model is the very version of `base`.
-    let sameAsBase: Bool
     /// Made again without a change of its own (after a failed build, at
     /// midnight), at the latest position published: what it shows may be new
     /// even to a stream whose view model is as of a later position.
     let isRebuild: Bool
 
     init(whole: StreamEvent, version: UInt64 = TopicUpdate.unknown, patch: StreamEvent? = nil, base: UInt64 = TopicUpdate.unknown,
-         sameAsBase: Bool = false, isRebuild: Bool = false) {
+         isRebuild: Bool = false) {
         self.whole = whole
         self.version = version
         self.patch = patch
         self.base = base
-        self.sameAsBase = sameAsBase
         self.isRebuild = isRebuild
     }
 }
