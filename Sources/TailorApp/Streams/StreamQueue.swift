@@ -42,7 +42,8 @@ struct StreamQueue {
     /// it was last given, by place (`TopicUpdate.unknown` when not known).
     private var versions: [UInt64]
     /// The feed position each topic's initial view model shows every change
-    /// up to, by place: a change at or before it, published late, is no news.
+    /// up to, by place: a change at or before it, published late, is no news
+    /// to a stream of whole view models.
     private var shown: [Int64]
     private var heartbeatDue = false
 
