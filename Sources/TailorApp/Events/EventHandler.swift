@@ -66,13 +66,16 @@ final class EventHandler: Sendable {
             }
         }
         guard !changes.isEmpty || !notifications.isEmpty else { return }
-        cache.apply(changes)
+        // The dropped versions are freed by a lane after its pass: on the writer,
+        // freeing them was a fifth of its time.
+        var dropped = cache.apply(changes)
         streams.noteApplied(Int64(entry.position))
         var work = [(changes: Set<TopicChange>, notifications: [EventStreams.Notification])](repeating: ([], []), count: lanes.count)
         for change in changes { work[sharing.lane(of: change.user)].changes.insert(change) }
         for notification in notifications { work[sharing.lane(of: notification.recipient)].notifications.append(notification) }
         for (lane, work) in zip(lanes, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
-            lane.publish(work.changes, notifications: work.notifications, position: Int64(entry.position), to: streams)
+            lane.publish(work.changes, notifications: work.notifications, position: Int64(entry.position), freeing: dropped, to: streams)
+            dropped = []
         }
     }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import TailorHTTP
 import TailorLoop
 
 /// One thread on which the streams' new view models are built. Changes handed to
@@ -9,6 +10,8 @@ final class PublisherLane: Sendable {
         var notifications: [EventStreams.Notification] = []
         /// The feed position of the latest change waiting.
         var position: Int64 = 0
+        /// Cached versions to free after the pass, off the writer.
+        var toFree: [CachedRepresentation] = []
         var passScheduled = false
     }
 
@@ -19,11 +22,14 @@ final class PublisherLane: Sendable {
         thread = SerialThread(name: "publish-\(index)")
     }
 
-    /// Hands over changes at `position`, which is never below what was handed before.
-    func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64, to streams: EventStreams) {
+    /// Hands over changes at `position`, which is never below what was handed
+    /// before, and cached versions to free after the next pass.
+    func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
+                 freeing toFree: [CachedRepresentation] = [], to streams: EventStreams) {
         let schedule = waiting.withLock { waiting in
             waiting.changes.formUnion(changes)
             waiting.notifications += notifications
+            waiting.toFree += toFree
             waiting.position = position
             defer { waiting.passScheduled = true }
             return !waiting.passScheduled

@@ -74,8 +74,9 @@ final class ViewCache: Sendable {
     }
 
     /// Drops what `changes` touched.
-    func apply(_ changes: Set<TopicChange>) {
-        // Dropped versions are freed after the lock, not while readers wait for it.
+    /// Returns the versions it dropped, for the caller to free where it costs
+    /// least: not under the lock, where readers wait, nor on the writer.
+    func apply(_ changes: Set<TopicChange>) -> [CachedRepresentation] {
         var dropped: [CachedRepresentation] = []
         state.withLock { state in
             state.sequence += 1
@@ -90,7 +91,7 @@ final class ViewCache: Sendable {
                 if !topics.isEmpty { state.entries[change.user] = topics }
             }
         }
-        dropped.removeAll()
+        return dropped
     }
 
     /// Drops everything, e.g. when date texts roll over at midnight.
