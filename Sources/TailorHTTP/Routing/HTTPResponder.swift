@@ -15,9 +15,10 @@ public struct HTTPResponder: Sendable {
     /// application knows its store's errors: a full disk, a busy database);
     /// nil answers 500.
     public var answerForFailure: (@Sendable (any Error) -> HTTPError?)?
-    /// Runs around every route's handler (not the fallback): may wait before
-    /// it, or add to its answer.
-    public var around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)?
+    /// What runs around a route's handler: may wait before it, or add to its answer.
+    public typealias Around = @Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse
+    /// Runs around every route's handler (not the fallback).
+    public var around: Around?
     /// Told of every answer (`Answered`).
     public var observe: (@Sendable (Answered) -> Void)?
     /// Whether each answer is written to a log (an access log): then every
@@ -42,7 +43,7 @@ public struct HTTPResponder: Sendable {
 
     public init(router: Router, fallback: Router.Handler? = nil, admission: (@Sendable (HTTPRequest) -> HTTPError?)? = nil,
                 answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil,
-                around: (@Sendable (HTTPRequest, Router.Handler) async throws -> HTTPResponse)? = nil,
+                around: Around? = nil,
                 observe: (@Sendable (Answered) -> Void)? = nil, logsEachRequest: Bool = false,
                 proxyTrust: ProxyTrust = ProxyTrust(), crossOrigin: CrossOrigin = CrossOrigin(),
                 logger: Logger = Logger(label: "tailor.http")) {
@@ -109,35 +110,29 @@ public struct HTTPResponder: Sendable {
     /// The answer, the route it came from, and for a 5xx its cause.
     private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String, failure: String?) {
         var request = request
-        let handler: Router.Handler
-        let route: String
         switch router.match(request.method, path: request.path) {
         case .handler(let found, let parameters, let pattern):
             request.parameters = parameters
-            route = pattern
-            if let around {
-                handler = { request in try await around(request, found) }
-            } else {
-                handler = found
-            }
+            let (response, failure) = await run(found, around: around, for: request)
+            return (response, pattern, failure)
         case .methodNotAllowed(let allowed):
             return (HTTPError.methodNotAllowed(allowed: allowed).response, Self.unmatched, nil)
         case .notFound:
             guard let fallback else { return (HTTPError.notFound().response, Self.unmatched, nil) }
-            handler = fallback
-            route = Self.staticFiles
+            let (response, failure) = await run(fallback, around: nil, for: request)
+            return (response, Self.staticFiles, failure)
         }
-        let (response, failure) = await run(handler, for: request)
-        return (response, route, failure)
     }
 
     /// The route names of answers no registered route gave.
     public static let unmatched = "unmatched"
     public static let staticFiles = "static"
 
-    /// The handler's answer; for a 5xx, what caused it.
-    private func run(_ handler: Router.Handler, for request: HTTPRequest) async -> (HTTPResponse, failure: String?) {
+    /// The handler's answer, through `around` when given; for a 5xx, what caused it.
+    private func run(_ handler: Router.Handler, around: Around?,
+                     for request: HTTPRequest) async -> (HTTPResponse, failure: String?) {
         do {
+            if let around { return (try await around(request, handler), nil) }
             return (try await handler(request), nil)
         } catch let error as HTTPError {
             return (error.response, error.status.code >= 500 ? "\(error.status.code) \(error.code): \(error.message)" : nil)
