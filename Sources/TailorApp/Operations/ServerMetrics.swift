@@ -71,8 +71,6 @@ final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let batchEvents: Recorder
     private let batchDuration: CoreMetrics.Timer
-    private let gauges: [String: Meter]
-    private let counters: [String: CoreMetrics.Counter]
     /// The totals as of the last scrape: a counter goes up by the difference.
     private let lastTotals = Mutex([String: Int]())
 
@@ -85,20 +83,7 @@ final class ServerMetrics: Sendable {
         self.factory = factory
         batchEvents = Recorder(label: "tailor_writer_batch_events", dimensions: [], aggregate: true, factory: factory)
         batchDuration = CoreMetrics.Timer(label: "tailor_writer_batch_seconds", dimensions: [], factory: factory)
-        gauges = Dictionary(uniqueKeysWithValues: Self.gaugeNames.map { ($0, Meter(label: $0, dimensions: [], factory: factory)) })
-        counters = Dictionary(uniqueKeysWithValues: Self.counterNames.map { ($0, CoreMetrics.Counter(label: $0, dimensions: [], factory: factory)) })
     }
-
-    private static let gaugeNames = [
-        "tailor_connections_open", "tailor_streams_open", "tailor_stream_topics_followed", "tailor_stream_held_bytes",
-        "tailor_view_cache_bytes", "tailor_feed_applied_position", "tailor_feed_lag_positions", "tailor_sqlite_log_frames",
-        "process_resident_memory_bytes", "process_open_fds",
-    ]
-
-    private static let counterNames = [
-        "tailor_stream_events_published_total", "tailor_streams_ended_slow_total", "tailor_view_cache_hits_total",
-        "tailor_view_cache_misses_total", "tailor_checkpoints_total", "tailor_checkpoints_by_writer_total", "process_cpu_milliseconds_total",
-    ]
 
     // MARK: As it happens
 
@@ -125,7 +110,9 @@ final class ServerMetrics: Sendable {
             "tailor_sqlite_log_frames": sample.sqliteLogFrames,
             "process_resident_memory_bytes": sample.residentBytes, "process_open_fds": sample.openFiles,
         ]
-        for (name, value) in states { gauges[name]!.set(value) }
+        // The registry hands back the figure a name already has: named here
+        // only, each is made at the first scrape and found at the next.
+        for (name, value) in states { Meter(label: name, dimensions: [], factory: factory).set(value) }
         let totals: [String: Int] = [
             "tailor_stream_events_published_total": sample.totals.eventsPublished,
             "tailor_streams_ended_slow_total": sample.totals.slowStreamsEnded,
@@ -137,7 +124,8 @@ final class ServerMetrics: Sendable {
         lastTotals.withLock { last in
             for (name, total) in totals {
                 let grown = total - last[name, default: 0]
-                if grown > 0 { counters[name]!.increment(by: grown) }
+                let counter = CoreMetrics.Counter(label: name, dimensions: [], factory: factory)
+                if grown > 0 { counter.increment(by: grown) }
                 last[name] = max(total, last[name, default: 0])
             }
         }
