@@ -78,27 +78,44 @@ final class Authenticator: Sendable {
             throw APIError.rateLimited("changes", retryAfter: retryAfter)
         }
         if let session = credential.session {
-            guard !hasBeenIdle(session) else {
+            switch use(session) {
+            case .expired:
                 await expire(credential, session: session)
                 throw Self.sessionExpired
+            case .used:
+                break
+            case .dueToRecord:
+                record(session)
             }
-            noteUse(of: session)
         }
         return credential
     }
 
     static let sessionExpired = APIError.unauthorized("The session was not used for too long and has ended; sign in again.")
 
-    /// Whether `session` went unused past `sessionIdleTime`. One whose last use
-    /// is not remembered (the memory started over) counts from now.
-    private func hasBeenIdle(_ session: Int) -> Bool {
+    /// What a request's use of a session comes to.
+    private enum SessionUse {
+        /// Unused past `sessionIdleTime`: it ends.
+        case expired
+        case used
+        /// Used, and its last recorded use is `seenInterval` old: record this one.
+        case dueToRecord
+    }
+
+    /// A request uses `session`: one look at its last recorded use. One whose
+    /// last use is not remembered (the memory started over) counts from now.
+    private func use(_ session: Int) -> SessionUse {
         let time = now()
         return seen.withLock { seen in
+            if seen.count >= Self.maxRemembered { seen.removeAll() }
             guard let last = seen[session] else {
                 seen[session] = time
-                return false
+                return .used
             }
-            return time - last > sessionIdleTime
+            if time - last > sessionIdleTime { return .expired }
+            guard time - last >= seenInterval else { return .used }
+            seen[session] = time
+            return .dueToRecord
         }
     }
 
@@ -199,17 +216,9 @@ final class Authenticator: Sendable {
         _ = seen.withLock { $0.removeValue(forKey: session.id) }
     }
 
-    /// Records that a session was used, at most every `seenInterval`, off the
-    /// request's path: the answer does not wait for the write.
-    private func noteUse(of session: Int) {
-        let time = now()
-        let due = seen.withLock { seen -> Bool in
-            if seen.count >= Self.maxRemembered { seen.removeAll() }
-            guard time - (seen[session] ?? 0) >= seenInterval else { return false }
-            seen[session] = time
-            return true
-        }
-        guard due else { return }
+    /// Writes that a session was used, off the request's path: the answer
+    /// does not wait for the write.
+    private func record(_ session: Int) {
         let events = events
         let failures = failures
         Task {
