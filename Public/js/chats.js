@@ -11,10 +11,13 @@ export function chatListScreen(context) {
   const list = h("ul", { class: "chat-list", "aria-label": "Chats" });
   const error = h("p", { class: "error", id: "new-chat-error", role: "alert" });
   const moreButton = h("button", { type: "button", class: "quiet", id: "more-chats", hidden: true, onclick: loadMore }, "More chats");
+  // Enabled once the list's view model, which holds the action it takes, is here.
+  const startButton = h("button", { type: "submit", disabled: true }, "Start chat");
 
   /** The first page anew: pages loaded after it are dropped, since its order changed. */
   function draw(chats) {
     viewModel = chats;
+    startButton.disabled = false;
     later = [];
     next = chats.next;
     drawItems();
@@ -50,7 +53,8 @@ export function chatListScreen(context) {
     event.preventDefault();
     error.textContent = "";
     const form = event.target;
-    const action = viewModel?.actions.addChat ?? { method: "POST", href: "/api/chats" };
+    if (!viewModel) return;
+    const action = viewModel.actions.addChat;
     try {
       const chat = await call(action.method, action.href, { contact: fields(form).contact });
       form.reset();
@@ -69,7 +73,7 @@ export function chatListScreen(context) {
       h("label", { for: "new-chat-contact" }, "New chat with"),
       h("input", { id: "new-chat-contact", name: "contact", placeholder: "a name, e.g. bot", autocomplete: "off",
         "aria-describedby": "new-chat-error" }),
-      h("button", { type: "submit" }, "Start chat"),
+      startButton,
       error));
 
   return {

@@ -1,19 +1,23 @@
 // The orders list with its sort, layout, search and filter; one order's
 // details; and the form for a new order. Buttons come from the view models'
-// actions: the page never decides which status moves are allowed.
+// actions and the controls' options from the list's choices: the page never
+// decides which status moves, filters or currencies there are.
 
 import { h, fill, fields } from "./dom.js";
 import { call, perform } from "./api.js";
 
 const defaults = { sort: "newest", layout: "list", q: "", status: "" };
-const statuses = ["placed", "paid", "shipped", "delivered", "cancelled"];
-const currencies = ["USD", "EUR", "GBP", "JPY"];
 /** How long typing must pause before the search goes out. */
 const searchDelay = 250;
 
-function select(id, name, label, options) {
-  return [h("label", { for: id }, label),
-    h("select", { id, name }, options.map(([value, text]) => h("option", { value }, text)))];
+function select(id, name, label) {
+  return [h("label", { for: id }, label), h("select", { id, name })];
+}
+
+/** Gives an empty `<select>` its options, once: a choice made stays. */
+function offer(select, choices) {
+  if (select.options.length > 0) return;
+  fill(select, choices.map((choice) => h("option", { value: choice.value }, choice.label)));
 }
 
 function actionButtons(actions, done, error) {
@@ -36,9 +40,9 @@ export function orderListScreen(context) {
   const moreButton = h("button", { type: "button", class: "quiet", id: "more-orders", hidden: true, onclick: loadMore }, "More orders");
 
   const controls = h("form", { class: "controls", id: "order-controls", role: "search", onsubmit: (event) => event.preventDefault() },
-    h("div", {}, select("order-sort", "sort", "Sort", [["newest", "Newest"], ["oldest", "Oldest"], ["total", "Total"]])),
-    h("div", {}, select("order-layout", "layout", "Layout", [["list", "List"], ["compact", "Compact"]])),
-    h("div", {}, select("order-status", "status", "Status", [["", "Any"], ...statuses.map((status) => [status, status[0].toUpperCase() + status.slice(1)])])),
+    h("div", {}, select("order-sort", "sort", "Sort")),
+    h("div", {}, select("order-layout", "layout", "Layout")),
+    h("div", {}, select("order-status", "status", "Status")),
     h("div", { class: "search" }, h("label", { for: "order-search" }, "Search"),
       h("input", { id: "order-search", name: "q", type: "search", placeholder: "name or item", autocomplete: "off" })));
   controls.addEventListener("change", (event) => { if (event.target.name !== "q") refresh(); });
@@ -89,6 +93,8 @@ export function orderListScreen(context) {
 
   function drawPage(orders) {
     error.textContent = "";
+    for (const name of ["sort", "layout", "status"]) offer(controls.elements[name], orders.choices[name]);
+    newOrder.offer(orders.choices.currencies);
     shown = shown.concat(orders.items);
     next = orders.next;
     moreButton.hidden = !next;
@@ -104,9 +110,10 @@ export function orderListScreen(context) {
       item.actions && actionButtons(item.actions, () => {}, error))));
   }
 
+  const newOrder = newOrderForm(context);
   const element = h("section", { class: "orders", "aria-labelledby": "orders-title" },
     h("h1", { id: "orders-title", tabindex: "-1" }, "Orders"),
-    controls, summary, error, list, moreButton, newOrderForm(context));
+    controls, summary, error, list, moreButton, newOrder.element);
 
   return {
     title: "Orders",
@@ -122,9 +129,12 @@ export function orderListScreen(context) {
   };
 }
 
+/** The form for a new order; its currencies come with the first list drawn. */
 function newOrderForm(context) {
   const error = h("p", { class: "error", id: "new-order-error", role: "alert" });
   const lines = h("div", { class: "lines" });
+  const currency = h("select", { name: "currency" });
+  const minorUnits = new Map();   // currency code → minor units in one unit
 
   function addLine() {
     const index = lines.children.length;
@@ -141,10 +151,10 @@ function newOrderForm(context) {
     const form = event.target;
     const { name, currency } = fields(form);
     // The price is typed in the currency's unit; the API counts its minor unit.
-    const minorUnits = currency === "JPY" ? 1 : 100;
+    const perUnit = minorUnits.get(currency);
     const items = [...lines.children].map((line) => {
       const value = (field) => line.querySelector(`[name=${field}]`).value.trim();
-      return { title: value("title"), quantity: Number(value("quantity")), priceCents: Math.round(Number(value("price")) * minorUnits) };
+      return { title: value("title"), quantity: Number(value("quantity")), priceCents: Math.round(Number(value("price")) * perUnit) };
     }).filter((item, index) => index === 0 || item.title);
     try {
       const order = await call("POST", "/api/orders", { name, currency, items });
@@ -155,15 +165,24 @@ function newOrderForm(context) {
   }
 
   addLine();
-  return h("details", { class: "new-order" },
-    h("summary", {}, "New order"),
-    h("form", { id: "new-order", onsubmit: submit, novalidate: true, "aria-describedby": "new-order-error" },
-      h("label", {}, "Name", h("input", { name: "name", autocomplete: "off" })),
-      h("label", {}, "Currency", h("select", { name: "currency" }, currencies.map((code) => h("option", { value: code }, code)))),
-      lines,
-      h("button", { type: "button", class: "quiet", onclick: addLine }, "Add item"),
-      error,
-      h("button", { type: "submit" }, "Place order")));
+  const placeButton = h("button", { type: "submit", disabled: true }, "Place order");
+  return {
+    element: h("details", { class: "new-order" },
+      h("summary", {}, "New order"),
+      h("form", { id: "new-order", onsubmit: submit, novalidate: true, "aria-describedby": "new-order-error" },
+        h("label", {}, "Name", h("input", { name: "name", autocomplete: "off" })),
+        h("label", {}, "Currency", currency),
+        lines,
+        h("button", { type: "button", class: "quiet", onclick: addLine }, "Add item"),
+        error,
+        placeButton)),
+    /** The currencies to choose from; until they come, nothing can be placed. */
+    offer(currencies) {
+      for (const { code, minorUnits: perUnit } of currencies) minorUnits.set(code, perUnit);
+      offer(currency, currencies.map(({ code }) => ({ value: code, label: code })));
+      placeButton.disabled = false;
+    },
+  };
 }
 
 export function orderScreen(context, id) {

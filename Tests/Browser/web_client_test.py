@@ -232,6 +232,24 @@ class WebClientTest(unittest.TestCase):
         self.find(alice, ".order-list.compact .order-item")
         self.screenshot(alice, "orders")
 
+        # The controls offer the list's choices, and a price is typed in the
+        # currency's unit: 250 yen is 250 minor units, not 25,000.
+        status = Select(self.find(alice, "#order-status"))
+        self.assertEqual([option.get_attribute("value") for option in status.options],
+                         ["", "placed", "paid", "shipped", "delivered", "cancelled"])
+        self.find(alice, ".new-order summary").click()
+        self.find(alice, "#new-order [name=name]").send_keys("Tea")
+        Select(self.find(alice, "#new-order [name=currency]")).select_by_value("JPY")
+        self.find(alice, "#new-order [name=title]").send_keys("Sencha")
+        self.find(alice, "#new-order [name=price]").send_keys("250")
+        self.find(alice, '#new-order button[type="submit"]').click()
+        self.text_in(alice, "#order-title", "Tea #")
+        self.text_in(alice, ".facts", "¥250")
+        # Gone again, so that the next test starts from one order.
+        self.find(alice, ".order-screen .danger").click()
+        alice.switch_to.alert.accept()
+        self.text_in(alice, ".summary", "1 order")
+
     def test_3b_a_long_list_comes_in_pages(self):
         alice = self.alice
         alice.get(self.server.url + "/#/orders")

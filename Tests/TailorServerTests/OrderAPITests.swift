@@ -50,6 +50,35 @@ import TailorTestSupport
         #expect(try alice.get("/api/orders").json["count"] as? Int == 0)
     }
 
+    /// A page draws its controls from the list's choices: each one offered
+    /// is accepted, and a price typed in a currency's unit times its minor
+    /// units is what the order shows.
+    @Test func aListOffersTheChoicesThePageDraws() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let choices = try #require(try alice.get("/api/orders").json["choices"] as? [String: Any])
+        func values(_ name: String) -> [String] {
+            (choices[name] as? [[String: Any]])?.compactMap { $0["value"] as? String } ?? []
+        }
+        #expect(values("sort") == ["newest", "oldest", "total"])
+        #expect(values("layout") == ["list", "compact"])
+        #expect(values("status") == ["", "placed", "paid", "shipped", "delivered", "cancelled"])
+        #expect((choices["status"] as? [[String: Any]])?.first?["label"] as? String == "Any")
+        for (name, value) in ["sort", "layout", "status"].flatMap({ name in values(name).map { (name, $0) } }) {
+            #expect(try alice.get("/api/orders?\(name)=\(value)").status == 200, "\(name)=\(value)")
+        }
+        let currencies = try #require(choices["currencies"] as? [[String: Any]])
+        #expect(currencies.map { $0["code"] as? String } == ["USD", "EUR", "GBP", "JPY"])
+        for currency in currencies {
+            let code = try #require(currency["code"] as? String)
+            let minorUnits = try #require(currency["minorUnits"] as? Int)
+            let order = try alice.send("POST", "/api/orders",
+                                       json: #"{"name":"One","currency":"\#(code)","items":[{"title":"Unit","quantity":1,"priceCents":\#(3 * minorUnits)}]}"#).json
+            #expect((order["total"] as? String)?.dropFirst().hasPrefix("3") == true, "\(code): \(order["total"] ?? "")")
+            #expect((order["total"] as? String)?.hasSuffix(minorUnits == 1 ? "3" : "3.00") == true, "\(code): \(order["total"] ?? "")")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func listsSortFilterSearchAndLayout(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)

@@ -1442,6 +1442,64 @@ enum OpenAPIDocument {
      }
     }
    },
+   "OrderChoices": {
+    "type": "object",
+    "description": "What a page offers: the list's sorts, layouts and status filters (value \"\" is every status), and the currencies of a new order with the minor units in one unit.",
+    "required": [
+     "sort",
+     "layout",
+     "status",
+     "currencies"
+    ],
+    "properties": {
+     "sort": {
+      "$ref": "#/components/schemas/Choices"
+     },
+     "layout": {
+      "$ref": "#/components/schemas/Choices"
+     },
+     "status": {
+      "$ref": "#/components/schemas/Choices"
+     },
+     "currencies": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "required": [
+        "code",
+        "minorUnits"
+       ],
+       "properties": {
+        "code": {
+         "type": "string"
+        },
+        "minorUnits": {
+         "type": "integer",
+         "minimum": 1
+        }
+       }
+      }
+     }
+    }
+   },
+   "Choices": {
+    "type": "array",
+    "items": {
+     "type": "object",
+     "required": [
+      "value",
+      "label"
+     ],
+     "properties": {
+      "value": {
+       "type": "string"
+      },
+      "label": {
+       "type": "string"
+      }
+     }
+    }
+   },
    "OrdersList": {
     "type": "object",
     "required": [
@@ -1450,9 +1508,13 @@ enum OpenAPIDocument {
      "sort",
      "layout",
      "items",
-     "next"
+     "next",
+     "choices"
     ],
     "properties": {
+     "choices": {
+      "$ref": "#/components/schemas/OrderChoices"
+     },
      "title": {
       "type": "string"
      },

@@ -7,9 +7,12 @@ struct OrdersViewModel: JSONWritable, Equatable, Sendable {
     let items: [OrderListItemViewModel]
     /// The page after this one, or null.
     let next: ActionViewModel?
+    /// The sorts, layouts, filters and currencies a page offers.
+    let choices = OrderChoicesViewModel.all
 
     func write(to json: inout JSONWriter) {
         json.object {
+            $0.field("choices", choices)
             $0.field("count", count)
             $0.field("items", items)
             $0.field("layout", layout)

@@ -14,9 +14,12 @@ enum Currency: String, CaseIterable, Sendable {
     /// Digits after the decimal point; the yen has no minor unit.
     var fractionDigits: Int { self == .jpy ? 0 : 2 }
 
+    /// Minor units in one unit: 100 cents in a dollar, 1 for the yen.
+    var minorUnitsPerUnit: Int { fractionDigits == 0 ? 1 : 100 }
+
     /// `minorUnits` of this currency as text.
     func format(_ minorUnits: Int) -> String {
-        let divisor = fractionDigits == 0 ? 1 : 100
+        let divisor = minorUnitsPerUnit
         let whole = minorUnits / divisor
         var text = symbol + Self.grouped(whole)
         if fractionDigits > 0 {
