@@ -179,6 +179,13 @@ public final class Application: Sendable {
     /// Open event streams, for tests and monitoring.
     public var streamCount: Int { streams.subscriberCount }
 
+    /// Waits until `condition` holds for the number of open connections, or
+    /// `timeout` seconds pass; whether it holds. A stream has left every index
+    /// and released its bytes before its connection counts as closed.
+    public func waitForConnections(timeout: Double = 5, until condition: (Int) -> Bool) -> Bool {
+        server.waitForConnections(timeout: timeout, until: condition)
+    }
+
     /// Events queued on streams and not yet written: bounded by the topics each
     /// stream follows, however slowly it reads.
     public var queuedStreamEvents: Int { streams.queuedEventCount }

@@ -5,8 +5,12 @@ import TailorStore
 
 /// The kept chats against a real SQLite file: after every change the writer
 /// makes, what they show must be what the database answers.
-@Suite struct ChatDirectoryTests {
+@Suite final class ChatDirectoryTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-directory-\(UUID().uuidString)")
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
 
     /// Applies events as the writer does and hands the outcomes on.
     final class Writer {

@@ -271,7 +271,7 @@ import TailorTestSupport
         let chat = try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#)
         let chatID = try #require(chat.json["id"] as? String)
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"tailor-made"}"#)
-        let view = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 }
+        let view = try alice.waitFor(topic: "chat:\(chatID)") { ($0["messages"] as? [Any])?.count == 2 }
         let messages = try #require(view["messages"] as? [[String: Any]])
         #expect(messages.count == 2)
         #expect(messages.first?["state"] as? String == "read")

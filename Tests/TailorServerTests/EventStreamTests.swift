@@ -135,7 +135,9 @@ import TailorTestSupport
         let first = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders")
         let lastSeen = try (0..<3).map { _ in try first.next() }.last!.id!
         first.connection.reset()
-        #expect(app.wait { app.application.streamCount == 0 })
+        // Alice's and Bob's clients stay.
+        #expect(app.waitForConnections(atMost: 2))
+        #expect(app.application.streamCount == 0)
         // While Bob is away: a message (touches his chats and badge, not his orders).
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"while you were away"}"#)
         let resumed = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,orders", lastEventID: lastSeen)
@@ -263,8 +265,10 @@ import TailorTestSupport
             if index % 2 == 0 { stream.connection.reset() } else { shutdown(stream.connection.fd, Int32(SHUT_RDWR)) }
         }
         streams.removeAll()
-        #expect(app.wait(timeout: 10) { app.application.streamCount == 0 })
-        #expect(app.wait { app.application.queuedStreamEvents == 0 })
+        // Alice's client stays.
+        #expect(app.waitForConnections(atMost: 1, timeout: 10))
+        #expect(app.application.streamCount == 0)
+        #expect(app.application.queuedStreamEvents == 0)
     }
 
     @Test(arguments: Backend.allCases)
@@ -286,6 +290,8 @@ import TailorTestSupport
         }
         let (alice, _, chatID) = try app.aliceAndBobInAChat()
         let stuck = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 10, receiveBuffer: 4096)
+        // Its first event is written once it is subscribed.
+        _ = try stuck.next()
         let text = String(repeating: "\\u0001", count: 4000)
         // Each message is 24 KB of JSON in the chat screen: the socket is soon full.
         var sent = 0
@@ -293,9 +299,10 @@ import TailorTestSupport
             #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
             sent += 1
         }
-        // A stream leaves the index in the same job that closes its socket.
-        #expect(app.wait(timeout: 10) { app.application.streamCount == 0 })
-        #expect(app.wait { app.application.heldStreamBytes == 0 })
+        // Alice's and Bob's idle clients are closed too, after the idle timeout.
+        #expect(app.waitForConnections(atMost: 0, timeout: 10))
+        #expect(app.application.streamCount == 0)
+        #expect(app.application.heldStreamBytes == 0)
         withExtendedLifetime(stuck) {}
     }
 
@@ -316,10 +323,15 @@ import TailorTestSupport
         for _ in 0..<40 {
             #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
         }
-        #expect(app.wait(timeout: 10) { app.application.streamCount == 1 })
-        #expect(app.wait { app.application.heldStreamBytes == 0 })
+        // Alice's and Bob's clients and Bob's reader stay.
+        #expect(app.waitForConnections(atMost: 3, timeout: 10))
+        #expect(app.application.streamCount == 1)
         for stream in slow { #expect(stream.waitForEnd()) }
         var unread = 0
         while unread < 40 { unread = try reader.next().json["unread"] as? Int ?? unread }
+        // Every byte any stream held is given back once the reader leaves too.
+        reader.connection.reset()
+        #expect(app.waitForConnections(atMost: 2, timeout: 10))
+        #expect(app.application.heldStreamBytes == 0)
     }
 }

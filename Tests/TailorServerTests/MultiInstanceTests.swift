@@ -96,7 +96,11 @@ import TailorTestSupport
             }
         }
         for writer in writers { writer.start() }
-        let fresh = try a.client(as: alice).waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 2 * count }
+        // The chat screen shows the latest messages: both writers' last ones among them.
+        let fresh = try a.client(as: alice).waitFor(topic: "chat:\(chatID)") { view in
+            let texts = Set((view["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String })
+            return texts.isSuperset(of: ["a\(count - 1)", "b\(count - 1)"])
+        }
         let expected = try #require(fresh["messages"] as? [[String: Any]]).map { $0["id"] as? String }
         for stream in streams {
             var lastID: Int64 = 0
@@ -137,7 +141,7 @@ import TailorTestSupport
             answered.wait()
             statuses.append(codes.withLock { $0.sorted() })
             for client in clients {
-                let order = try client.waitFor("/api/orders/\(id)") { $0["status"] as? String == "paid" }
+                let order = try client.waitFor(topic: "order:\(id)") { $0["status"] as? String == "paid" }
                 #expect(order["status"] as? String == "paid")
             }
         }
@@ -154,7 +158,7 @@ import TailorTestSupport
         #expect(first.status == 201)
         #expect(retry.status == 200)
         #expect(first.json["id"] as? String == retry.json["id"] as? String)
-        let view = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 1 }
+        let view = try alice.waitFor(topic: "chat:\(chatID)") { ($0["messages"] as? [Any])?.count == 1 }
         #expect((view["messages"] as? [Any])?.count == 1)
     }
 
@@ -166,7 +170,7 @@ import TailorTestSupport
         for (index, client) in [alice, aliceOnB, alice, aliceOnB].enumerated() {
             try client.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"question \#(index)?"}"#)
         }
-        let answered = try alice.waitFor("/api/chats/\(chatID)") { ($0["messages"] as? [Any])?.count == 8 }
+        let answered = try alice.waitFor(topic: "chat:\(chatID)") { ($0["messages"] as? [Any])?.count == 8 }
         #expect((answered["messages"] as? [Any])?.count == 8)
         // Both servers heard every message; a late second answer would show now.
         usleep(300_000)
@@ -312,7 +316,7 @@ import TailorTestSupport
         // every message that was acknowledged.
         let acknowledged = Set(all.values.joined().compactMap(\.id))
         for app in [a, b] {
-            let view = try app.client(as: bob).waitFor("/api/chats/\(chatID)") { view in
+            let view = try app.client(as: bob).waitFor(topic: "chat:\(chatID)") { view in
                 acknowledged.isSubset(of: Set((view["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }))
             }
             let shown = (view["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
@@ -344,7 +348,7 @@ import TailorTestSupport
         for index in 0..<20 {
             try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#)
         }
-        let badge = try bobOnB.waitFor("/api/badge") { $0["unread"] as? Int == 20 }
+        let badge = try bobOnB.waitFor(topic: "badge") { $0["unread"] as? Int == 20 }
         #expect(badge["unread"] as? Int == 20)
         #expect(try stream.next(where: { $0.json["unread"] as? Int == 20 }).name == "badge")
     }

@@ -113,7 +113,8 @@ import TailorTestSupport
 
         #expect(try script.send("PUT", "/api/me/password", json: #"{"password":"battery staple","current":"correct horse"}"#).status == 204)
         #expect(laptopStream.waitForEnd())
-        #expect(app.wait { app.application.streamCount == 1 })
+        // A stream leaves before its socket closes.
+        #expect(app.application.streamCount == 1)
     }
 
     /// A session unused for longer than the idle time ends (and stays ended);

@@ -134,13 +134,15 @@ final class Subscriber: Sendable {
     }
 
     /// Ends the stream now, even in the middle of a write its reader does not
-    /// take: its loop closes it, and it leaves every index.
+    /// take: on its loop, it leaves every index and its bytes are released,
+    /// then its socket closes; so once the server counts the connection
+    /// closed, the stream is gone.
     func end() {
         guard queue.withLock({ $0.end() }) else { return }
         let stream = stream
         stream.loop.execute { [self] in
-            stream.close()
             leave(self)
+            stream.close()
         }
     }
 

@@ -19,7 +19,7 @@ public final class HTTPServer: Sendable {
     /// The Date field's bytes, one per loop, indexed by the loop's index; each
     /// opened only inside tasks on its own loop.
     private let dates: [ThreadConfined<HTTPDate>]
-    private let activeConnections = Atomic<Int>(0)
+    private let activeConnections = WatchedCount()
     /// Open connections per client address, when they are limited.
     private let connectionsByAddress = Mutex<[PeerAddress: Int]>([:])
     private let draining = Atomic<Bool>(false)
@@ -43,7 +43,13 @@ public final class HTTPServer: Sendable {
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
 
     /// Connections open now.
-    public var connectionCount: Int { activeConnections.load(ordering: .relaxed) }
+    public var connectionCount: Int { activeConnections.current }
+
+    /// Waits until `condition` holds for the number of open connections, or
+    /// `timeout` seconds pass; whether it holds.
+    public func waitForConnections(timeout: Double, until condition: (Int) -> Bool) -> Bool {
+        activeConnections.wait(until: condition, deadline: MonotonicClock.after(seconds: timeout))
+    }
 
     public func start() throws {
         try listener.start(on: group) { [self] fd, peer, loop in accept(fd, from: peer, on: loop) }
@@ -56,8 +62,8 @@ public final class HTTPServer: Sendable {
         listener.stop(on: group)
         group.executeOnEachAndWait { $0.closeIdleConnections() }
         let giveUp = MonotonicClock.after(seconds: configuration.shutdownGracePeriod)
-        while connectionCount > 0 && MonotonicClock.now < giveUp {
-            usleep(5_000)
+        while MonotonicClock.now < giveUp {
+            if activeConnections.wait(until: { $0 == 0 }, deadline: min(giveUp, MonotonicClock.after(seconds: 0.005))) { break }
             // A connection that finished a request since the last sweep is idle now.
             group.executeOnEachAndWait { $0.closeIdleConnections() }
         }
@@ -65,9 +71,9 @@ public final class HTTPServer: Sendable {
     }
 
     private func accept(_ fd: Int32, from peer: PeerAddress, on loop: EventLoop) {
-        let count = activeConnections.wrappingAdd(1, ordering: .relaxed).newValue
+        let count = activeConnections.add(1)
         guard count <= configuration.maxConnections, !isDraining, admit(peer) else {
-            activeConnections.subtract(1, ordering: .relaxed)
+            activeConnections.add(-1)
             refuse(fd)
             return
         }
@@ -78,13 +84,13 @@ public final class HTTPServer: Sendable {
             logger.warning("could not take a connection: \(error)")
             close(fd)
             release(peer)
-            activeConnections.subtract(1, ordering: .relaxed)
+            activeConnections.add(-1)
             return
         }
         // Counted until the socket closes, after its task or, for a stream, later.
         socket.closeHandler = { [self] in
             release(peer)
-            activeConnections.subtract(1, ordering: .relaxed)
+            activeConnections.add(-1)
         }
         let date = dates[loop.index]
         Task(executorPreference: loop) {

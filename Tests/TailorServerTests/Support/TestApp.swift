@@ -32,14 +32,11 @@ final class TestApp {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// Waits until `condition` holds, or `timeout` seconds pass.
-    func wait(timeout: Double = 5, until condition: () -> Bool) -> Bool {
-        let giveUp = Date().addingTimeInterval(timeout)
-        while Date() < giveUp {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
+    /// Waits until the server counts at most `count` open connections, or
+    /// `timeout` seconds pass. A stream that ended has left before its
+    /// connection closed. At most: an idle client may be closed meanwhile.
+    func waitForConnections(atMost count: Int, timeout: Double = 5) -> Bool {
+        application.waitForConnections(timeout: timeout) { $0 <= count }
     }
 
     func client() throws -> APIClient {
@@ -78,10 +75,12 @@ final class TestApp {
 /// (which may be a thread of the test's own, hence `@unchecked Sendable`).
 final class APIClient: @unchecked Sendable {
     let connection: RawClient
+    let port: Int
     var token: String?
     var userID: String?
 
     init(port: Int) throws {
+        self.port = port
         connection = try RawClient(port: port)
     }
 
@@ -103,16 +102,26 @@ final class APIClient: @unchecked Sendable {
         try send("GET", path, headers: headers)
     }
 
-    /// Polls `path` until `condition` holds for its JSON, or `timeout` seconds pass.
-    func waitFor(_ path: String, timeout: Double = 5, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+    /// The first view model of `topic` (`chat:7`, `order:3`, `badge`) for
+    /// which `condition` holds: the current one, then each change as the
+    /// server sends it on an event stream, for at most `timeout` seconds. A
+    /// server that answers 503 (not caught up yet) is asked again after the
+    /// Retry-After it gives.
+    func waitFor(topic: String, timeout: Double = 5, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
         let giveUp = Date().addingTimeInterval(timeout)
-        var last: [String: Any] = [:]
-        while Date() < giveUp {
-            last = try get(path).json
-            if condition(last) { return last }
-            usleep(20_000)
+        var stream = try SSEClient(port: port, token: token, topics: topic, timeout: timeout)
+        while stream.response.status == 503, Date() < giveUp {
+            usleep(UInt32(min(Double(stream.response.header("retry-after") ?? "") ?? 1, timeout) * 1_000_000))
+            stream = try SSEClient(port: port, token: token, topics: topic, timeout: timeout)
         }
-        return last
+        guard stream.response.status == 200 else {
+            throw RawClient.Failure(description: "\(topic): the stream was refused with \(stream.response.status)")
+        }
+        while true {
+            let view = try stream.next().json
+            if condition(view) { return view }
+            if Date() > giveUp { throw RawClient.Failure(description: "\(topic) is still \(view) after \(timeout) s") }
+        }
     }
 }
 

@@ -56,11 +56,6 @@ final class TestServer {
 
     /// Waits until the server counts `count` open connections, or the timeout passes.
     func waitForConnectionCount(_ count: Int, timeout: Double = 5) -> Bool {
-        let giveUp = Date().addingTimeInterval(timeout)
-        while Date() < giveUp {
-            if server.connectionCount == count { return true }
-            usleep(10_000)
-        }
-        return server.connectionCount == count
+        server.waitForConnections(timeout: timeout) { $0 == count }
     }
 }
