@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .executable(name: "tailor", targets: ["tailor"]),
         .executable(name: "tailor-load", targets: ["tailor-load"]),
+        // Preloaded into a server by the allocation budget tests; never linked into it.
+        .library(name: "TailorAllocationCounter", type: .dynamic, targets: ["CAllocationCounter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,6 +42,7 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "CSystem"),
+        .target(name: "CAllocationCounter"),
 
         // The socket loop: epoll threads that are also the executors of their connections.
         .target(name: "TailorLoop", dependencies: ["CSystem"]),
@@ -103,7 +106,7 @@ let package = Package(
 
 // Settings every Swift target shares, set once.
 for target in package.targets where target.type != .system {
-    guard target.name != "CSystem" else { continue }
+    guard !["CSystem", "CAllocationCounter"].contains(target.name) else { continue }
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .unsafeFlags(["-warnings-as-errors"], .when(configuration: .debug)),

@@ -14,10 +14,12 @@ import Testing
         let output = Pipe()
         var port = 0
 
-        init(arguments: [String] = []) throws {
+        /// `environment` is added to the test's own.
+        init(arguments: [String] = [], environment: [String: String] = [:]) throws {
             process.executableURL = ShutdownTests.executable
             process.arguments = ["serve", "--port", "0", "--public", FileManager.default.temporaryDirectory.path,
                                  "--db", ":memory:"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
