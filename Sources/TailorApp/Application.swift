@@ -55,7 +55,7 @@ public final class Application: Sendable {
         let lanes = PublisherLanes(count: 2)
         let credentials = CredentialCache()
         let position = try Store(writer).lastPosition()
-        let views = ViewModels(database: database, cache: cache, directory: directory, dates: dates, now: now)
+        let views = ViewModelBuilder(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
         streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
         let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams, lanes: lanes,

@@ -114,7 +114,7 @@ import TailorStore
         defer { writer.database.close() }
         let now: @Sendable () -> Int = { 1_795_269_909_000 }
         // A cache that keeps nothing: every view is built.
-        let views = ViewModels(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: directory,
+        let views = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: directory,
                                dates: DateText(zone: .utc), now: now)
         let alice = try writer.signUp("alice")
         let bob = try writer.signUp("bob")
@@ -124,7 +124,7 @@ import TailorStore
              ViewKey(user: user.id, topic: .chat(id: chat.id, page: .latest))]
         }
         func expectSameAsTheDatabase(fallingBack: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            let fresh = ViewModels(database: writer.database, cache: ViewCache(budgetBytes: 1 << 20), directory: ChatDirectory(),
+            let fresh = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 1 << 20), directory: ChatDirectory(),
                                    dates: DateText(zone: .utc), now: now)
             for key in keys {
                 let expected = try writer.database.read { try fresh.build(key, from: $0) }?.representation.identity.array
@@ -205,7 +205,7 @@ import TailorStore
         let writer = try Writer(path: path, directory: ChatDirectory())
         let alice = try writer.signUp("alice")
         try writer.apply(.order(.place(user: alice.id, name: "Tea", currency: "USD", items: [OrderItem(title: "Tea", quantity: 1, priceCents: 1)])))
-        let views = ViewModels(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: ChatDirectory(),
+        let views = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: ChatDirectory(),
                                dates: DateText(zone: .utc), now: { 1_000_000 })
         let keys = [ViewKey(user: alice.id, topic: .order(id: 1)), ViewKey(user: alice.id, topic: .order(id: 99))]
         let before = views.representations(for: keys)

@@ -106,7 +106,7 @@ final class EventStreams: Sendable {
     /// Changes and notifications remembered for resuming streams.
     static let logCapacity = 10_000
 
-    private let views: ViewModels
+    private let views: ViewModelBuilder
     private let lanes: PublisherLanes
     private let state: Mutex<State>
     private let failures: ThrottledLog
@@ -122,7 +122,7 @@ final class EventStreams: Sendable {
 
     /// `position`: the feed's latest when the server starts; its changes are in
     /// every view model built from now on.
-    init(views: ViewModels, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
+    init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
         self.lanes = lanes
         state = Mutex(State(published: Array(repeating: position, count: lanes.count), loggedSince: position + 1))
@@ -292,14 +292,14 @@ final class EventStreams: Sendable {
             }
         }
         if !failed.isEmpty { retry(failed, attempt: attempt) }
-        let deliveries = state.withLock { state -> Deliveries in
+        let deliveries = state.withLock { state -> DeliveryBatches in
             if let position {
                 for user in changes.map(\.user) + notifications.map(\.recipient) {
                     let lane = lanes.lane(of: user)
                     state.published[lane] = max(state.published[lane], position)
                 }
             }
-            var deliveries = Deliveries()
+            var deliveries = DeliveryBatches()
             // Notifications first: each has its message's position, at most the
             // pass's, which the view models have; a stream's loop may take
             // what is queued between two pushes, and ids must not go back.
@@ -447,7 +447,7 @@ final class EventStreams: Sendable {
     /// peer is noticed by the write.
     func heartbeat() {
         let all = state.withLock { $0.subscribers.all }
-        var deliveries = Deliveries()
+        var deliveries = DeliveryBatches()
         for subscriber in all where subscriber.heartbeat() { deliveries.add(subscriber) }
         deliveries.start()
     }

@@ -4,7 +4,7 @@ import TailorStore
 /// What route handlers share: the event path, the view models, and who is asking.
 struct AppContext: Sendable {
     let events: EventRouter
-    let views: ViewModels
+    let views: ViewModelBuilder
     let auth: Authenticator
 
     /// The cached view model of `topic` for `user`, answered as `request` asks

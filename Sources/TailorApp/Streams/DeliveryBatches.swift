@@ -3,7 +3,7 @@ import TailorLoop
 /// Streams with new events to write, gathered by their loop, so that a change
 /// wakes each loop once per slice of its streams and the loop writes the whole
 /// slice in one job.
-struct Deliveries {
+struct DeliveryBatches {
     /// A loop starts writing once this many of its streams are gathered, while
     /// the rest of a large fan-out is still being gathered.
     static let sliceSize = 256

@@ -4,7 +4,7 @@ import TailorStore
 /// The view models of every user, answered from the cache or built (from the
 /// kept chats when they hold what a view needs, else from the model on a reader
 /// connection), encoded once, and offered to the cache.
-final class ViewModels: Sendable {
+final class ViewModelBuilder: Sendable {
     let database: Database
     let cache: ViewCache
     let directory: ChatDirectory
