@@ -244,6 +244,8 @@ import TailorTestSupport
         #expect(told.allSatisfy { $0.isConflictWithAnotherTransaction }, "\(told)")
     }
 
+    /// While the writer holds a transaction open, a reader is answered at
+    /// once, with what was committed before it; after the commit it sees it.
     @Test(arguments: Backend.allCases)
     func readersReadWhileTheWriterWrites(_ backend: Backend) throws {
         let (database, writer) = try open(backend)
@@ -251,23 +253,37 @@ import TailorTestSupport
         let store = Store(writer)
         let (alice, bob, chat) = try Self.chatOfTwo(in: store)
         let box = ConnectionBox(writer)
-        let writes = Thread {
-            for index in 0..<300 {
-                _ = try! box.connection.transaction {
-                    try Store(box.connection).insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index)
+        let inside = DispatchSemaphore(value: 0)
+        let read = DispatchSemaphore(value: 0)
+        let committed = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        let rounds = 3
+        Thread {
+            do {
+                for index in 0..<rounds {
+                    try box.connection.transaction {
+                        _ = try Store(box.connection).insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index)
+                        inside.signal()
+                        read.wait()
+                    }
+                    committed.signal()
                 }
+            } catch {
+                failure.withLock { $0 = error }
+                inside.signal()
+                committed.signal()
             }
+        }.start()
+        for round in 0..<rounds {
+            #expect(inside.wait(timeout: .now() + 10) == .success)
+            let during = try database.read { try $0.unreadCount(chat: chat.id, reader: bob.id) }
+            read.signal()
+            #expect(during == round, "a reader during the write sees what was committed before it")
+            #expect(committed.wait(timeout: .now() + 10) == .success)
+            let after = try database.read { try $0.unreadCount(chat: chat.id, reader: bob.id) }
+            #expect(after == round + 1, "a reader after the commit sees it")
         }
-        writes.start()
-        var last = 0
-        var reads = 0
-        while last < 300 {
-            let count = try database.read { try $0.unreadCount(chat: chat.id, reader: bob.id) }
-            #expect(count >= last, "a reader went back in time")
-            last = count
-            reads += 1
-        }
-        #expect(reads > 1)
+        #expect(failure.withLock { $0 } == nil)
     }
 
     /// A status written by a newer program is an error, not read as another status.
