@@ -17,6 +17,7 @@ import TailorStore
         let database: Database
         let connection: any DatabaseConnection
         let directory: ChatDirectory
+        let committedChats = CommittedChats()
         var clock = 1_000
 
         init(path: String, directory: ChatDirectory) throws {
@@ -29,8 +30,9 @@ import TailorStore
         @discardableResult
         func apply(_ events: Event...) throws -> [EventOutcome] {
             clock += 1_000
-            let applier = EventApplier(store: store, maxOrdersPerUser: 10_000)
+            let applier = EventApplier(store: store, maxOrdersPerUser: 10_000, committedChats: committedChats)
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
+            committedChats.noteCommitted(outcomes.map { .success($0) })
             directory.committed(outcomes.flatMap(Change.changes(of:)), at: clock, store: store, storeAsOf: clock)
             return outcomes
         }

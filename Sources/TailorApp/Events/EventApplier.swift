@@ -6,6 +6,14 @@ struct EventApplier {
     let store: Store
     /// Orders one user may have at most.
     let maxOrdersPerUser: Int
+    /// Chats known committed: their members are checked without a query.
+    let committedChats: CommittedChats
+
+    /// The chat, from those known committed or else the store.
+    private func chat(id: Int) throws -> Chat? {
+        if let chat = committedChats[id] { return chat }
+        return try store.chat(id: id)
+    }
 
     func apply(_ event: Event, at now: Int) throws -> EventOutcome {
         switch event {
@@ -34,12 +42,12 @@ struct EventApplier {
             return .chatOpened(chat, contact: contact, created: created)
 
         case .message(.send(let chatID, let sender, let text, let clientID)):
-            guard let chat = try store.chat(id: chatID), chat.includes(sender) else { throw StoreError.notFound }
+            guard let chat = try chat(id: chatID), chat.includes(sender) else { throw StoreError.notFound }
             let (message, duplicate) = try store.insertMessage(chat: chatID, sender: sender, text: text, clientID: clientID, at: now)
             return .messageSent(message, in: chat, duplicate: duplicate)
 
         case .message(.read(let chatID, let reader)):
-            guard let chat = try store.chat(id: chatID), chat.includes(reader) else { throw StoreError.notFound }
+            guard let chat = try chat(id: chatID), chat.includes(reader) else { throw StoreError.notFound }
             return .messagesRead(chat: chat, reader: reader, count: try store.markRead(chat: chatID, reader: reader, at: now), at: now)
 
         case .order(.place(let user, let name, let currency, let items)):

@@ -137,7 +137,7 @@ public final class EventRouter: Sendable {
     private func write(_ batch: [Pending]) {
         let connection = writer.value.connection
         let store = Store(connection)
-        let applier = EventApplier(store: store, maxOrdersPerUser: maxOrdersPerUser)
+        let applier = EventApplier(store: store, maxOrdersPerUser: maxOrdersPerUser, committedChats: writer.value.committedChats)
         var results: [Result<EventOutcome, any Error>] = []
         results.reserveCapacity(batch.count)
         let started = MonotonicClock.now
@@ -164,6 +164,7 @@ public final class EventRouter: Sendable {
                     }
                     return try recordInFeed(results, store: store)
                 }
+                writer.value.committedChats.noteCommitted(results)
                 break
             } catch let refused as RefusedBesideOthers {
                 writer.value.feed.rolledBack()
@@ -234,6 +235,7 @@ private struct RefusedBesideOthers: Error {
 private final class WriterConnection {
     let connection: any DatabaseConnection
     let feed: FeedAppender
+    let committedChats = CommittedChats()
 
     init(_ connection: any DatabaseConnection, feedWindow: Int) throws {
         self.connection = connection
