@@ -13,8 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "AllocationCounter.h"
-
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *pointer, size_t size);
@@ -51,5 +49,3 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
     *result = pointer;
     return 0;
 }
-
-uint64_t tailor_allocation_count(void) { return atomic_load_explicit(count, memory_order_relaxed); }
