@@ -197,7 +197,7 @@ public final class EventRouter: Sendable {
                 progress.whenApplied(entry.position, within: Self.applyWait) { _ in
                     for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
                 }
-                follower.wake()
+                follower.wake(committedHere: entry)
                 return
             }
             // The writer's connection shows exactly this commit: there is no other writer.
