@@ -54,12 +54,24 @@ import TailorHTTP
         #expect(response.text == "tiny")
     }
 
+    /// Looked at on every request (revalidated after 0 s), a changed file is served at once.
     @Test func aChangedFileIsServedAnew() throws {
-        let server = try TestServer()
+        let server = try TestServer(revalidateFilesAfter: 0)
         try server.write(Array("one".utf8), to: "note.txt")
         #expect(try server.get("/note.txt").text == "one")
         try server.write(Array("two, longer".utf8), to: "note.txt")
         #expect(try server.get("/note.txt").text == "two, longer")
+    }
+
+    /// Within the revalidation time a kept file is served without a look at
+    /// the disk: even a file removed meanwhile is still served, as it was.
+    @Test func aKeptFileIsNotLookedAtAgainWithinTheRevalidationTime() throws {
+        let server = try TestServer(revalidateFilesAfter: 3600)
+        try server.write(Array("one".utf8), to: "note.txt")
+        #expect(try server.get("/note.txt").text == "one")
+        try FileManager.default.removeItem(at: server.publicFolder.appendingPathComponent("note.txt"))
+        let again = try server.get("/note.txt")
+        #expect(again.status == 200 && again.text == "one")
     }
 
     @Test(arguments: [

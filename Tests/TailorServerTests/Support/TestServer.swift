@@ -11,8 +11,9 @@ final class TestServer {
 
     /// - Parameters:
     ///   - configure: changes to the default limits.
+    ///   - revalidateFilesAfter: seconds a kept static file is served without a look at the disk.
     ///   - routes: extra routes for the test, beside `/healthz` and `/echo`.
-    init(configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    init(configure: (inout HTTPServerConfiguration) -> Void = { _ in }, revalidateFilesAfter: Double = 0,
          routes: (inout Router) -> Void = { _ in }) throws {
         publicFolder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-public-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: true)
@@ -27,7 +28,7 @@ final class TestServer {
             HTTPResponse(status: .ok, headers: [HTTPField("Content-Type", "application/octet-stream")], body: .init(request.body))
         }
         routes(&router)
-        let files = StaticFiles(root: publicFolder.path)!
+        let files = StaticFiles(root: publicFolder.path, revalidateAfter: revalidateFilesAfter)!
         server = try HTTPServer(configuration: configuration, responder: HTTPResponder(router: router, fallback: files.handler))
         try server.start()
     }
