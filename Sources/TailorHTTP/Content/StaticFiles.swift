@@ -64,7 +64,7 @@ public final class StaticFiles: Sendable {
         self.root = resolved
         self.budgetBytes = budgetBytes
         self.maxCachedFileBytes = maxCachedFileBytes
-        self.revalidateAfter = revalidateAfter
+        self.revalidateAfter = max(revalidateAfter, 0)
     }
 
     /// A handler for the router's fallback.
