@@ -28,7 +28,7 @@ final class Subscriber: Sendable {
 
     private let queue: Mutex<StreamQueue>
     private let memory: StreamMemory
-    /// Takes the ended stream out of every index, once it is closed.
+    /// Takes the ended stream out of every index, before its socket closes.
     private let leave: @Sendable (Subscriber) -> Void
 
     init(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, stream: ResponseStream, memory: StreamMemory,
@@ -91,18 +91,21 @@ final class Subscriber: Sendable {
                 end()
                 return
             }
-            let written = queue.withLock { $0.wrote() }
-            memory.change(by: written.heldBytesChange)
-            guard let next = written.next else { return }
+            guard let next = chunkWritten() else { return }
             pieces = next
         }
     }
 
     /// The rest of a chunk went out: on with what came meanwhile.
     private func wrote() {
+        if let next = chunkWritten() { write(next) }
+    }
+
+    /// A chunk is all out: its bytes are no longer held; returns what came meanwhile, if anything.
+    private func chunkWritten() -> [SharedBytes]? {
         let written = queue.withLock { $0.wrote() }
         memory.change(by: written.heldBytesChange)
-        if let next = written.next { write(next) }
+        return written.next
     }
 
     // MARK: - From any thread
