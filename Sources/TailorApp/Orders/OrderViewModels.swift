@@ -7,12 +7,11 @@ struct OrdersViewModel: JSONWritable, Equatable, Sendable {
     let items: [OrderListItemViewModel]
     /// The page after this one, or null.
     let next: ActionViewModel?
-    /// The sorts, layouts, filters and currencies a page offers.
-    let choices = OrderChoicesViewModel.all
 
     func write(to json: inout JSONWriter) {
         json.object {
-            $0.field("choices", choices)
+            // The same for every list: what a page offers to choose.
+            $0.field("choices", OrderChoicesViewModel.all)
             $0.field("count", count)
             $0.field("items", items)
             $0.field("layout", layout)
