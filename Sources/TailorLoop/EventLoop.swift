@@ -12,6 +12,10 @@ import Synchronization
 /// Registrations live in a table indexed by fd; each carries a generation number,
 /// packed with the fd into the epoll key, so an event for a closed fd is never
 /// delivered to a newer connection that reused the same number.
+///
+/// `@unchecked Sendable`: what other threads touch is atomic or behind the job
+/// queue's mutex; the rest is touched only on the loop thread (asserted at
+/// each loop-only entry point).
 public final class EventLoop: @unchecked Sendable {
     public let index: Int
     let epoll: Int32

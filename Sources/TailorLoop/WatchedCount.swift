@@ -5,9 +5,11 @@ import Glibc
 /// Changing it costs a lock and a wake-up call that finds nobody waiting in
 /// the ordinary case; meant for counts that change per connection, not per
 /// request.
+///
+/// `@unchecked Sendable`: `value` is read and written only while holding
+/// `mutex`; the mutex and the condition live at addresses of their own that
+/// never move, as pthreads require.
 public final class WatchedCount: @unchecked Sendable {
-    // Sendable: `value` is read and written only while holding `mutex`; the
-    // mutex and the condition live at addresses of their own that never move.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var value = 0

@@ -2,6 +2,8 @@ import TailorLoop
 
 /// One Server-Sent Events stream, read as a browser would: the chunked body
 /// decoded, then events split at blank lines into `event`, `id` and `data`.
+///
+/// `@unchecked Sendable`: read only by tasks on its socket's loop.
 final class EventStreamClient: @unchecked Sendable {
     struct Event {
         var name = "message"

@@ -9,6 +9,9 @@ import TailorLoop
 ///
 /// Each stream counts the events named `eventName`: the first is the topic's
 /// initial view model (the stream is ready), the second is the change.
+///
+/// `@unchecked Sendable`: the counts are behind a mutex and the stop flag is
+/// atomic; the per-stream state is touched only on the watcher's own thread.
 final class EventStreamWatcher: @unchecked Sendable {
     private struct Counts {
         var ready = 0

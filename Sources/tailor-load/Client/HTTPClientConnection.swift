@@ -3,6 +3,8 @@ import TailorLoop
 /// One keep-alive HTTP/1.1 connection of the load client, on a loop of ours.
 /// Requests go one at a time; an answer is read whole (Content-Length bodies
 /// only: the API's answers have one).
+///
+/// `@unchecked Sendable`: confined to its loop, like the socket it holds.
 final class HTTPClientConnection: @unchecked Sendable {
     enum Failure: Error {
         /// No answer within the deadline.
