@@ -2,7 +2,7 @@
 /// feed, inside the writer's transaction. Used by the writer alone.
 ///
 /// - PostgreSQL: an entry in the shared table, which other servers read
-///   (`Store.appendChange`), pruned to the latest `window` entries.
+///   (`Store.appendChangeAndCommit`), pruned to the latest `window` entries.
 /// - SQLite: one server owns the file and hands its entries on itself, so a
 ///   position is all it needs. Positions come from memory and are reserved in
 ///   the file a block at a time, in the commit that first uses the block: a
@@ -15,6 +15,9 @@ public final class FeedAppender {
     /// SQLite: the next position to hand out, and the last one reserved.
     private var next: Int
     private var reserved: Int
+    /// PostgreSQL: the entries are pruned in the next commit, since the
+    /// entry is the last statement of its own.
+    private var pruneDue = false
 
     /// Positions reserved at a time on SQLite.
     static let block = 1_000
@@ -30,7 +33,8 @@ public final class FeedAppender {
     }
 
     /// The position of a commit that changed `body`'s changes; `body` is
-    /// written only where other servers read it.
+    /// written only where other servers read it. The last statement of the
+    /// transaction: on PostgreSQL it commits.
     public func append(_ body: @autoclosure () -> [UInt8], in store: Store) throws -> Int {
         switch engine {
         case .sqlite:
@@ -41,14 +45,16 @@ public final class FeedAppender {
             defer { next += 1 }
             return next
         case .postgres:
-            let position = try store.appendChange(body())
-            if position % min(Self.pruneEvery, window) == 0 { try store.pruneChanges(keeping: window) }
+            if pruneDue { try store.pruneChanges(keeping: window) }
+            let position = try store.appendChangeAndCommit(body())
+            pruneDue = position % min(Self.pruneEvery, window) == 0
             return position
         }
     }
 
     /// The transaction that took positions was undone, its reservation with
-    /// it: the next commit reserves again.
+    /// it: the next commit reserves again. (A pruning undone waits for the
+    /// next one, which prunes what it left.)
     public func rolledBack() {
         reserved = 0
     }

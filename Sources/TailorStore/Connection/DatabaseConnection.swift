@@ -18,6 +18,11 @@ public protocol DatabaseConnection: AnyObject {
     /// The first row of a query, or nil.
     func first<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> Row?
 
+    /// The first row of the last statement of a transaction, which may be
+    /// committed with it in one round trip (PostgreSQL). Nothing may run
+    /// after it in the transaction; outside one it is `first`.
+    func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> Row?
+
     /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T
 
@@ -35,6 +40,17 @@ public protocol DatabaseConnection: AnyObject {
 }
 
 extension DatabaseConnection {
+    /// Where a commit costs nothing extra to send (SQLite), the statement
+    /// runs alone and the transaction commits as it ends.
+    public func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable],
+                                     row: (any DatabaseRow) throws -> Row) throws -> Row? {
+        try first(sql, binding: values, row: row)
+    }
+
+    public func firstCommitting<Row>(_ sql: String, _ values: any DatabaseBindable..., row: (any DatabaseRow) throws -> Row) throws -> Row? {
+        try firstCommitting(sql, binding: values, row: row)
+    }
+
     @discardableResult
     public func run(_ sql: String, _ values: any DatabaseBindable...) throws -> Int {
         try run(sql, binding: values)

@@ -9,6 +9,13 @@ import Glibc
 /// Statements are prepared on the server once per SQL text and reused. A
 /// connection that broke (the server restarted, the network dropped) reconnects
 /// at its next use; the call that found it broken fails with an error that may pass.
+///
+/// Every wait for the server is a round trip, and on a busy machine each one
+/// waits for the server's process to be scheduled. So a transaction's `BEGIN`
+/// is not sent alone: it goes with the transaction's first statement, and a
+/// statement run with `firstCommitting` takes the `COMMIT` with it (libpq's
+/// pipeline mode). A write of one statement and its feed entry is then two
+/// round trips instead of four.
 public final class PostgresConnection: DatabaseConnection {
     /// nil while the server cannot be reached: a reconnection failed.
     private var handle: OpaquePointer?
@@ -16,6 +23,18 @@ public final class PostgresConnection: DatabaseConnection {
     public var engine: DatabaseEngine { .postgres }
     /// What each SQL text was prepared as, by the text the store wrote.
     private var statements: [String: PreparedStatement] = [:]
+    private var transactionState = TransactionState.none
+
+    /// Where the connection is in a transaction run by `transaction` or `readTransaction`.
+    private enum TransactionState: Equatable {
+        case none
+        /// Begun for the caller, not yet on the server: this statement goes
+        /// with the first one.
+        case unsent(begin: String)
+        case open
+        /// Committed with its last statement: nothing is left to send.
+        case committed
+    }
 
     private struct PreparedStatement {
         let name: String
@@ -48,13 +67,18 @@ public final class PostgresConnection: DatabaseConnection {
     private func connected() throws -> OpaquePointer {
         if let handle {
             if PQstatus(handle) == CONNECTION_OK { return handle }
-            PQfinish(handle)
-            self.handle = nil
-            statements.removeAll()
+            disconnect()
         }
         let fresh = try Self.connect(url)
         handle = fresh
         return fresh
+    }
+
+    /// Closes the connection; what was prepared on it goes with it.
+    private func disconnect() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        statements.removeAll()
     }
 
     /// What libpq said last on this connection.
@@ -64,7 +88,13 @@ public final class PostgresConnection: DatabaseConnection {
 
     /// Runs one or more statements without parameters (schema, settings).
     public func execute(_ sql: String) throws {
-        let result = PQexec(try connected(), sql)
+        var text = sql
+        if case .unsent(let begin) = transactionState {
+            // Several statements in one text run in one round trip.
+            text = begin + "; " + sql
+            transactionState = .open
+        }
+        let result = PQexec(try connected(), text)
         defer { PQclear(result) }
         try check(result, sql: sql)
     }
@@ -94,27 +124,46 @@ public final class PostgresConnection: DatabaseConnection {
         return PQntuples(result) > 0 ? try row(PostgresRow(result: result, row: 0)) : nil
     }
 
+    /// Sends the commit with the statement, in the same round trip.
+    public func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable],
+                                     row: (any DatabaseRow) throws -> Row) throws -> Row? {
+        let result = try executePrepared(sql, values, committing: true)
+        defer { PQclear(result) }
+        return PQntuples(result) > 0 ? try row(PostgresRow(result: result, row: 0)) : nil
+    }
+
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try bracketed(body, begin: "BEGIN", end: "COMMIT", undo: "ROLLBACK")
+        try inTransaction(body, begin: "BEGIN")
     }
 
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try bracketed(body, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", end: "COMMIT", undo: "ROLLBACK")
+        try inTransaction(body, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     }
 
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try bracketed(body, begin: "SAVEPOINT event", end: "RELEASE event", undo: "ROLLBACK TO event; RELEASE event")
-    }
-
-    /// Runs `body` between `begin` and `end`, or `undo` if it throws.
-    private func bracketed<T>(_ body: () throws -> T, begin: String, end: String, undo: String) throws -> T {
-        try execute(begin)
+        try execute("SAVEPOINT event")
         do {
             let result = try body()
-            try execute(end)
+            try execute("RELEASE event")
             return result
         } catch {
-            rollBack(undo)
+            rollBack("ROLLBACK TO event; RELEASE event")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction begun by `begin`: committed if it
+    /// returns, rolled back if it throws. A body that ran no statement sends
+    /// nothing at all.
+    private func inTransaction<T>(_ body: () throws -> T, begin: String) throws -> T {
+        transactionState = .unsent(begin: begin)
+        defer { transactionState = .none }
+        do {
+            let result = try body()
+            if case .open = transactionState { try execute("COMMIT") }
+            return result
+        } catch {
+            if case .open = transactionState { rollBack("ROLLBACK") }
             throw error
         }
     }
@@ -146,13 +195,52 @@ public final class PostgresConnection: DatabaseConnection {
         PQclear(result)
     }
 
-    private func executePrepared(_ sql: String, _ values: [any DatabaseBindable]) throws -> OpaquePointer {
+    /// Runs a prepared statement, with the transaction's unsent `BEGIN`
+    /// before it and, when `committing` in a transaction, `COMMIT` after it.
+    private func executePrepared(_ sql: String, _ values: [any DatabaseBindable], committing: Bool = false) throws -> OpaquePointer {
         let handle = try connected()
         let statement = try prepared(sql, parameterCount: values.count, on: handle)
         let parameters = PostgresParameters(values)
         defer { parameters.deallocate() }
-        let result = PQexecPrepared(handle, statement.name, Int32(values.count), parameters.values, parameters.lengths,
-                                    parameters.formats, 0)
+        var begin: String?
+        if case .unsent(let text) = transactionState { begin = text }
+        let commit = committing && transactionState != .none
+        guard begin != nil || commit else {
+            let result = PQexecPrepared(handle, statement.name, Int32(values.count), parameters.values, parameters.lengths,
+                                        parameters.formats, 0)
+            return try checked(result, sql: sql)
+        }
+        if begin != nil { transactionState = .open }
+        let results: [OpaquePointer?]
+        do {
+            results = try PostgresPipeline.exchange(on: handle) { pipeline in
+                if let begin { try pipeline.send(begin) }
+                try pipeline.send(prepared: statement.name, parameters)
+                if commit { try pipeline.send("COMMIT") }
+            }
+        } catch {
+            // Part of an exchange may be unread: the connection starts anew.
+            disconnect()
+            throw error
+        }
+        let texts = [begin, sql, commit ? "COMMIT" : nil].compactMap { $0 }
+        let statementIndex = begin == nil ? 0 : 1
+        defer {
+            for (index, result) in results.enumerated() where index != statementIndex { PQclear(result) }
+        }
+        do {
+            // In order: after the first failure the server skipped the rest.
+            for (result, text) in zip(results, texts) { try check(result, sql: text) }
+        } catch {
+            PQclear(results[statementIndex])
+            throw error
+        }
+        if commit { transactionState = .committed }
+        return results[statementIndex]!
+    }
+
+    /// Takes `result` if it succeeded; frees it and throws if not.
+    private func checked(_ result: OpaquePointer?, sql: String) throws -> OpaquePointer {
         do {
             try check(result, sql: sql)
         } catch {
@@ -187,50 +275,5 @@ public final class PostgresConnection: DatabaseConnection {
             }
             throw PostgresError(sqlState: state, message: field(UInt8(ascii: "M")) ?? "", sql: sql)
         }
-    }
-}
-
-/// A statement's parameters as libpq takes them: integers and texts as text,
-/// byte strings in binary, each in memory of its own until the call returns.
-private struct PostgresParameters {
-    let values: UnsafeMutablePointer<UnsafePointer<CChar>?>
-    let lengths: UnsafeMutablePointer<Int32>
-    let formats: UnsafeMutablePointer<Int32>
-    private let count: Int
-
-    init(_ bound: [any DatabaseBindable]) {
-        count = bound.count
-        values = .allocate(capacity: max(1, count))
-        lengths = .allocate(capacity: max(1, count))
-        formats = .allocate(capacity: max(1, count))
-        for (index, value) in bound.enumerated() {
-            lengths[index] = 0
-            formats[index] = 0
-            switch value.databaseValue {
-            case .integer(let number): values[index] = Self.copy(String(number))
-            case .real(let number): values[index] = Self.copy(String(number))
-            case .text(let text): values[index] = Self.copy(text)
-            case .blob(let bytes):
-                let memory = malloc(max(1, bytes.count))!
-                bytes.withUnsafeBytes { if let start = $0.baseAddress { memory.copyMemory(from: start, byteCount: $0.count) } }
-                values[index] = UnsafePointer(memory.assumingMemoryBound(to: CChar.self))
-                lengths[index] = Int32(bytes.count)
-                formats[index] = 1
-            case .null: values[index] = nil
-            }
-        }
-    }
-
-    private static func copy(_ text: String) -> UnsafePointer<CChar> {
-        UnsafePointer(strdup(text)!)
-    }
-
-    func deallocate() {
-        for index in 0..<count {
-            if let value = values[index] { free(UnsafeMutablePointer(mutating: value)) }
-        }
-        values.deallocate()
-        lengths.deallocate()
-        formats.deallocate()
     }
 }

@@ -77,7 +77,7 @@ public enum PostgresSchema {
         """,
         // 2: the change feed: each commit that changed what users see, at its
         // position. Positions come from the sequence under a lock held until
-        // commit (see `Store.appendChange`), so they are visible in their order.
+        // commit (see `Store.appendChangeAndCommit`), so they are visible in their order.
         """
         CREATE SEQUENCE changes_position;
         CREATE TABLE changes (

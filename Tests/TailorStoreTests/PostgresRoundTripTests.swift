@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TailorTestSupport
+@testable import TailorStore
+
+/// PostgreSQL's transactions as they go over the wire: `BEGIN` goes with the
+/// first statement and `COMMIT` with a committing last one, counted by a relay
+/// between the connection and the test server; and what fails in such an
+/// exchange fails as it did when each statement went alone.
+@Suite struct PostgresRoundTripTests {
+    /// A connection to a fresh database through a relay that counts its round
+    /// trips, with a table `t` (a unique `name`) to write. Should it be lost,
+    /// it cannot connect again.
+    private func relayedConnection() throws -> (PostgresConnection, RoundTripRelay) {
+        let location = try TestDatabase.fresh(.postgres)
+        let url = try #require({ if case .postgres(let url) = location { url } else { nil } }())
+        let portRange = try #require(url.firstRange(of: /127\.0\.0\.1:\d+\//), "the test server listens on loopback")
+        let serverPort = try #require(UInt16(url[portRange].dropFirst("127.0.0.1:".count).dropLast()))
+        let relay = try RoundTripRelay(toPort: serverPort)
+        let connection = try PostgresConnection(url: url.replacingCharacters(in: portRange, with: "127.0.0.1:\(relay.port)/"))
+        try connection.execute("CREATE TABLE t (id SERIAL PRIMARY KEY, name TEXT UNIQUE NOT NULL)")
+        return (connection, relay)
+    }
+
+    /// The round trips `body` took.
+    private func roundTrips(of relay: RoundTripRelay, _ body: () throws -> Void) rethrows -> Int {
+        let before = relay.turns
+        try body()
+        return relay.turns - before
+    }
+
+    private func names(on connection: PostgresConnection) throws -> [String] {
+        try connection.query("SELECT name FROM t ORDER BY id") { $0.text(0) }
+    }
+
+    @Test func aWriteOfTwoStatementsAndItsCommitTakesTwoRoundTrips() throws {
+        let (connection, relay) = try relayedConnection()
+        // Once, so that the statements are prepared (one round trip each, the first time only).
+        try connection.transaction {
+            try connection.run("INSERT INTO t (name) VALUES (?)", "warm")
+            _ = try connection.firstCommitting("INSERT INTO t (name) VALUES (?) RETURNING id", "up") { $0.int(0) }
+        }
+        var id: Int?
+        let trips = try roundTrips(of: relay) {
+            try connection.transaction {
+                try connection.run("INSERT INTO t (name) VALUES (?)", "a")
+                id = try connection.firstCommitting("INSERT INTO t (name) VALUES (?) RETURNING id", "b") { $0.int(0) }
+            }
+        }
+        #expect(trips == 2)
+        #expect(id == 4)
+        #expect(try names(on: connection) == ["warm", "up", "a", "b"])
+    }
+
+    @Test func aReadTransactionOfOneQueryTakesTwoRoundTrips() throws {
+        let (connection, relay) = try relayedConnection()
+        _ = try connection.first("SELECT count(*) FROM t") { $0.int(0) }
+        var count: Int?
+        let trips = try roundTrips(of: relay) {
+            count = try connection.readTransaction { try connection.first("SELECT count(*) FROM t") { $0.int(0) } }
+        }
+        #expect(trips == 2)
+        #expect(count == 0)
+    }
+
+    @Test func aTransactionThatRanNothingSendsNothing() throws {
+        let (connection, relay) = try relayedConnection()
+        #expect(try roundTrips(of: relay) { try connection.transaction {} } == 0)
+    }
+
+    @Test func aStatementRefusedWithItsBeginUndoesTheTransactionAndTheConnectionGoesOn() throws {
+        let (connection, _) = try relayedConnection()
+        try connection.transaction { _ = try connection.run("INSERT INTO t (name) VALUES (?)", "taken") }
+        let refused = #expect(throws: PostgresError.self) {
+            try connection.transaction { _ = try connection.run("INSERT INTO t (name) VALUES (?)", "taken") }
+        }
+        #expect(refused?.isUniqueViolation == true)
+        // Refused as the committing statement: nothing of its transaction stays.
+        let refusedLast = #expect(throws: PostgresError.self) {
+            try connection.transaction {
+                try connection.run("INSERT INTO t (name) VALUES (?)", "undone")
+                _ = try connection.firstCommitting("INSERT INTO t (name) VALUES (?) RETURNING id", "taken") { $0.int(0) }
+            }
+        }
+        #expect(refusedLast?.isUniqueViolation == true)
+        try connection.transaction { _ = try connection.run("INSERT INTO t (name) VALUES (?)", "after") }
+        #expect(try names(on: connection) == ["taken", "after"])
+    }
+
+    @Test func aConnectionLostBeforeAnExchangeFailsItAsPassingAndTheNextOneReconnects() throws {
+        // Straight to the server: the relay passes on one connection only.
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("CREATE TABLE t (id SERIAL PRIMARY KEY, name TEXT UNIQUE NOT NULL)")
+        let pid = try #require(try connection.first("SELECT pg_backend_pid()") { $0.int(0) })
+        let other = try PostgresConnection(url: try #require(TestDatabase.serverURL))
+        _ = try other.first("SELECT pg_terminate_backend(?)", pid) { $0.int(0) }
+        let lost = #expect(throws: PostgresError.self) {
+            try connection.transaction {
+                _ = try connection.firstCommitting("INSERT INTO t (name) VALUES (?) RETURNING id", "lost") { $0.int(0) }
+            }
+        }
+        #expect(lost?.mayPass == true)
+        try connection.transaction { _ = try connection.firstCommitting("INSERT INTO t (name) VALUES (?) RETURNING id", "again") { $0.int(0) } }
+        #expect(try names(on: connection) == ["again"])
+    }
+}
