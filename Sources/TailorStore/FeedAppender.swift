@@ -15,9 +15,9 @@ public final class FeedAppender {
     /// SQLite: the next position to hand out, and the last one reserved.
     private var next: Int
     private var reserved: Int
-    /// PostgreSQL: the entries are pruned in the next commit, since the
-    /// entry is the last statement of its own.
-    private var pruneDue = false
+    /// PostgreSQL: the position through which the next commit prunes the
+    /// entries (the entry is the last statement of its own).
+    private var pruneThrough: Int?
 
     /// Positions reserved at a time on SQLite.
     static let block = 1_000
@@ -45,9 +45,10 @@ public final class FeedAppender {
             defer { next += 1 }
             return next
         case .postgres:
-            if pruneDue { try store.pruneChanges(keeping: window) }
+            if let horizon = pruneThrough { try store.pruneChanges(through: horizon) }
             let position = try store.appendChangeAndCommit(body())
-            pruneDue = position % min(Self.pruneEvery, window) == 0
+            // The latest entry always stays.
+            pruneThrough = position % min(Self.pruneEvery, window) == 0 ? position - window : nil
             return position
         }
     }

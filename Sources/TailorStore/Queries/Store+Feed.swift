@@ -60,12 +60,17 @@ extension Store {
         }
     }
 
-    /// Deletes PostgreSQL's entries more than `kept` positions behind the
-    /// latest (the latest always stays), and moves the horizon with them, for
-    /// the servers that follow the feed.
-    func pruneChanges(keeping kept: Int) throws {
-        let horizon = try lastPosition() - max(kept, 1)
-        try connection.run("DELETE FROM changes WHERE position <= ?", horizon)
-        try connection.run("UPDATE feed_horizon SET position = greatest(position, ?)", horizon)
+    /// Deletes PostgreSQL's entries up to `horizon` and moves the horizon
+    /// there, for the servers that follow the feed; one statement. Only the
+    /// entries past the old horizon are looked for: the ones before it are
+    /// deleted already, and until autovacuum removes them for good a search
+    /// from the start would step over every one (tens of thousands a minute
+    /// under load, which made this statement 20 ms instead of 1).
+    func pruneChanges(through horizon: Int) throws {
+        try connection.run("""
+            WITH old AS (SELECT position FROM feed_horizon),
+                 moved AS (UPDATE feed_horizon SET position = greatest(position, ?1))
+            DELETE FROM changes WHERE position > (SELECT position FROM old) AND position <= ?1
+            """, horizon)
     }
 }
