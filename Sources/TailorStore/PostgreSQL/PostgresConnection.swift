@@ -60,6 +60,17 @@ public final class PostgresConnection: DatabaseConnection {
         // Notices ("relation already exists, skipping") are not errors: libpq
         // would print them on standard error.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // Every statement here is small and by index. Compiling one costs
+        // milliseconds, and PostgreSQL does it whenever the planner's estimate
+        // is large: on a table not yet analyzed (a new feed in its first
+        // minute) the feed's read took 7–60 ms to compile and 0.1 ms to run.
+        let settings = PQexec(handle, "SET jit = off")
+        defer { PQclear(settings) }
+        guard PQresultStatus(settings) == PGRES_COMMAND_OK else {
+            let message = String(cString: PQerrorMessage(handle))
+            PQfinish(handle)
+            throw PostgresError.connection(message)
+        }
         return handle
     }
 

@@ -3,11 +3,12 @@ import Testing
 import TailorTestSupport
 @testable import TailorStore
 
-/// PostgreSQL's transactions as they go over the wire: `BEGIN` goes with the
+/// PostgreSQL's connection as it goes over the wire: `BEGIN` goes with the
 /// first statement and `COMMIT` with a committing last one, counted by a relay
-/// between the connection and the test server; and what fails in such an
-/// exchange fails as it did when each statement went alone.
-@Suite struct PostgresRoundTripTests {
+/// between the connection and the test server; what fails in such an
+/// exchange fails as it did when each statement went alone; and the settings
+/// every connection starts with.
+@Suite struct PostgresConnectionTests {
     /// A connection to a fresh database through a relay that counts its round
     /// trips, with a table `t` (a unique `name`) to write. Should it be lost,
     /// it cannot connect again.
@@ -103,5 +104,18 @@ import TailorTestSupport
         #expect(lost?.mayPass == true)
         try connection.transaction { _ = try connection.firstCommitting("INSERT INTO t (name) VALUES (?) RETURNING id", "again") { $0.int(0) } }
         #expect(try names(on: connection) == ["again"])
+        #expect(try connection.first("SELECT current_setting('jit')") { $0.text(0) } == "off", "a new connection starts with the settings")
+    }
+
+    /// A statement the planner thinks large is not compiled: compiling took
+    /// milliseconds where running took a tenth of one.
+    @Test func statementsAreNotCompiled() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let connection = try PostgresConnection(url: url)
+        // Planned before any statistics: a million rows each side, thought to cost more than the default threshold.
+        try connection.execute("CREATE TABLE big (id BIGINT); CREATE TABLE other (id BIGINT)")
+        let plan = try connection.query("EXPLAIN (ANALYZE, FORMAT TEXT) SELECT * FROM big CROSS JOIN other ORDER BY big.id") { $0.text(0) }
+        #expect(try connection.first("SELECT current_setting('jit')") { $0.text(0) } == "off")
+        #expect(!plan.contains { $0.contains("JIT") }, "compiled: \(plan)")
     }
 }
