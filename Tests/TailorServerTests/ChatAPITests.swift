@@ -241,6 +241,9 @@ import TailorTestSupport
         let withBob = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
         _ = try alice.send("POST", "/api/chats", json: #"{"contact":"carol"}"#)
         #expect((try alice.get("/api/chats").json["items"] as? [[String: Any]])?.map { $0["contact"] as! String } == ["carol", "bob"])
+        // Times are in milliseconds, and a tie goes to the newer chat: the
+        // message must come at least a millisecond after carol's chat did.
+        usleep(2_000)
         try alice.send("POST", "/api/chats/\(withBob)/messages", json: #"{"text":"later"}"#)
         let list = try alice.get("/api/chats").json
         let items = try #require(list["items"] as? [[String: Any]])
