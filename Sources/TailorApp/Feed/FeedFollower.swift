@@ -103,14 +103,39 @@ final class FeedFollower: Sendable {
         }
     }
 
-    /// Applies what is new, then waits for a notification, a local commit or
-    /// the poll interval, until told to stop.
+    /// Applies what is new, then waits for news, until told to stop.
     private func follow(on connection: PostgresConnection) throws {
         while !stopping.load(ordering: .acquiring) {
             while try applyNext(on: connection) == Self.batchSize {}
-            sleepOrWake(seconds: Self.pollInterval, socket: connection.socket)
-            _ = try connection.takeNotifications()
+            try waitForNews(on: connection)
         }
+    }
+
+    /// Waits until the feed may hold what is not applied: a commit here or a
+    /// notification of a later position, or the end of the poll interval.
+    /// Each commit here comes both ways, in either order, and whichever comes
+    /// second is no reason to read again. A notification that came in with
+    /// the last read's answers is in libpq's hands, not on the socket: it is
+    /// looked at before waiting.
+    private func waitForNews(on connection: PostgresConnection) throws {
+        let deadline = MonotonicClock.now + UInt64(Self.pollInterval * 1e9)
+        while !stopping.load(ordering: .acquiring) {
+            let applied = progress.applied
+            // A payload that is no position (an older server's) is news.
+            if try connection.takeNotifications().contains(where: { Int($0).map { $0 > applied } ?? true }) { return }
+            let now = MonotonicClock.now
+            guard now < deadline else { return }
+            if sleepOrWake(seconds: Double(deadline - now) / 1e9, socket: connection.socket) == .woken,
+               writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return }
+        }
+    }
+
+    /// What ended a wait.
+    private enum Wake {
+        /// This server committed, or the follower is to stop.
+        case woken
+        /// The socket has something to read, or the time is up.
+        case socketOrTime
     }
 
     /// Reads and applies the next entries in one snapshot; returns how many.
@@ -145,11 +170,13 @@ final class FeedFollower: Sendable {
         return count
     }
 
-    private func sleepOrWake(seconds: Double, socket: Int32?) {
+    @discardableResult
+    private func sleepOrWake(seconds: Double, socket: Int32?) -> Wake {
         var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
         if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-        _ = poll(&descriptors, nfds_t(descriptors.count), Int32(seconds * 1000))
+        _ = poll(&descriptors, nfds_t(descriptors.count), Int32((seconds * 1000).rounded(.up)))
         _ = csystem_eventfd_drain(wakeDescriptor)
+        return descriptors[0].revents != 0 ? .woken : .socketOrTime
     }
 
     /// The channel a database's commits notify on: one per schema, so that

@@ -186,16 +186,16 @@ public final class PostgresConnection: DatabaseConnection {
     /// The connection's socket, to wait on for notifications.
     public var socket: Int32 { handle.map(PQsocket) ?? -1 }
 
-    /// Reads what the server sent and counts the notifications in it; a lost
-    /// connection throws.
-    public func takeNotifications() throws -> Int {
+    /// The payloads of the notifications the server sent, those that came
+    /// with earlier answers included; a lost connection throws.
+    public func takeNotifications() throws -> [String] {
         guard let handle, PQconsumeInput(handle) == 1 else { throw PostgresError.connection(lastError) }
-        var count = 0
+        var payloads: [String] = []
         while let notification = PQnotifies(handle) {
+            payloads.append(String(cString: notification.pointee.extra))
             PQfreemem(notification)
-            count += 1
         }
-        return count
+        return payloads
     }
 
     /// Undoes after a failure. When even that fails the connection is broken,

@@ -9,17 +9,18 @@ extension Store {
     /// for the commit itself. A server that has read position p has then seen
     /// every earlier one.
     ///
-    /// One statement, sent with the commit: the lock and the notification
-    /// (sent at commit, one per transaction; it only wakes the servers that
-    /// follow the feed, which then read the table) are rows the insert joins,
-    /// so both come before the position is drawn. It is the transaction's
-    /// last statement.
+    /// One statement, sent with the commit: the lock is a row the insert
+    /// joins, so it is taken before the position is drawn. The notification
+    /// (sent at commit) only wakes the servers that follow the feed, which
+    /// then read the table; it names the position, so that a server that has
+    /// applied it already need not read. It is the transaction's last statement.
     func appendChangeAndCommit(_ body: [UInt8]) throws -> Int {
         try expectRow(try connection.firstCommitting("""
             WITH locked AS (SELECT pg_advisory_xact_lock(?1, hashtext(current_schema()))),
-                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(), ''))
-            INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?2 AS BYTEA) FROM locked, woken
-            RETURNING position
+                 entry AS (INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?2 AS BYTEA) FROM locked
+                           RETURNING position),
+                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(), position::text) FROM entry)
+            SELECT position FROM entry, woken
             """, PostgresSchema.feedLock, body) { $0.int(0) })
     }
 
