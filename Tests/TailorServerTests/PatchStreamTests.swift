@@ -32,12 +32,16 @@ import TailorTestSupport
         let first = try (0..<3).map { _ in try stream.next() }
         #expect(first.map(\.name) == ["chats", "badge", "chat"])
         for event in first { try views.take(event) }
+        let paths = ["chats": "/api/chats", "badge": "/api/badge", "chat:\(chatID)": "/api/chats/\(chatID)"]
+        var events: [SSEClient.Event] = []
         for index in 1...5 {
             try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"patch \#(index)"}"#)
+            // Each read before the next: a change that comes while one of its
+            // topic still waits to be written is sent whole in its place.
+            events += try readUntilCurrent(stream, &views, client: bob, paths: paths)
         }
         try bob.send("POST", "/api/chats/\(chatID)/read")
-        let events = try readUntilCurrent(stream, &views, client: bob,
-                                          paths: ["chats": "/api/chats", "badge": "/api/badge", "chat:\(chatID)": "/api/chats/\(chatID)"])
+        events += try readUntilCurrent(stream, &views, client: bob, paths: paths)
         #expect(events.contains { $0.name == "chat.patch" })
         #expect(views.patchesApplied > 0)
         // A new message on a screen is one addition at the end of its messages.
