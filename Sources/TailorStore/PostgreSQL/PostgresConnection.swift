@@ -130,15 +130,17 @@ public final class PostgresConnection: DatabaseConnection {
     }
 
     public func first<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> Row? {
-        let result = try executePrepared(sql, values)
-        defer { PQclear(result) }
-        return PQntuples(result) > 0 ? try row(PostgresRow(result: result, row: 0)) : nil
+        try firstRow(of: try executePrepared(sql, values), row)
     }
 
     /// Sends the commit with the statement, in the same round trip.
     public func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable],
                                      row: (any DatabaseRow) throws -> Row) throws -> Row? {
-        let result = try executePrepared(sql, values, committing: true)
+        try firstRow(of: try executePrepared(sql, values, committing: true), row)
+    }
+
+    /// The first row of `result`, mapped; the result is freed.
+    private func firstRow<Row>(of result: OpaquePointer, _ row: (any DatabaseRow) throws -> Row) throws -> Row? {
         defer { PQclear(result) }
         return PQntuples(result) > 0 ? try row(PostgresRow(result: result, row: 0)) : nil
     }
