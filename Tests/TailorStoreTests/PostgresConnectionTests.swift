@@ -4,10 +4,10 @@ import TailorTestSupport
 @testable import TailorStore
 
 /// PostgreSQL's connection as it goes over the wire: `BEGIN` goes with the
-/// first statement and `COMMIT` with a committing last one, counted by a relay
-/// between the connection and the test server; what fails in such an
-/// exchange fails as it did when each statement went alone; and the settings
-/// every connection starts with.
+/// first statement, queued statements with the next exchange and `COMMIT`
+/// with a committing last one, counted by a relay between the connection and
+/// the test server; what fails in such an exchange fails as it did when each
+/// statement went alone; and the settings every connection starts with.
 @Suite struct PostgresConnectionTests {
     /// A connection to a fresh database through a relay that counts its round
     /// trips, with a table `t` (a unique `name`) to write. Should it be lost,
@@ -87,6 +87,77 @@ import TailorTestSupport
         try connection.transaction { _ = try connection.run("INSERT INTO t (name) VALUES (?)", "after") }
         #expect(try names(on: connection) == ["taken", "after"])
     }
+
+    /// A batch of the event router: its messages queued, their answers read,
+    /// then the feed's entry with the commit.
+    @Test func aBatchOfThreeMessagesAndItsFeedEntryTakeTwoRoundTrips() throws {
+        let (connection, relay) = try relayedConnection()
+        try PostgresSchema.migrate(connection)
+        let store = Store(connection)
+        let alice = try store.insertUser(name: "alice", at: 1)
+        let bob = try store.insertUser(name: "bob", at: 1)
+        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
+        func batch(_ texts: [String]) throws -> [Int] {
+            try connection.transaction {
+                let sent = texts.map { store.insertMessage(chat: chat.id, sender: alice.id, text: $0, clientID: nil, at: 2) }
+                let read = store.markRead(chat: chat.id, reader: bob.id, at: 3)
+                let ids = try sent.map { try $0.value().message.id }
+                #expect(try read.value() == texts.count, "the read mark ran after the messages, in the order asked")
+                _ = try store.appendChangeAndCommit([1])
+                return ids
+            }
+        }
+        _ = try batch(["warm"])
+        var ids: [Int] = []
+        let trips = try roundTrips(of: relay) { ids = try batch(["one", "two", "three"]) }
+        #expect(trips == 2)
+        #expect(ids == [2, 3, 4])
+        #expect(try connection.query("SELECT text FROM messages ORDER BY id") { $0.text(0) } == ["warm", "one", "two", "three"])
+    }
+
+    @Test func aQueuedStatementGoesBeforeTheNextStatementInTheSameRoundTrip() throws {
+        let (connection, relay) = try relayedConnection()
+        _ = try connection.first("SELECT count(*) FROM t") { $0.int(0) }
+        _ = try connection.runLater("INSERT INTO t (name) VALUES (?)", "warm").value()
+        var count: Int?
+        let trips = try roundTrips(of: relay) {
+            let inserted = connection.runLater("INSERT INTO t (name) VALUES (?)", "queued")
+            count = try connection.first("SELECT count(*) FROM t") { $0.int(0) }
+            #expect(try inserted.value() == 1)
+        }
+        #expect(trips == 1)
+        #expect(count == 2)
+    }
+
+    @Test func aRefusedQueuedStatementAnswersItsErrorAndTheOnesAfterItDidNotRun() throws {
+        let (connection, _) = try relayedConnection()
+        try connection.transaction { _ = try connection.run("INSERT INTO t (name) VALUES (?)", "taken") }
+        var answers: [Result<Int, any Error>] = []
+        let refused = #expect(throws: PostgresError.self) {
+            try connection.transaction {
+                let queued = ["before", "taken", "after"].map { connection.runLater("INSERT INTO t (name) VALUES (?)", $0) }
+                answers = queued.map { later in Result { try later.value() } }
+                _ = try answers[1].get()
+            }
+        }
+        #expect(refused?.isUniqueViolation == true)
+        #expect(try answers[0].get() == 1)
+        #expect(throws: PostgresError.self) { try answers[2].get() }
+        // Queued and then undone, never sent: its answer says so.
+        var undone: Later<Int>?
+        #expect(throws: CancelledBody.self) {
+            try connection.transaction {
+                undone = connection.runLater("INSERT INTO t (name) VALUES (?)", "undone")
+                throw CancelledBody()
+            }
+        }
+        #expect(throws: PostgresError.self) { try undone?.value() }
+        // Queued and never read: it goes with the commit.
+        try connection.transaction { _ = connection.runLater("INSERT INTO t (name) VALUES (?)", "unread") }
+        #expect(try names(on: connection) == ["taken", "unread"])
+    }
+
+    private struct CancelledBody: Error {}
 
     @Test func aConnectionLostBeforeAnExchangeFailsItAsPassingAndTheNextOneReconnects() throws {
         // Straight to the server: the relay passes on one connection only.

@@ -51,7 +51,7 @@ import TailorTestSupport
         #expect(throws: StoreError.nameTaken) { try store.insertUser(name: "alice", at: 2) }
         // A message in a chat that does not exist breaks a foreign key.
         do {
-            _ = try store.insertMessage(chat: 999, sender: alice.id, text: "x", clientID: nil, at: 3)
+            _ = try store.insertMessage(chat: 999, sender: alice.id, text: "x", clientID: nil, at: 3).value()
             Issue.record("a message without its chat was stored")
         } catch let error as any DatabaseFailure {
             #expect(error.isConstraintViolation)
@@ -62,11 +62,11 @@ import TailorTestSupport
         #expect(try store.findOrCreateChat(between: bob.id, and: alice.id, at: 7).created == false)
         // The same client id twice in one chat from one sender stores one
         // message; the second gets the first back.
-        let first = try store.insertMessage(chat: chat.id, sender: alice.id, text: "one", clientID: "c1", at: 5)
-        let again = try store.insertMessage(chat: chat.id, sender: alice.id, text: "two", clientID: "c1", at: 6)
+        let first = try store.insertMessage(chat: chat.id, sender: alice.id, text: "one", clientID: "c1", at: 5).value()
+        let again = try store.insertMessage(chat: chat.id, sender: alice.id, text: "two", clientID: "c1", at: 6).value()
         #expect(!first.duplicate && again.duplicate)
         #expect(again.message == first.message)
-        #expect(try store.insertMessage(chat: chat.id, sender: bob.id, text: "three", clientID: "c1", at: 6).duplicate == false)
+        #expect(try store.insertMessage(chat: chat.id, sender: bob.id, text: "three", clientID: "c1", at: 6).value().duplicate == false)
     }
 
     @Test(arguments: Backend.allCases)
@@ -131,9 +131,9 @@ import TailorTestSupport
         let store = Store(writer)
         let (alice, bob, chat) = try Self.chatOfTwo(in: store)
         let ids = try (0..<5).map {
-            try store.insertMessage(chat: chat.id, sender: $0 % 2 == 0 ? alice.id : bob.id, text: "m\($0)", clientID: nil, at: $0).message.id
+            try store.insertMessage(chat: chat.id, sender: $0 % 2 == 0 ? alice.id : bob.id, text: "m\($0)", clientID: nil, at: $0).value().message.id
         }
-        #expect(try store.markRead(chat: chat.id, reader: alice.id, at: 9) == 2)
+        #expect(try store.markRead(chat: chat.id, reader: alice.id, at: 9).value() == 2)
 
         let latest = try store.messagePageOutline(chat: chat.id, before: nil, limit: 3)
         #expect(latest.states.map(\.id) == Array(ids[2...]))
@@ -262,7 +262,7 @@ import TailorTestSupport
             do {
                 for index in 0..<rounds {
                     try box.connection.transaction {
-                        _ = try Store(box.connection).insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index)
+                        _ = try Store(box.connection).insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index).value()
                         inside.signal()
                         read.wait()
                     }

@@ -53,9 +53,9 @@ import Testing
         let store = Store(writer)
         let (alice, bob, chat) = try StoreRulesTests.chatOfTwo(in: store)
         for index in 0..<5 {
-            _ = try store.insertMessage(chat: chat.id, sender: index % 2 == 0 ? alice.id : bob.id, text: "m\(index)", clientID: nil, at: index)
+            _ = try store.insertMessage(chat: chat.id, sender: index % 2 == 0 ? alice.id : bob.id, text: "m\(index)", clientID: nil, at: index).value()
         }
-        _ = try store.markRead(chat: chat.id, reader: alice.id, at: 9)
+        _ = try store.markRead(chat: chat.id, reader: alice.id, at: 9).value()
         let plan = try writer.query("EXPLAIN QUERY PLAN SELECT id, sender_id, read_at IS NOT NULL FROM messages WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
                                     chat.id, Int.max, 4) { $0.text(3) }
         #expect(plan.contains { $0.contains("COVERING INDEX messages_page") }, "\(plan)")
@@ -145,7 +145,7 @@ extension StoreTests {
         let (alice, _, chat) = try StoreRulesTests.chatOfTwo(in: store)
         func send(_ count: Int) throws {
             for index in 0..<count {
-                try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index) }
+                try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index).value() }
             }
         }
         try send(1000)
@@ -183,14 +183,14 @@ extension StoreTests {
         try reader.readTransaction {
             #expect(try reader.first("SELECT count(*) FROM messages") { $0.int(0) } == 0)
             for index in 0..<2500 {
-                try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index) }
+                try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "m\(index)", clientID: nil, at: index).value() }
             }
             #expect(try reader.first("SELECT count(*) FROM messages") { $0.int(0) } == 0)
         }
         #expect(database.sqliteFile!.checkpointer.done.byWriter > 0)
         #expect(logBytes() > SQLiteFile.logBytesKept)
         for index in 0..<50 {
-            try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "n\(index)", clientID: nil, at: index) }
+            try writer.transaction { _ = try store.insertMessage(chat: chat.id, sender: alice.id, text: "n\(index)", clientID: nil, at: index).value() }
             database.sqliteFile!.checkpointer.finish()
         }
         #expect(logBytes() <= SQLiteFile.logBytesKept)

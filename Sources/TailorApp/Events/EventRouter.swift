@@ -11,10 +11,12 @@ import TailorStore
 ///
 /// Events that arrive while a batch is being written wait and are written together
 /// as the next batch, in one transaction (group commit): under load one commit
-/// serves many events. One refused event leaves the rest of its batch alone: a
-/// batch is written first with its events side by side, and only when one of
-/// them is refused is it undone and written again with each event in a
-/// savepoint of its own. Refusals are rare, and savepoints cost two more round
+/// serves many events; on PostgreSQL the messages and read marks of a batch
+/// go to the server in one round trip, and its feed entry and commit in one
+/// more. One refused event leaves the rest of its batch alone: a batch is
+/// written first with its events side by side, and only when one of them is
+/// refused is it undone and written again with each event in a savepoint of
+/// its own. Refusals are rare, and savepoints cost two more round
 /// trips per event on PostgreSQL. A source is answered only after the batch
 /// holding its event is committed.
 public final class EventRouter: Sendable {
@@ -150,17 +152,24 @@ public final class EventRouter: Sendable {
                 results.removeAll(keepingCapacity: true)
                 entry = try connection.transaction {
                     let time = now()
-                    for pending in batch {
-                        let result = eachAlone
-                            ? Result { try connection.savepoint { try applier.apply(pending.event, at: time) } }
-                            : Result { try applier.apply(pending.event, at: time) }
-                        if case .failure(let error) = result {
+                    if eachAlone {
+                        for pending in batch {
+                            let result = Result { try connection.savepoint { try applier.apply(pending.event, at: time) } }
                             // A deadlock with another server's transaction: undoing
                             // this event alone would leave both holding their locks.
-                            if let failure = error as? any DatabaseFailure, failure.isConflictWithAnotherTransaction { throw error }
-                            if !eachAlone { throw RefusedBesideOthers(error: error) }
+                            if case .failure(let error) = result, Self.isConflictWithAnotherTransaction(error) { throw error }
+                            results.append(result)
                         }
-                        results.append(result)
+                    } else {
+                        do {
+                            // Every event asks before any answer is read: the
+                            // first read sends all their statements together.
+                            let outcomes = try batch.map { try applier.start($0.event, at: time) }
+                            for outcome in outcomes { results.append(.success(try outcome.value())) }
+                        } catch {
+                            if Self.isConflictWithAnotherTransaction(error) { throw error }
+                            throw RefusedBesideOthers(error: error)
+                        }
                     }
                     return try recordInFeed(results, store: store)
                 }
@@ -211,6 +220,11 @@ public final class EventRouter: Sendable {
 }
 
 extension EventRouter {
+    /// The database undid the transaction for another's sake: it may be written again whole.
+    private static func isConflictWithAnotherTransaction(_ error: any Error) -> Bool {
+        (error as? any DatabaseFailure)?.isConflictWithAnotherTransaction == true
+    }
+
     /// Records the batch's changes in the feed, in its transaction; nil when
     /// none of its events changed what anyone sees.
     private func recordInFeed(_ results: [Result<EventOutcome, any Error>], store: Store) throws -> FeedEntry? {

@@ -23,6 +23,18 @@ public protocol DatabaseConnection: AnyObject {
     /// after it in the transaction; outside one it is `first`.
     func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> Row?
 
+    /// Queues a statement whose first row is wanted, but not yet: it is sent
+    /// with the next statement that must be answered now, or when an answer
+    /// of the queue is read, in one round trip with the others queued
+    /// (PostgreSQL). Where a round trip costs nothing (SQLite) it runs now.
+    /// A failure is the answer's, and ends the sending of the rest: the
+    /// statements after it are not run and answer with the same error.
+    func firstLater<Row>(_ sql: String, binding values: [any DatabaseBindable],
+                         row: @escaping (any DatabaseRow) throws -> Row) -> Later<Row?>
+
+    /// Queues a statement, as `firstLater` does; its answer is how many rows it changed.
+    func runLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int>
+
     /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T
 
@@ -45,6 +57,25 @@ extension DatabaseConnection {
     public func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable],
                                      row: (any DatabaseRow) throws -> Row) throws -> Row? {
         try first(sql, binding: values, row: row)
+    }
+
+    /// Where a statement costs no round trip (SQLite), it runs at once.
+    public func firstLater<Row>(_ sql: String, binding values: [any DatabaseBindable],
+                                row: @escaping (any DatabaseRow) throws -> Row) -> Later<Row?> {
+        Later(result: Result { try first(sql, binding: values, row: row) })
+    }
+
+    public func runLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int> {
+        Later(result: Result { try run(sql, binding: values) })
+    }
+
+    public func firstLater<Row>(_ sql: String, _ values: any DatabaseBindable...,
+                                row: @escaping (any DatabaseRow) throws -> Row) -> Later<Row?> {
+        firstLater(sql, binding: values, row: row)
+    }
+
+    public func runLater(_ sql: String, _ values: any DatabaseBindable...) -> Later<Int> {
+        runLater(sql, binding: values)
     }
 
     public func firstCommitting<Row>(_ sql: String, _ values: any DatabaseBindable..., row: (any DatabaseRow) throws -> Row) throws -> Row? {

@@ -15,7 +15,9 @@ import Glibc
 /// is not sent alone: it goes with the transaction's first statement, and a
 /// statement run with `firstCommitting` takes the `COMMIT` with it (libpq's
 /// pipeline mode). A write of one statement and its feed entry is then two
-/// round trips instead of four.
+/// round trips instead of four. Statements queued with `firstLater` and
+/// `runLater` wait for the next exchange and go in it too: a batch of events
+/// sends all its statements at once and reads their answers after.
 public final class PostgresConnection: DatabaseConnection {
     /// nil while the server cannot be reached: a reconnection failed.
     private var handle: OpaquePointer?
@@ -24,6 +26,8 @@ public final class PostgresConnection: DatabaseConnection {
     /// What each SQL text was prepared as, by the text the store wrote.
     private var statements: [String: PreparedStatement] = [:]
     private var transactionState = TransactionState.none
+    /// Statements whose answers can wait, oldest first: sent with the next exchange.
+    private var queued: [QueuedStatement] = []
 
     /// Where the connection is in a transaction run by `transaction` or `readTransaction`.
     private enum TransactionState: Equatable {
@@ -39,6 +43,29 @@ public final class PostgresConnection: DatabaseConnection {
     private struct PreparedStatement {
         let name: String
         let sql: String
+    }
+
+    /// A statement and its parameters, as the store wrote them.
+    private struct Statement {
+        let sql: String
+        let values: [any DatabaseBindable]
+    }
+
+    /// A statement queued by `firstLater` or `runLater`, and what takes its
+    /// answer: a result (which it frees) or the failure that stopped it.
+    private struct QueuedStatement {
+        let statement: Statement
+        let answer: (Result<OpaquePointer, any Error>) -> Void
+    }
+
+    /// Where a queued statement's answer waits until it is read.
+    private final class Answer<Value> {
+        var result: Result<Value, any Error>?
+
+        func value() throws -> Value {
+            guard let result else { preconditionFailure("a queued statement's answer was read before it was sent") }
+            return try result.get()
+        }
     }
 
     public init(url: String) throws {
@@ -99,6 +126,8 @@ public final class PostgresConnection: DatabaseConnection {
 
     /// Runs one or more statements without parameters (schema, settings).
     public func execute(_ sql: String) throws {
+        // What was queued runs first, in the order asked.
+        if !queued.isEmpty { _ = try exchange(nil) }
         var text = sql
         if case .unsent(let begin) = transactionState {
             // Several statements in one text run in one round trip.
@@ -112,13 +141,11 @@ public final class PostgresConnection: DatabaseConnection {
 
     @discardableResult
     public func run(_ sql: String, binding values: [any DatabaseBindable]) throws -> Int {
-        let result = try executePrepared(sql, values)
-        defer { PQclear(result) }
-        return Int(String(cString: PQcmdTuples(result))) ?? 0
+        Self.changedRows(of: try executePrepared(Statement(sql: sql, values: values)))
     }
 
     public func query<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> [Row] {
-        let result = try executePrepared(sql, values)
+        let result = try executePrepared(Statement(sql: sql, values: values))
         defer { PQclear(result) }
         let count = PQntuples(result)
         var rows: [Row] = []
@@ -130,17 +157,48 @@ public final class PostgresConnection: DatabaseConnection {
     }
 
     public func first<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> Row? {
-        try firstRow(of: try executePrepared(sql, values), row)
+        try Self.firstRow(of: try executePrepared(Statement(sql: sql, values: values)), row)
     }
 
     /// Sends the commit with the statement, in the same round trip.
     public func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable],
                                      row: (any DatabaseRow) throws -> Row) throws -> Row? {
-        try firstRow(of: try executePrepared(sql, values, committing: true), row)
+        try Self.firstRow(of: try executePrepared(Statement(sql: sql, values: values), committing: true), row)
+    }
+
+    public func firstLater<Row>(_ sql: String, binding values: [any DatabaseBindable],
+                                row: @escaping (any DatabaseRow) throws -> Row) -> Later<Row?> {
+        queue(Statement(sql: sql, values: values)) { result in try Self.firstRow(of: result, row) }
+    }
+
+    public func runLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int> {
+        queue(Statement(sql: sql, values: values)) { result in Self.changedRows(of: result) }
+    }
+
+    /// Queues `statement`; its answer is what `read` makes of its result
+    /// (and frees). Reading the answer first sends the queue, if unsent.
+    private func queue<Value>(_ statement: Statement, read: @escaping (OpaquePointer) throws -> Value) -> Later<Value> {
+        let answer = Answer<Value>()
+        queued.append(QueuedStatement(statement: statement) { result in
+            answer.result = result.flatMap { pointer in Result { try read(pointer) } }
+        })
+        return Later { [self] in
+            // A failed exchange answers every statement it took: the answer says.
+            if answer.result == nil {
+                do { _ = try exchange(nil) } catch { /* each answer holds what came to its statement */ }
+            }
+            return try answer.value()
+        }
+    }
+
+    /// How many rows the statement of `result` changed; the result is freed.
+    private static func changedRows(of result: OpaquePointer) -> Int {
+        defer { PQclear(result) }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
     /// The first row of `result`, mapped; the result is freed.
-    private func firstRow<Row>(of result: OpaquePointer, _ row: (any DatabaseRow) throws -> Row) throws -> Row? {
+    private static func firstRow<Row>(of result: OpaquePointer, _ row: (any DatabaseRow) throws -> Row) throws -> Row? {
         defer { PQclear(result) }
         return PQntuples(result) > 0 ? try row(PostgresRow(result: result, row: 0)) : nil
     }
@@ -160,6 +218,7 @@ public final class PostgresConnection: DatabaseConnection {
             try execute("RELEASE event")
             return result
         } catch {
+            discardQueued()
             rollBack("ROLLBACK TO event; RELEASE event")
             throw error
         }
@@ -167,15 +226,17 @@ public final class PostgresConnection: DatabaseConnection {
 
     /// Runs `body` in a transaction begun by `begin`: committed if it
     /// returns, rolled back if it throws. A body that ran no statement sends
-    /// nothing at all.
+    /// nothing at all; statements it queued and never read go with the commit.
     private func inTransaction<T>(_ body: () throws -> T, begin: String) throws -> T {
         transactionState = .unsent(begin: begin)
         defer { transactionState = .none }
         do {
             let result = try body()
+            if !queued.isEmpty { _ = try exchange(nil, committing: true) }
             if case .open = transactionState { try execute("COMMIT") }
             return result
         } catch {
+            discardQueued()
             if case .open = transactionState { rollBack("ROLLBACK") }
             throw error
         }
@@ -208,48 +269,94 @@ public final class PostgresConnection: DatabaseConnection {
         PQclear(result)
     }
 
-    /// Runs a prepared statement, with the transaction's unsent `BEGIN`
-    /// before it and, when `committing` in a transaction, `COMMIT` after it.
-    private func executePrepared(_ sql: String, _ values: [any DatabaseBindable], committing: Bool = false) throws -> OpaquePointer {
-        let handle = try connected()
-        let statement = try prepared(sql, parameterCount: values.count, on: handle)
-        let parameters = PostgresParameters(values)
-        defer { parameters.deallocate() }
-        var begin: String?
-        if case .unsent(let text) = transactionState { begin = text }
-        let commit = committing && transactionState != .none
-        guard begin != nil || commit else {
-            let result = PQexecPrepared(handle, statement.name, Int32(values.count), parameters.values, parameters.lengths,
-                                        parameters.formats, 0)
-            return try checked(result, sql: sql)
+    /// Runs a prepared statement after what is queued (see `exchange`).
+    private func executePrepared(_ statement: Statement, committing: Bool = false) throws -> OpaquePointer {
+        guard let result = try exchange(statement, committing: committing) else {
+            preconditionFailure("an exchange with a statement answers it")
         }
-        if begin != nil { transactionState = .open }
-        let results: [OpaquePointer?]
+        return result
+    }
+
+    /// Sends the transaction's unsent `BEGIN`, the queued statements,
+    /// `statement`, and `COMMIT` when `committing` in a transaction, in one
+    /// round trip; returns the result of `statement`. The queued statements'
+    /// answers are given to them; the first failure is also thrown, since the
+    /// server skipped everything after it. With nothing to send but a
+    /// `BEGIN`, nothing is sent.
+    private func exchange(_ statement: Statement?, committing: Bool = false) throws -> OpaquePointer? {
+        let queue = queued
+        queued.removeAll()
+        var answered = 0
         do {
-            results = try PostgresPipeline.exchange(on: handle) { pipeline in
-                if let begin { try pipeline.send(begin) }
-                try pipeline.send(prepared: statement.name, parameters)
-                if commit { try pipeline.send("COMMIT") }
+            let handle = try connected()
+            var begin: String?
+            if case .unsent(let text) = transactionState { begin = text }
+            let commit = committing && transactionState != .none
+            if let statement, queue.isEmpty, begin == nil, !commit {
+                // Alone: no pipeline needed.
+                let prepared = try prepared(statement.sql, on: handle)
+                let parameters = PostgresParameters(statement.values)
+                defer { parameters.deallocate() }
+                let result = PQexecPrepared(handle, prepared.name, Int32(parameters.count), parameters.values, parameters.lengths,
+                                            parameters.formats, 0)
+                return try checked(result, sql: statement.sql)
             }
-        } catch {
-            // Part of an exchange may be unread: the connection starts anew.
-            disconnect()
-            throw error
-        }
-        let texts = [begin, sql, commit ? "COMMIT" : nil].compactMap { $0 }
-        let statementIndex = begin == nil ? 0 : 1
-        defer {
-            for (index, result) in results.enumerated() where index != statementIndex { PQclear(result) }
-        }
-        do {
+            let statements = queue.map(\.statement) + (statement.map { [$0] } ?? [])
+            if statements.isEmpty && !commit { return nil }
+            let names = try statements.map { try prepared($0.sql, on: handle).name }
+            let parameters = statements.map { PostgresParameters($0.values) }
+            defer { parameters.forEach { $0.deallocate() } }
+            if begin != nil { transactionState = .open }
+            let results: [OpaquePointer?]
+            do {
+                results = try PostgresPipeline.exchange(on: handle) { pipeline in
+                    if let begin { try pipeline.send(begin) }
+                    for (name, parameters) in zip(names, parameters) { try pipeline.send(prepared: name, parameters) }
+                    if commit { try pipeline.send("COMMIT") }
+                }
+            } catch {
+                // Part of an exchange may be unread: the connection starts anew.
+                disconnect()
+                throw error
+            }
             // In order: after the first failure the server skipped the rest.
-            for (result, text) in zip(results, texts) { try check(result, sql: text) }
+            var failure: (any Error)?
+            var taken = 0
+            func take(_ sql: String) -> Result<OpaquePointer, any Error> {
+                let result = results[taken]
+                taken += 1
+                if let failure {
+                    PQclear(result)
+                    return .failure(failure)
+                }
+                let checked = Result { try self.checked(result, sql: sql) }
+                if case .failure(let error) = checked { failure = error }
+                return checked
+            }
+            if let begin, case .success(let result) = take(begin) { PQclear(result) }
+            for queuedStatement in queue {
+                queuedStatement.answer(take(queuedStatement.statement.sql))
+                answered += 1
+            }
+            let statementResult = statement.map { take($0.sql) }
+            if commit, case .success(let result) = take("COMMIT") { PQclear(result) }
+            if let failure {
+                if case .success(let result) = statementResult { PQclear(result) }
+                throw failure
+            }
+            if commit { transactionState = .committed }
+            return try statementResult?.get()
         } catch {
-            PQclear(results[statementIndex])
+            for queuedStatement in queue.dropFirst(answered) { queuedStatement.answer(.failure(error)) }
             throw error
         }
-        if commit { transactionState = .committed }
-        return results[statementIndex]!
+    }
+
+    /// Queued statements that will not be sent: their transaction was undone.
+    private func discardQueued() {
+        let queue = queued
+        queued.removeAll()
+        for queuedStatement in queue { queuedStatement.answer(.failure(PostgresError.notSent(queuedStatement.statement.sql))) }
     }
 
     /// Takes `result` if it succeeded; frees it and throws if not.
@@ -263,7 +370,7 @@ public final class PostgresConnection: DatabaseConnection {
         return result!
     }
 
-    private func prepared(_ sql: String, parameterCount: Int, on handle: OpaquePointer) throws -> PreparedStatement {
+    private func prepared(_ sql: String, on handle: OpaquePointer) throws -> PreparedStatement {
         if let statement = statements[sql] { return statement }
         let statement = PreparedStatement(name: "s\(statements.count)", sql: PostgresSQL.translate(sql))
         let result = PQprepare(handle, statement.name, statement.sql, 0, nil)

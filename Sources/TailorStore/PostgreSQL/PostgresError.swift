@@ -18,6 +18,11 @@ public struct PostgresError: DatabaseFailure, Sendable {
         PostgresError(sqlState: "08006", message: message.trimmingTrailingNewlines, sql: nil)
     }
 
+    /// A queued statement that was never sent: its transaction was undone first.
+    static func notSent(_ sql: String) -> PostgresError {
+        PostgresError(sqlState: "25P02", message: "not sent: its transaction was undone first", sql: sql)
+    }
+
     public var description: String {
         "PostgreSQL error \(sqlState): \(message)" + (sql.map { " in: \($0)" } ?? "")
     }

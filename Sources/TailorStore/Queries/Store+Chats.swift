@@ -19,20 +19,26 @@ extension Store {
     /// Stores a message, unless its sender sent one with the same client id in
     /// this chat before: then nothing is stored and that earlier message comes
     /// back as a `duplicate`. A retry that two servers get at once is stored once.
-    public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, at now: Int) throws -> (message: Message, duplicate: Bool) {
-        let id = try connection.first("""
+    /// The answer comes with the next round trip (see `Later`): a batch sends
+    /// all its messages at once.
+    public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, at now: Int) -> Later<(message: Message, duplicate: Bool)> {
+        connection.firstLater("""
             INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
             """, chat, sender, text, clientID, now) { $0.int(0) }
-        guard let id else {
-            return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true)
+        .then { id in
+            guard let id else {
+                return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true)
+            }
+            return (Message(id: id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, readAt: nil), false)
         }
-        return (Message(id: id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, readAt: nil), false)
     }
 
-    /// Marks every unread message the other side sent as read; returns how many.
-    public func markRead(chat: Int, reader: Int, at now: Int) throws -> Int {
-        try connection.run("UPDATE messages INDEXED BY messages_unread SET read_at = ? WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL", now, chat, reader)
+    /// Marks every unread message the other side sent as read; answers how
+    /// many, with the next round trip (see `Later`).
+    public func markRead(chat: Int, reader: Int, at now: Int) -> Later<Int> {
+        connection.runLater("UPDATE messages INDEXED BY messages_unread SET read_at = ? WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL",
+                            now, chat, reader)
     }
 
     // MARK: Reads
