@@ -33,7 +33,7 @@ import TailorStore
             let applier = EventApplier(store: store, maxOrdersPerUser: 10_000, committedChats: committedChats)
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
             committedChats.noteCommitted(outcomes.map { .success($0) })
-            directory.committed(outcomes.flatMap(Change.changes(of:)), at: clock, store: store, storeAsOf: clock)
+            directory.committed(outcomes.flatMap(Change.changes(of:)), at: clock, snapshot: FeedSnapshot(store, showing: clock))
             return outcomes
         }
 

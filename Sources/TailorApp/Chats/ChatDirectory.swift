@@ -99,15 +99,15 @@ final class ChatDirectory: Sendable {
     // MARK: Keeping up, on the writer
 
     /// Brings kept chats up to date with the feed's entry at `position`, and
-    /// keeps the users it touched, read from `store` if new. `store` shows the
-    /// feed up to `storeAsOf`, which may be past `position` when other servers
-    /// write too: a chat read from it already holds the entries up to there,
-    /// and skips them when they come.
-    func committed(_ changes: [Change], at position: Int, store: Store, storeAsOf: Int) {
+    /// keeps the users it touched, read from `snapshot` if new. The snapshot
+    /// may show the feed past `position` when other servers write too: a chat
+    /// read from it already holds the entries up to there, and skips them
+    /// when they come.
+    func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) {
         let (touched, stale) = state.withLock { Self.apply(changes, at: position, to: &$0) }
         guard !touched.isEmpty else { return }
         let unknown = state.withLock { state in touched.filter { state.chatIDs(of: $0) == nil } }
-        let read = Self.read(users: stale.union(unknown), from: store, asOf: storeAsOf, knowing: { id in
+        let read = Self.read(users: stale.union(unknown), from: snapshot, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
         })
         state.withLock { state in
@@ -157,10 +157,13 @@ final class ChatDirectory: Sendable {
 
     /// Reads `users` whole: each one's chat ids, and every chat not known yet.
     /// A user whose chats cannot all be read, or who has too many, is left out.
-    private static func read(users: Set<Int>, from store: Store, asOf position: Int, knowing isKnown: (Int) -> Bool)
+    private static func read(users: Set<Int>, from snapshot: FeedSnapshot, knowing isKnown: (Int) -> Bool)
         -> (users: [Int: [Int]], chats: [Int: KeptChat]) {
         var readUsers: [Int: [Int]] = [:]
         var readChats: [Int: KeptChat] = [:]
+        // Asked only when there is something to read: it may begin the snapshot.
+        guard !users.isEmpty, let position = try? snapshot.position() else { return ([:], [:]) }
+        let store = snapshot.store
         for user in users {
             guard let ids = try? store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1), ids.count <= maxChatsOfKeptUser else { continue }
             let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store, asOf: position)) }

@@ -41,19 +41,19 @@ final class EventHandler: Sendable {
         lanes = (0..<sharing.count).map { PublisherLane(index: $0) }
     }
 
-    /// Follows one entry of the feed, in position order. `store` shows the
-    /// feed up to `storeAsOf`: the entry's own position, or a later one when
-    /// other servers write too.
-    func committed(_ entry: FeedEntry, store: Store, storeAsOf: Int) {
+    /// Follows one entry of the feed, in position order. `snapshot` shows the
+    /// feed up to the entry's own position, or a later one when other
+    /// servers write too.
+    func committed(_ entry: FeedEntry, snapshot: FeedSnapshot) {
         // Before the cache forgets: a view built after that reads the kept chats as they are now.
-        directory.committed(entry.changes, at: entry.position, store: store, storeAsOf: storeAsOf)
+        directory.committed(entry.changes, at: entry.position, snapshot: snapshot)
         var changes = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
         for change in entry.changes {
             changes.formUnion(Self.topicChanges(for: change))
             switch change {
             case .messageSent(let message, let chat):
-                if let sender = name(of: message.senderID, in: store) {
+                if let sender = name(of: message.senderID, in: snapshot.store) {
                     notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender,
                                                text: message.text, position: Int64(entry.position)))
                 }

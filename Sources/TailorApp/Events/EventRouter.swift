@@ -210,7 +210,7 @@ public final class EventRouter: Sendable {
                 return
             }
             // The writer's connection shows exactly this commit: there is no other writer.
-            handler.committed(entry, store: store, storeAsOf: entry.position)
+            handler.committed(entry, snapshot: FeedSnapshot(store, showing: entry.position))
             progress.advance(to: entry.position)
         }
         for (pending, result) in zip(batch, results) {

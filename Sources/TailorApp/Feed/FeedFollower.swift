@@ -36,7 +36,7 @@ final class FeedFollower: Sendable {
 
     /// Seconds between reads of the feed when no notification came.
     static let pollInterval = 0.25
-    /// Entries read and applied in one transaction.
+    /// Entries read and applied at once.
     static let batchSize = 500
 
     /// Follows from where `progress` says this server is.
@@ -138,26 +138,30 @@ final class FeedFollower: Sendable {
         case socketOrTime
     }
 
-    /// Reads and applies the next entries in one snapshot; returns how many.
+    /// Reads the next entries and applies them; returns how many. The page
+    /// is one statement, a snapshot of its own; what the handler reads
+    /// besides, it reads in one snapshot begun with its first read, and most
+    /// pages need none: then the read is one round trip, with no transaction.
     private func applyNext(on connection: PostgresConnection) throws -> Int {
         let from = progress.applied
         let store = Store(connection)
-        let count = try connection.readTransaction { () throws -> Int in
-            let page = try store.feedPage(after: from, limit: Self.batchSize)
-            latest.store(page.latest, ordering: .relaxed)
-            guard !page.entries.isEmpty else { return 0 }
-            if from < page.horizon {
-                failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
-                    + "\(page.horizon)): its caches start over and every stream gets its view models anew")
-                handler.startOver(at: page.latest)
-                progress.advance(to: page.latest)
-                return 0
-            }
+        let page = try store.feedPage(after: from, limit: Self.batchSize)
+        latest.store(page.latest, ordering: .relaxed)
+        guard !page.entries.isEmpty else { return 0 }
+        if from < page.horizon {
+            failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
+                + "\(page.horizon)): its caches start over and every stream gets its view models anew")
+            handler.startOver(at: page.latest)
+            progress.advance(to: page.latest)
+            return 0
+        }
+        try connection.readTransaction {
+            let snapshot = FeedSnapshot(takenWhenRead: store)
             for row in page.entries {
                 do {
                     let entry = try takeWrittenHere(at: row.position)
                         ?? FeedEntry(position: row.position, changes: ChangeEncoding.changes(from: row.body))
-                    handler.committed(entry, store: store, storeAsOf: page.latest)
+                    handler.committed(entry, snapshot: snapshot)
                 } catch {
                     // Written by a newer version of the server, or damaged: the
                     // feed goes on without it rather than stop here for good.
@@ -165,9 +169,8 @@ final class FeedFollower: Sendable {
                 }
                 progress.advance(to: row.position)
             }
-            return page.entries.count
         }
-        return count
+        return page.entries.count
     }
 
     @discardableResult
