@@ -18,16 +18,20 @@ public final class FeedAppender {
     /// PostgreSQL: the position through which the next commit prunes the
     /// entries (the entry is the last statement of its own).
     private var pruneThrough: Int?
+    /// PostgreSQL: this server, as the notifications of its commits name it.
+    private let origin: String
 
     /// Positions reserved at a time on SQLite.
     static let block = 1_000
     /// Positions between two prunings of PostgreSQL's entries.
     static let pruneEvery = 1_000
 
-    /// `store` is the writer's; `window` the entries PostgreSQL's feed keeps.
-    public init(store: Store, window: Int) throws {
+    /// `store` is the writer's; `window` the entries PostgreSQL's feed keeps;
+    /// `origin` names this server in the notifications of its commits.
+    public init(store: Store, window: Int, origin: String = "") throws {
         engine = store.connection.engine
         self.window = max(window, 1)
+        self.origin = origin
         reserved = try store.lastPosition()
         next = reserved + 1
     }
@@ -46,7 +50,7 @@ public final class FeedAppender {
             return next
         case .postgres:
             if let horizon = pruneThrough { try store.pruneChanges(through: horizon) }
-            let position = try store.appendChangeAndCommit(body())
+            let position = try store.appendChangeAndCommit(body(), origin: origin)
             // The latest entry always stays.
             pruneThrough = position % min(Self.pruneEvery, window) == 0 ? position - window : nil
             return position

@@ -56,7 +56,7 @@ public final class EventRouter: Sendable {
     init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
          follower: FeedFollower?, progress: FeedProgress, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
-        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow))
+        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: follower?.origin ?? ""))
         self.handler = handler
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
@@ -251,8 +251,8 @@ private final class WriterConnection {
     let feed: FeedAppender
     let committedChats = CommittedChats()
 
-    init(_ connection: any DatabaseConnection, feedWindow: Int) throws {
+    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String) throws {
         self.connection = connection
-        feed = try FeedAppender(store: Store(connection), window: feedWindow)
+        feed = try FeedAppender(store: Store(connection), window: feedWindow, origin: origin)
     }
 }

@@ -13,8 +13,11 @@ import TailorStore
 /// It runs on a thread of its own with a connection of its own, which LISTENs
 /// for the notification each commit sends. A notification only wakes it: the
 /// table is the truth, so a missed one costs at most `pollInterval`, after
-/// which it reads anyway. When the connection fails (the database restarts)
-/// it opens another after a growing pause, and reads on from where it was.
+/// which it reads anyway. A commit of this server's own that comes right
+/// after the last position applied needs no read: nothing can come between
+/// the two, and the writer hands its entry over. When the connection fails
+/// (the database restarts) it opens another after a growing pause, and reads
+/// on from where it was.
 final class FeedFollower: Sendable {
     private let url: String
     private let handler: EventHandler
@@ -30,6 +33,9 @@ final class FeedFollower: Sendable {
     /// (decoding was about a tenth of this thread's time). What the feed holds
     /// at those positions is the encoding of the very same changes.
     private let writtenHere = Mutex<[FeedEntry]>([])
+    /// This server, as the notifications of its own commits name it: those
+    /// are no reason to read, since the writer hands their entries over.
+    let origin = String(UInt64.random(in: 1...UInt64.max), radix: 36)
 
     /// Added to the connection's application name.
     static let applicationNameSuffix = "-feed"
@@ -105,29 +111,76 @@ final class FeedFollower: Sendable {
 
     /// Applies what is new, then waits for news, until told to stop.
     private func follow(on connection: PostgresConnection) throws {
+        var readNeeded = true
+        var nextPoll: UInt64 = 0
         while !stopping.load(ordering: .acquiring) {
-            while try applyNext(on: connection) == Self.batchSize {}
-            try waitForNews(on: connection)
+            if readNeeded || MonotonicClock.now >= nextPoll {
+                while try applyNext(on: connection) == Self.batchSize {}
+                nextPoll = MonotonicClock.now + UInt64(Self.pollInterval * 1e9)
+            }
+            let news = try waitForNews(on: connection, until: nextPoll)
+            try applyWrittenHere(on: connection)
+            switch news {
+            case .notified(let position): readNeeded = position > progress.applied
+            // One left means a position before it is missing: another server's.
+            case .committedHere: readNeeded = writtenHere.withLock { !$0.isEmpty }
+            case .timeUp: readNeeded = true
+            }
         }
     }
 
+    /// What a wait for news ended with.
+    private enum News {
+        /// Another server's notification of a position not applied yet
+        /// (`Int.max`: one that names no position, an older server's).
+        case notified(Int)
+        /// This server committed what is not applied yet.
+        case committedHere
+        /// The poll interval passed, or the follower is to stop.
+        case timeUp
+    }
+
     /// Waits until the feed may hold what is not applied: a commit here or a
-    /// notification of a later position, or the end of the poll interval.
-    /// Each commit here comes both ways, in either order, and whichever comes
-    /// second is no reason to read again. A notification that came in with
-    /// the last read's answers is in libpq's hands, not on the socket: it is
-    /// looked at before waiting.
-    private func waitForNews(on connection: PostgresConnection) throws {
-        let deadline = MonotonicClock.now + UInt64(Self.pollInterval * 1e9)
+    /// notification of a later position, or `deadline`, the time to read
+    /// anyway.
+    /// A commit here comes both ways: its notification only says what the
+    /// writer's hand-over says too, and is no reason to end the wait. A
+    /// notification that came in with the last read's answers is in libpq's
+    /// hands, not on the socket: it is looked at before waiting.
+    private func waitForNews(on connection: PostgresConnection, until deadline: UInt64) throws -> News {
         while !stopping.load(ordering: .acquiring) {
             let applied = progress.applied
-            // A payload that is no position (an older server's) is news.
-            if try connection.takeNotifications().contains(where: { Int($0).map { $0 > applied } ?? true }) { return }
+            let notified = try connection.takeNotifications().map(Self.notification(from:))
+                .filter { $0.origin != origin }.map(\.position).max() ?? 0
+            if notified > applied { return .notified(notified) }
             let now = MonotonicClock.now
-            guard now < deadline else { return }
+            guard now < deadline else { return .timeUp }
             if sleepOrWake(seconds: Double(deadline - now) / 1e9, socket: connection.socket) == .woken,
-               writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return }
+               writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return .committedHere }
         }
+        return .timeUp
+    }
+
+    /// Applies this server's own commits that follow the last position
+    /// applied with none missing between: no other commit can come between
+    /// them, so they need no read of the feed. Under a single server (or
+    /// servers taking turns) that is nearly every entry.
+    private func applyWrittenHere(on connection: PostgresConnection) throws {
+        let store = Store(connection)
+        try connection.readTransaction {
+            let snapshot = FeedSnapshot(takenWhenRead: store)
+            while let entry = takeWrittenHere(at: progress.applied + 1) {
+                handler.committed(entry, snapshot: snapshot)
+                progress.advance(to: entry.position)
+                latest.store(max(latest.load(ordering: .relaxed), entry.position), ordering: .relaxed)
+            }
+        }
+    }
+
+    /// A notification's position and the server that wrote it.
+    private static func notification(from payload: String) -> (position: Int, origin: Substring) {
+        let parts = payload.split(separator: " ", maxSplits: 1)
+        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "")
     }
 
     /// What ended a wait.

@@ -12,16 +12,18 @@ extension Store {
     /// One statement, sent with the commit: the lock is a row the insert
     /// joins, so it is taken before the position is drawn. The notification
     /// (sent at commit) only wakes the servers that follow the feed, which
-    /// then read the table; it names the position, so that a server that has
-    /// applied it already need not read. It is the transaction's last statement.
-    func appendChangeAndCommit(_ body: [UInt8]) throws -> Int {
+    /// then read the table; it names the position and the server that wrote
+    /// it (`origin`), so that a server that has applied it already, or whose
+    /// writer hands it its own entry, need not read. It is the transaction's
+    /// last statement.
+    func appendChangeAndCommit(_ body: [UInt8], origin: String) throws -> Int {
         try expectRow(try connection.firstCommitting("""
             WITH locked AS (SELECT pg_advisory_xact_lock(?1, hashtext(current_schema()))),
                  entry AS (INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?2 AS BYTEA) FROM locked
                            RETURNING position),
-                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(), position::text) FROM entry)
+                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(), position::text || ' ' || ?3) FROM entry)
             SELECT position FROM entry, woken
-            """, PostgresSchema.feedLock, body) { $0.int(0) })
+            """, PostgresSchema.feedLock, body, origin) { $0.int(0) })
     }
 
     /// Records on SQLite that positions up to `position` may be in use.
