@@ -99,7 +99,8 @@ public final class Application: Sendable {
                 totals: ServerMetrics.Totals(
                     eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                     cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
-                    checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter),
+                    checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter,
+                    feedReads: follower?.reads ?? 0),
                 cpuMilliseconds: Int(process.cpuSeconds * 1000), residentBytes: process.residentKiB.now * 1024,
                 openFiles: process.openFiles)
         }.register(on: &router)

@@ -49,6 +49,29 @@ import TailorTestSupport
         #expect(onAEvents["badge"]?.id == onBEvents["badge"]?.id)
     }
 
+    /// A server's own commits come to its follower from its writer: only the
+    /// other server's make it read the feed.
+    @Test func aServerReadsTheFeedForTheOtherServersCommitsNotForItsOwn() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        _ = try a.user("bob")
+        let chatID = try chat(between: alice, and: "bob")
+        let aliceOnB = try b.client()
+        aliceOnB.token = alice.token
+        func reads() throws -> Double {
+            try #require(try MetricsTests.scrape(a)[MetricsTests.Sample(name: "tailor_feed_reads_total", labels: [:])])
+        }
+        let before = try reads()
+        for index in 1...40 { try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"own \#(index)"}"#) }
+        let afterOwn = try reads()
+        // Without a read per commit; the poll reads a few times a second.
+        #expect(afterOwn - before < 20)
+        for index in 1...5 { try aliceOnB.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"other \#(index)"}"#) }
+        let stream = try SSEClient(port: a.port, token: alice.token, topics: "chat:\(chatID)")
+        _ = try stream.next(where: { lastText($0) == "other 5" })
+        #expect(try reads() > afterOwn)
+    }
+
     @Test func aStreamReadOnOneServerResumesOnTheOtherWithWhatFollowed() throws {
         let (a, b) = try twoServers()
         let alice = try a.user("alice")

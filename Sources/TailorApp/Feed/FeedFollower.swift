@@ -28,6 +28,7 @@ final class FeedFollower: Sendable {
     private let failures: ThrottledLog
     private let thread = Mutex<OwnThread?>(nil)
     private let latest = Atomic<Int>(0)
+    private let readCount = Atomic<Int>(0)
     /// This server's own commits not yet applied, in position order: their
     /// changes are taken from here rather than decoded again from the feed
     /// (decoding was about a tenth of this thread's time). What the feed holds
@@ -70,6 +71,9 @@ final class FeedFollower: Sendable {
 
     /// The latest position the feed held when last read, applied or not.
     var latestSeen: Int { latest.load(ordering: .relaxed) }
+
+    /// How many times the feed was read.
+    var reads: Int { readCount.load(ordering: .relaxed) }
 
     /// Reads the feed now rather than at the next notification: this server
     /// committed `entry`, and waits to answer until it is applied.
@@ -199,6 +203,7 @@ final class FeedFollower: Sendable {
         let from = progress.applied
         let store = Store(connection)
         let page = try store.feedPage(after: from, limit: Self.batchSize)
+        readCount.add(1, ordering: .relaxed)
         latest.store(page.latest, ordering: .relaxed)
         guard !page.entries.isEmpty else { return 0 }
         if from < page.horizon {

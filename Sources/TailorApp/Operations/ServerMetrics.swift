@@ -38,6 +38,8 @@ final class ServerMetrics: Sendable {
         var cacheMisses = 0
         var checkpointsOnOwnThread = 0
         var checkpointsByWriter = 0
+        /// Reads of PostgreSQL's feed by the follower.
+        var feedReads = 0
     }
 
     /// The figures of every route, made before the first request so that
@@ -119,6 +121,7 @@ final class ServerMetrics: Sendable {
             "tailor_view_cache_hits_total": sample.totals.cacheHits, "tailor_view_cache_misses_total": sample.totals.cacheMisses,
             "tailor_checkpoints_total": sample.totals.checkpointsOnOwnThread,
             "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
+            "tailor_feed_reads_total": sample.totals.feedReads,
             "process_cpu_milliseconds_total": sample.cpuMilliseconds,
         ]
         lastTotals.withLock { last in
