@@ -146,9 +146,8 @@ final class FeedFollower: Sendable {
 
     /// Waits until the feed may hold what is not applied: a commit here or a
     /// notification of a later position, or `deadline`, the time to read
-    /// anyway.
-    /// A commit here comes both ways: its notification only says what the
-    /// writer's hand-over says too, and is no reason to end the wait. A
+    /// anyway. A commit here comes both ways: its notification only says what
+    /// the writer's hand-over says too, and is no reason to end the wait. A
     /// notification that came in with the last read's answers is in libpq's
     /// hands, not on the socket: it is looked at before waiting.
     private func waitForNews(on connection: PostgresConnection, until deadline: UInt64) throws -> News {
