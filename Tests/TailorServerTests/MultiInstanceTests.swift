@@ -72,6 +72,24 @@ import TailorTestSupport
         #expect(try reads() > afterOwn)
     }
 
+    /// Commits handed from the writer to the follower while it applies
+    /// others: each is applied with a snapshot that shows it, so that the
+    /// kept chats read for it hold it.
+    @Test func pairsOpeningChatsAtOnceEachSeeTheirChatListed() throws {
+        let app = try TestApp(database: try TestDatabase.fresh(.postgres))
+        let pairs = try (0..<24).map { index in (try app.user("open\(index)"), "contact\(index)", try app.user("contact\(index)")) }
+        let openers = pairs.map { opener, contactName, _ in
+            Thread { _ = try? opener.send("POST", "/api/chats", json: #"{"contact":"\#(contactName)"}"#) }
+        }
+        for opener in openers { opener.start() }
+        for (opener, _, contact) in pairs {
+            for client in [opener, contact] {
+                let items = try client.waitFor(topic: "chats") { ($0["items"] as? [[String: Any]])?.count == 1 }["items"]
+                #expect((items as? [[String: Any]])?.count == 1)
+            }
+        }
+    }
+
     @Test func aStreamReadOnOneServerResumesOnTheOtherWithWhatFollowed() throws {
         let (a, b) = try twoServers()
         let alice = try a.user("alice")

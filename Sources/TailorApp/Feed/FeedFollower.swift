@@ -169,15 +169,20 @@ final class FeedFollower: Sendable {
     /// them, so they need no read of the feed. Under a single server (or
     /// servers taking turns) that is nearly every entry.
     private func applyWrittenHere(on connection: PostgresConnection) throws {
+        // Taken before the snapshot can begin, so that it shows every one of
+        // them: an entry handed over while they are applied waits for the next turn.
+        var entries: [FeedEntry] = []
+        while let entry = takeWrittenHere(at: (entries.last?.position ?? progress.applied) + 1) { entries.append(entry) }
+        guard let last = entries.last else { return }
         let store = Store(connection)
         try connection.readTransaction {
             let snapshot = FeedSnapshot(takenWhenRead: store)
-            while let entry = takeWrittenHere(at: progress.applied + 1) {
+            for entry in entries {
                 handler.committed(entry, snapshot: snapshot)
                 progress.advance(to: entry.position)
-                latest.store(max(latest.load(ordering: .relaxed), entry.position), ordering: .relaxed)
             }
         }
+        latest.store(max(latest.load(ordering: .relaxed), last.position), ordering: .relaxed)
     }
 
     /// A notification's position and the server that wrote it.

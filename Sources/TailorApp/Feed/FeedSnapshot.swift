@@ -19,7 +19,8 @@ final class FeedSnapshot {
     }
 
     /// A store in a read transaction that begins with its first statement;
-    /// which position it shows is read when first asked.
+    /// which position it shows is read when first asked. Every entry handed
+    /// to the handler with it must have been committed before it was made.
     init(takenWhenRead store: Store) {
         self.store = store
     }
