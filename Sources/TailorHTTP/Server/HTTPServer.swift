@@ -71,9 +71,15 @@ public final class HTTPServer: Sendable {
     }
 
     private func accept(_ fd: Int32, from peer: PeerAddress, on loop: EventLoop) {
-        let count = activeConnections.add(1)
-        guard count <= configuration.maxConnections, !isDraining, admit(peer) else {
+        // Its address first: a connection counted open is one its address
+        // counts too, so a client that sees the count sees the limit applied.
+        guard !isDraining, admit(peer) else {
+            refuse(fd)
+            return
+        }
+        guard activeConnections.add(1) <= configuration.maxConnections else {
             activeConnections.add(-1)
+            release(peer)
             refuse(fd)
             return
         }
