@@ -162,7 +162,15 @@ final class ChatDirectory: Sendable {
         var readUsers: [Int: [Int]] = [:]
         var readChats: [Int: KeptChat] = [:]
         // Asked only when there is something to read: it may begin the snapshot.
-        guard !users.isEmpty, let position = try? snapshot.position() else { return ([:], [:]) }
+        guard !users.isEmpty else { return ([:], [:]) }
+        let position: Int
+        do {
+            position = try snapshot.position()
+        } catch {
+            // Without the position nothing read could be placed in the feed:
+            // every user is left out, as one whose chats cannot be read is.
+            return ([:], [:])
+        }
         let store = snapshot.store
         for user in users {
             guard let ids = try? store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1), ids.count <= maxChatsOfKeptUser else { continue }
