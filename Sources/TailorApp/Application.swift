@@ -154,28 +154,32 @@ public final class Application: Sendable {
                 streams.heartbeat()
             }
         }
-        // After many connections close (a burst of clients, streams ended for
-        // their memory), their freed memory goes back to the system: glibc keeps
-        // free memory inside its heaps otherwise, and the process stays large.
+        // Free memory goes back to the system after many connections close and
+        // whenever the process grew by a step (see `MemoryUpkeep`).
         let server = server
+        let logger = logger
         memoryUpkeep = Task(executorPreference: server.group.next()) {
-            var peak = server.connectionCount
+            let process = ProcessProbe.current
+            var upkeep = MemoryUpkeep(openConnections: server.connectionCount, residentKiB: process.residentKiB.now)
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(Self.memoryUpkeepInterval))
-                let open = server.connectionCount
-                if peak - open >= Self.connectionsFreedBeforeTrim {
-                    ProcessSetup.releaseFreeMemory()
-                    peak = open
-                }
-                peak = max(peak, open)
+                let before = process.residentKiB.now
+                guard upkeep.shouldTrim(openConnections: server.connectionCount, residentKiB: before) else { continue }
+                let start = MonotonicClock.now
+                ProcessSetup.releaseFreeMemory()
+                let milliseconds = Double(MonotonicClock.now - start) / 1_000_000
+                let after = process.residentKiB.now
+                upkeep.trimmed(openConnections: server.connectionCount, residentKiB: after)
+                logger.info("""
+                    gave free memory back to the system: resident \(before / 1024) → \(after / 1024) MiB \
+                    in \((milliseconds * 10).rounded() / 10) ms
+                    """)
             }
         }
     }
 
-    /// Seconds between looks at how many connections closed since the last one.
+    /// Seconds between looks at the connections closed and the resident size.
     static let memoryUpkeepInterval = 5
-    /// Closed connections after which free memory is given back.
-    static let connectionsFreedBeforeTrim = 256
 
     /// Open event streams, for tests and monitoring.
     public var streamCount: Int { streams.subscriberCount }
