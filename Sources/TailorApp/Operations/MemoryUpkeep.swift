@@ -1,8 +1,9 @@
 /// When to give free heap memory back to the system. glibc keeps memory that
 /// was freed inside its heaps (one per thread that allocates much, each cut
-/// back on its own only past 8 MiB free at its top: see `CSystem`), so without
-/// a trim the resident size of a long run creeps up while the memory in use
-/// stays flat. Two occasions call for one: many connections closed at once
+/// back on its own only past 8 MiB free at its top: see `CSystem`), so the
+/// resident size of a long run stays above the memory in use by what its heaps
+/// hold free. A trim gives that back (free memory scattered between live
+/// blocks it cannot). Two occasions call for one: many connections closed at once
 /// (a burst of clients gone, streams ended for their memory), and the resident
 /// size grown by a step since the last trim.
 struct MemoryUpkeep {
