@@ -67,8 +67,10 @@ public final class Application: Sendable {
         let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
         let progress = FeedProgress(applied: position, isShared: sharedURL != nil)
         follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
-        events = try EventRouter(writer: writer, handler: handler, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
-                             feedWindow: configuration.feedWindow, follower: follower, progress: progress,
+        let feed: FeedApplier = if let follower { .follower(follower) }
+            else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
+        events = try EventRouter(writer: writer, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
+                             feedWindow: configuration.feedWindow, feed: feed, progress: progress,
                              observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, passwordAttemptLimit: configuration.passwordAttemptLimit,

@@ -19,7 +19,7 @@ import TailorTestSupport
             let snapshot = FeedSnapshot(takenWhenRead: Store(reader))
             // Not yet begun: the entry committed now is in the snapshot.
             let second = try commitEntry()
-            #expect(try snapshot.store.chatIDs(of: 1).isEmpty)
+            #expect(try snapshot.reading().chatIDs(of: 1).isEmpty)
             // Begun by that read: a later commit is not.
             _ = try commitEntry()
             #expect(try snapshot.position() == second)

@@ -164,14 +164,15 @@ final class ChatDirectory: Sendable {
         // Asked only when there is something to read: it may begin the snapshot.
         guard !users.isEmpty else { return ([:], [:]) }
         let position: Int
+        let store: Store
         do {
+            store = try snapshot.reading()
             position = try snapshot.position()
         } catch {
             // Without the position nothing read could be placed in the feed:
             // every user is left out, as one whose chats cannot be read is.
             return ([:], [:])
         }
-        let store = snapshot.store
         for user in users {
             guard let ids = try? store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1), ids.count <= maxChatsOfKeptUser else { continue }
             let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store, asOf: position)) }

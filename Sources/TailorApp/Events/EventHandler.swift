@@ -53,7 +53,7 @@ final class EventHandler: Sendable {
             changes.formUnion(Self.topicChanges(for: change))
             switch change {
             case .messageSent(let message, let chat):
-                if let sender = name(of: message.senderID, in: snapshot.store) {
+                if let sender = name(of: message.senderID, in: snapshot) {
                     notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender,
                                                text: message.text, position: Int64(entry.position)))
                 }
@@ -97,9 +97,9 @@ final class EventHandler: Sendable {
     /// A sender's name for a notification: read once, then kept, since a
     /// user's name never changes. At most `maxKeptNames`; past it the memory
     /// starts over.
-    private func name(of user: Int, in store: Store) -> String? {
+    private func name(of user: Int, in snapshot: FeedSnapshot) -> String? {
         if let name = names.withLock({ $0[user] }) { return name }
-        guard let found = try? store.user(id: user) else { return nil }
+        guard let found = try? snapshot.reading().user(id: user) else { return nil }
         names.withLock { names in
             if names.count >= Self.maxKeptNames { names.removeAll() }
             names[user] = found.name

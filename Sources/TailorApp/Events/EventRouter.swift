@@ -7,7 +7,8 @@ import TailorStore
 
 /// The one entry point for changes: applies events in one total order on the
 /// single writer connection, records what they changed in the change feed in
-/// the same transaction, then lets the handler follow the feed's new entry.
+/// the same transaction, then hands the feed's new entry to whoever applies
+/// the feed to this server (`FeedApplier`), and answers once it is applied.
 ///
 /// Events that arrive while a batch is being written wait and are written together
 /// as the next batch, in one transaction (group commit): under load one commit
@@ -33,12 +34,9 @@ public final class EventRouter: Sendable {
     private let queue = Mutex(Queue())
     private let writerThread = SerialThread(name: "writer")
     private let writer: ThreadConfined<WriterConnection>
-    private let handler: EventHandler
     private let now: @Sendable () -> Int
     private let maxOrdersPerUser: Int
-    /// Follows the feed of a database that other servers write too; nil when
-    /// this server is the only writer (SQLite) and hands its entries on itself.
-    private let follower: FeedFollower?
+    private let feed: FeedApplier
     private let progress: FeedProgress
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
@@ -50,17 +48,17 @@ public final class EventRouter: Sendable {
     /// Seconds a committed batch's sources wait for this server to apply it.
     static let applyWait = 2.0
 
-    /// Told of every batch written: how many events, and the nanoseconds it took to write, commit and hand on.
+    /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
-    init(writer: any DatabaseConnection, handler: EventHandler, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
-         follower: FeedFollower?, progress: FeedProgress, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
+    init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
+         feed: FeedApplier, progress: FeedProgress, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
-        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: follower?.origin ?? ""))
-        self.handler = handler
+        let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
+        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin))
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
-        self.follower = follower
+        self.feed = feed
         self.progress = progress
     }
 
@@ -105,9 +103,11 @@ public final class EventRouter: Sendable {
         }
     }
 
-    /// After the last event, on the way out (see `DatabaseConnection.finishWriting`).
+    /// After the last event, on the way out (see `DatabaseConnection.finishWriting`),
+    /// once every entry committed is applied.
     func finish() throws {
         try writerThread.sync { [writer] in try writer.value.connection.finishWriting() }
+        if case .ownThread(let commits) = feed { commits.finish() }
     }
 
     /// Commits slower than this are logged: every request of the batch waited for it.
@@ -119,7 +119,7 @@ public final class EventRouter: Sendable {
         observeBatch(events, nanoseconds)
         let milliseconds = nanoseconds / 1_000_000
         guard milliseconds >= Self.slowCommitMilliseconds else { return }
-        slowCommits.log("a batch of \(events) events took \(milliseconds) ms to write, commit and hand on")
+        slowCommits.log("a batch of \(events) events took \(milliseconds) ms to write and commit")
     }
 
     /// Writes batches until no event waits.
@@ -150,7 +150,7 @@ public final class EventRouter: Sendable {
         while true {
             do {
                 results.removeAll(keepingCapacity: true)
-                entry = try connection.transaction {
+                entry = try committing { try connection.transaction {
                     let time = now()
                     if eachAlone {
                         for pending in batch {
@@ -172,7 +172,7 @@ public final class EventRouter: Sendable {
                         }
                     }
                     return try recordInFeed(results, store: store)
-                }
+                } }
                 writer.value.committedChats.noteCommitted(results)
                 break
             } catch let refused as RefusedBesideOthers {
@@ -194,29 +194,44 @@ public final class EventRouter: Sendable {
                 return
             }
         }
-        if let entry {
-            if let follower {
-                // Other servers' commits may come before this one in the feed:
-                // the follower applies it in order, this entry included, and
-                // only then are the sources answered, so that they read their writes.
-                // Committed is committed: past `applyWait` (the database
-                // unreachable, say) the sources are answered all the same,
-                // rather than held without end or told to try again.
-                let answers = results
-                progress.whenApplied(entry.position, within: Self.applyWait) { _ in
-                    for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
-                }
-                follower.wake(committedHere: entry)
-                return
-            }
-            // The writer's connection shows exactly this commit: there is no other writer.
-            handler.committed(entry, snapshot: FeedSnapshot(store, showing: entry.position))
-            progress.advance(to: entry.position)
+        guard let entry else {
+            for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
+            return
         }
-        for (pending, result) in zip(batch, results) {
-            pending.continuation.resume(with: result)
+        let answers = results
+        let answer: @Sendable () -> Void = {
+            for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
+        }
+        switch feed {
+        case .ownThread(let commits):
+            commits.apply(entry, then: answer)
+        case .follower(let follower):
+            // Other servers' commits may come before this one in the feed:
+            // the follower applies it in order, this entry included.
+            // Committed is committed: past `applyWait` (the database
+            // unreachable, say) the sources are answered all the same,
+            // rather than held without end or told to try again.
+            progress.whenApplied(entry.position, within: Self.applyWait) { _ in answer() }
+            follower.wake(committedHere: entry)
         }
     }
+
+    /// Runs the writer's transaction, which returns the entry it committed;
+    /// on SQLite under the gate that places readers' snapshots in the feed.
+    private func committing(_ transaction: () throws -> FeedEntry?) throws -> FeedEntry? {
+        guard case .ownThread(let commits) = feed else { return try transaction() }
+        return try commits.gate.commit(transaction)
+    }
+}
+
+/// Who applies the feed to this server, the writer's own entries included.
+enum FeedApplier: Sendable {
+    /// This server is the database's only writer (SQLite): its commits are
+    /// the whole feed, applied on a thread of their own.
+    case ownThread(CommitFollower)
+    /// Other servers write the database too (PostgreSQL): the follower reads
+    /// their entries and applies them in order with this server's.
+    case follower(FeedFollower)
 }
 
 extension EventRouter {

@@ -4,32 +4,48 @@ import TailorStore
 /// feed's position that store shows: a chat read from it already holds every
 /// entry up to there.
 ///
-/// On the writer (SQLite) the store shows exactly the entry just committed.
-/// On the follower (PostgreSQL) most entries need nothing read, and a
-/// snapshot for them would cost a round trip to begin and one to end: the
-/// snapshot begins with the first read, and its position is read in it then.
+/// Most entries need nothing read, and a snapshot for them would cost a
+/// round trip to begin and one to end on PostgreSQL: the snapshot begins with
+/// the first read, which also says the position it shows.
 final class FeedSnapshot {
-    let store: Store
-    private var shown: Int?
+    private var begun: (store: Store, position: Int)?
+    private let begin: () throws -> (store: Store, position: Int)
 
-    /// A store that shows the feed up to `position`.
+    /// A store that shows the feed up to `position`, already begun.
     init(_ store: Store, showing position: Int) {
-        self.store = store
-        shown = position
+        begun = (store, position)
+        begin = { (store, position) }
     }
 
-    /// A store in a read transaction that begins with its first statement;
-    /// which position it shows is read when first asked. Every entry handed
-    /// to the handler with it must have been committed before it was made.
-    init(takenWhenRead store: Store) {
-        self.store = store
+    /// A snapshot that `begin` begins, with a read, and returns with the
+    /// position it shows; called once, before the first read (again after
+    /// it failed). Every entry handed to the handler with it must have been
+    /// committed before it was made.
+    init(begunBy begin: @escaping () throws -> (store: Store, position: Int)) {
+        self.begin = begin
+    }
+
+    /// A store in a read transaction that begins with its first statement,
+    /// in which the position is read: right on PostgreSQL, where the latest
+    /// entry of the feed is the latest commit the snapshot shows.
+    convenience init(takenWhenRead store: Store) {
+        self.init(begunBy: { (store, try store.lastPosition()) })
     }
 
     /// The feed's latest position the store shows.
     func position() throws -> Int {
-        if let shown { return shown }
-        let position = try store.lastPosition()
-        shown = position
-        return position
+        try begunSnapshot().position
+    }
+
+    /// The store, its snapshot begun: every read from it shows `position()`.
+    func reading() throws -> Store {
+        try begunSnapshot().store
+    }
+
+    private func begunSnapshot() throws -> (store: Store, position: Int) {
+        if let begun { return begun }
+        let snapshot = try begin()
+        begun = snapshot
+        return snapshot
     }
 }
