@@ -2,12 +2,12 @@ import Synchronization
 import TailorStore
 
 /// The chats of recently active users, as their lists, badges and latest chat
-/// screens show them, kept in memory and brought up to date by the writer
-/// right after each commit. Those views are then built without reading the
+/// screens show them, kept in memory and brought up to date with each entry
+/// of the change feed, in order. Those views are then built without reading the
 /// database; under load they are most of what the publishers build.
 ///
-/// Only the writer changes it, and it reads what it adds on its own
-/// connection, which has seen every commit. A user is kept with all of their
+/// Only the thread that applies the feed changes it, and it reads what it
+/// adds from a snapshot whose place in the feed it knows (`FeedSnapshot`). A user is kept with all of their
 /// chats or not at all, so a chat list built from here is never missing one.
 /// A view whose user or chat is not kept is built from the database as before.
 ///
@@ -35,7 +35,7 @@ final class ChatDirectory: Sendable {
     let chatBudget: Int
 
     /// A user with more chats than this is not kept (the chatbot talks with
-    /// everyone): reading them all would hold the writer up, and their views
+    /// everyone): reading them all would hold the feed up, and their views
     /// are built from the database.
     static let maxChatsOfKeptUser = 256
 
@@ -96,11 +96,12 @@ final class ChatDirectory: Sendable {
         }
     }
 
-    // MARK: Keeping up, on the writer
+    // MARK: Keeping up, where the feed is applied
 
     /// Brings kept chats up to date with the feed's entry at `position`, and
     /// keeps the users it touched, read from `snapshot` if new. The snapshot
-    /// may show the feed past `position` when other servers write too: a chat
+    /// may show the feed past `position`, since the writer commits on
+    /// meanwhile and other servers may write too: a chat
     /// read from it already holds the entries up to there, and skips them
     /// when they come.
     func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) {

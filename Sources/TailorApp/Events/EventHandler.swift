@@ -5,12 +5,12 @@ import TailorStore
 /// touched, and tells those who care: the kept chats follow it, the view cache
 /// drops them, the event streams get their new versions and the notifications,
 /// the chatbot hears messages sent to it, an ended session's token stops
-/// signing in. Runs on the writer right after the commit (SQLite), or on the
-/// feed's follower (PostgreSQL), one entry at a time in position order.
+/// signing in. Runs on the thread that applies the feed (`FeedApplier`), one
+/// entry at a time in position order, while the writer commits the next batch.
 ///
-/// The cache is told at once, before the writer answers, so that a client that
-/// reads after its write sees it. The streams' new view models are built on
-/// publisher lanes, so the writer goes on committing meanwhile. Changes that
+/// The cache is told at once, before the writer's sources are answered, so
+/// that a client that reads after its write sees it. The streams' new view
+/// models are built on publisher lanes, so the feed goes on meanwhile. Changes that
 /// arrive while a lane is busy wait together, and its next pass builds each
 /// touched view model once for all of them: under load, a chat that got ten
 /// messages is built once, not ten times. Each event is a whole view model, so
@@ -66,7 +66,7 @@ final class EventHandler: Sendable {
             }
         }
         guard !changes.isEmpty || !notifications.isEmpty else { return }
-        // The dropped versions are freed by a lane after its pass: on the writer,
+        // The dropped versions are freed by a lane after its pass: on the writer, where this ran once,
         // freeing them was a fifth of its time.
         var dropped = cache.apply(changes)
         streams.noteApplied(Int64(entry.position))

@@ -10,7 +10,7 @@ final class PublisherLane: Sendable {
         var notifications: [EventStreams.Notification] = []
         /// The feed position of the latest change waiting.
         var position: Int64 = 0
-        /// Cached versions to free after the pass, off the writer.
+        /// Cached versions to free after the pass, off the thread that applies the feed.
         var toFree: [CachedRepresentation] = []
         var passScheduled = false
     }

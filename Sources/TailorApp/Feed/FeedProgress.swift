@@ -3,7 +3,7 @@ import Synchronization
 
 /// How far this server has applied the change feed, and who waits for it to
 /// get further: the one record of it, kept by whoever applies the feed (the
-/// writer on SQLite, the follower on PostgreSQL).
+/// `CommitFollower` on SQLite, the `FeedFollower` on PostgreSQL).
 final class FeedProgress: Sendable {
     private struct State {
         var applied: Int

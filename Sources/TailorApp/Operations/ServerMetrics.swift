@@ -94,7 +94,7 @@ final class ServerMetrics: Sendable {
         Requests(routes: routes + [HTTPResponder.staticFiles, HTTPResponder.unmatched], factory: factory)
     }
 
-    /// A batch the writer committed: how many events, and how long it took to write, commit and hand on.
+    /// A batch the writer committed: how many events, and how long it took to write and commit.
     func observeBatch(events: Int, nanoseconds: UInt64) {
         batchEvents.record(events)
         batchDuration.recordNanoseconds(Int64(nanoseconds))

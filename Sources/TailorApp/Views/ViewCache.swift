@@ -75,7 +75,7 @@ final class ViewCache: Sendable {
 
     /// Drops what `changes` touched.
     /// Returns the versions it dropped, for the caller to free where it costs
-    /// least: not under the lock, where readers wait, nor on the writer.
+    /// least: not under the lock, where readers wait, nor where the feed is applied.
     func apply(_ changes: Set<TopicChange>) -> [CachedRepresentation] {
         var dropped: [CachedRepresentation] = []
         state.withLock { state in
