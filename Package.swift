@@ -94,9 +94,9 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "TailorLoopTests", dependencies: ["TailorLoop"]),
+        .testTarget(name: "TailorLoopTests", dependencies: ["TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP", .product(name: "Logging", package: "swift-log")]),
-        // Fresh databases on either engine for the tests below.
+        // Fresh databases on either engine, and thread names, for the tests.
         .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
         .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorStore", "TailorTestSupport"]),

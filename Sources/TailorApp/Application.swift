@@ -119,7 +119,7 @@ public final class Application: Sendable {
         self.accessLog = accessLog
         server = try HTTPServer(
             configuration: configuration.server,
-            responder: HTTPResponder(router: router, fallback: fallback, admission: { auth.refusal(for: $0) },
+            responder: HTTPResponder(router: router, fallback: fallback, admission: { await auth.refusal(for: $0) },
                                      answerForFailure: { APIError.answer(for: $0) },
                                      around: { request, handler in try await readYourWrites.handle(request, handler) },
                                      observe: { answered in

@@ -19,8 +19,8 @@ public final class Database: Sendable {
     public let location: DatabaseLocation
     private let engine: Engine
     private let readers = Mutex<[ThreadConfined<any DatabaseConnection>]>([])
-    /// Where reads that must not hold a loop thread wait for PostgreSQL.
-    private let readerThreads = DispatchQueue(label: "tailor.readers", attributes: .concurrent)
+    /// Where the loops' reads run (`readOffLoop`), named `read-0`, `read-1`, ….
+    private let readerThreads: ThreadPool
 
     private enum Engine: Sendable {
         case sqlite(SQLiteFile)
@@ -53,6 +53,17 @@ public final class Database: Sendable {
     private init(location: DatabaseLocation, engine: Engine) {
         self.location = location
         self.engine = engine
+        readerThreads = ThreadPool(name: "read", count: Self.readerThreadCount(for: engine))
+    }
+
+    /// Reads that run at once off the loops. A SQLite read works the CPU (the
+    /// file is mapped): one thread per CPU. A PostgreSQL read mostly waits for
+    /// its round trip: more threads, each with its own connection.
+    private static func readerThreadCount(for engine: Engine) -> Int {
+        switch engine {
+        case .sqlite: max(ProcessSetup.usableCPUCount, 2)
+        case .postgres: max(4 * ProcessSetup.usableCPUCount, 8)
+        }
     }
 
     /// The SQLite file behind this database, if it is one.
@@ -81,21 +92,11 @@ public final class Database: Sendable {
         return try box.value.readTransaction { try body(Store(box.value)) }
     }
 
-    /// Whether a read is quick enough to run on a loop thread: a SQLite file
-    /// read through its page cache and mapped memory is; a read that waits
-    /// for a round trip to PostgreSQL is not.
-    public var readsInline: Bool {
-        if case .sqlite = engine { return true }
-        return false
-    }
-
-    /// `read` for a task on a loop thread: inline on SQLite; on PostgreSQL on
-    /// a reader thread, while the task waits and the loop serves others.
+    /// `read` for a task on a loop thread: on a reader thread, while the task
+    /// waits and the loop serves its other connections. Even a SQLite read
+    /// through mapped memory may wait for the disk, or walk a long chat.
     public func readOffLoop<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
-        if readsInline { return try read(body) }
-        return try await withCheckedThrowingContinuation { continuation in
-            readerThreads.async { continuation.resume(with: Result { try self.read(body) }) }
-        }
+        try await readerThreads.run { try self.read(body) }
     }
 
     private func openReader() throws -> any DatabaseConnection {

@@ -39,7 +39,13 @@ import Testing
         let plain = representation.response(to: HTTPRequest(method: .get, path: "/"))
         #expect(plain.status == .ok)
         #expect(plain.body.array == json)
-        let zipped = representation.response(to: HTTPRequest(method: .get, path: "/", headers: [("Accept-Encoding", "gzip")]))
+        let asksForGzip = HTTPRequest(method: .get, path: "/", headers: [("Accept-Encoding", "gzip")])
+        #expect(representation.compressesFirst(for: asksForGzip))
+        #expect(!representation.compressesFirst(for: HTTPRequest(method: .get, path: "/")))
+        let zipped = representation.response(to: asksForGzip)
+        #expect(!representation.compressesFirst(for: asksForGzip), "made once, by the first request that asked")
+        #expect(!CachedRepresentation(Array("{}".utf8), contentType: HTTPResponse.jsonContentType).compressesFirst(for: asksForGzip),
+                "too small to compress")
         #expect(zipped.header("Content-Encoding") == "gzip")
         #expect(Gzip.decompress(zipped.body.array) == json)
         let etag = zipped.header("ETag")!

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import TailorLoop
+import TailorTestSupport
 import Testing
 
 /// A serial queue on a named thread of its own, without sockets.
@@ -45,7 +46,7 @@ import Testing
         let thread = SerialThread(name: "test-named")
         let name = Mutex<String>("")
         thread.sync {
-            let text = Self.comm(of: "/proc/thread-self/comm")
+            let text = ThreadNames.current
             name.withLock { $0 = text }
         }
         #expect(name.withLock { $0 } == "test-named")
@@ -68,28 +69,7 @@ import Testing
         while !ran.load(ordering: .acquiring) && MonotonicClock.now < giveUp { usleep(5_000) }
         let queuedRan = ran.load(ordering: .acquiring)
         #expect(queuedRan, "what was queued runs")
-        while Self.threads(named: "test-ends") > 0 && MonotonicClock.now < giveUp { usleep(5_000) }
-        #expect(Self.threads(named: "test-ends") == 0)
-    }
-
-    /// Threads of this process with `name`, from /proc.
-    private static func threads(named name: String) -> Int {
-        guard let directory = opendir("/proc/self/task") else { return -1 }
-        defer { closedir(directory) }
-        var count = 0
-        while let entry = readdir(directory) {
-            let task = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if Int(task) != nil, comm(of: "/proc/self/task/\(task)/comm") == name { count += 1 }
-        }
-        return count
-    }
-
-    /// A thread's name, from its `comm` file.
-    private static func comm(of path: String) -> String {
-        guard let file = fopen(path, "r") else { return "" }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 32)
-        guard fgets(&line, 32, file) != nil else { return "" }
-        return String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        while ThreadNames.threads(named: "test-ends") > 0 && MonotonicClock.now < giveUp { usleep(5_000) }
+        #expect(ThreadNames.threads(named: "test-ends") == 0)
     }
 }

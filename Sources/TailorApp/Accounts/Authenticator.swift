@@ -172,17 +172,11 @@ final class Authenticator: Sendable {
     /// Why a request held before its body would be refused for its credentials,
     /// or nil when they are good or the route needs none. A store that fails
     /// here is left to the handler, which meets it again and reports it.
-    /// A token not remembered is looked up here only where a read may run on
-    /// the loop (SQLite); on PostgreSQL the handler looks it up, after the body.
-    func refusal(for request: HTTPRequest) -> HTTPError? {
+    func refusal(for request: HTTPRequest) async -> HTTPError? {
         guard request.path.hasPrefix("/api/"), !(Self.openRoutes.contains(request.path) && request.method == .post) else { return nil }
         guard let token = Self.token(in: request) else { return Self.noToken }
-        let hash = Self.hash(token)
-        guard credentials.credential(for: hash) == nil, database.readsInline else { return nil }
         do {
-            guard let (found, lastSeenAt) = try database.read({ try Self.credential(hash, in: $0) }) else { return Self.invalidToken }
-            remember(found, lastSeenAt: lastSeenAt)
-            return nil
+            return try await credential(token: token) == nil ? Self.invalidToken : nil
         } catch {
             return nil
         }

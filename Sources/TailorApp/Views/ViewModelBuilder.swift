@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorLoop
 import TailorStore
 
 /// The view models of every user, answered from the cache or built (from the
@@ -12,6 +13,9 @@ final class ViewModelBuilder: Sendable {
     let now: @Sendable () -> Int
     /// Chat screens' message JSON, shared by every build.
     private let messagePages = MessagePages()
+    /// Where a version's gzip variant is made when a request first asks for
+    /// it (`gzip-0`, …), rather than on the request's loop.
+    let compression = ThreadPool(name: "gzip", count: ProcessSetup.usableCPUCount)
 
     init(database: Database, cache: ViewCache, directory: ChatDirectory, dates: DateText, now: @escaping @Sendable () -> Int) {
         self.database = database

@@ -84,10 +84,22 @@ public final class CachedRepresentation: Sendable {
         return nil
     }
 
+    /// Whether answering `request` would compress first: it accepts gzip and
+    /// the variant is not made yet. The caller may make it (`gzip`) where
+    /// compressing holds nobody up, before it answers.
+    public func compressesFirst(for request: HTTPRequest) -> Bool {
+        guard acceptsGzip(request), case .notMadeYet = gzipVariant.withLock({ $0 }) else { return false }
+        return true
+    }
+
+    private func acceptsGzip(_ request: HTTPRequest) -> Bool {
+        gzipETag != nil && AcceptEncoding.allowsGzip(request.headers["accept-encoding"])
+    }
+
     /// The response for `request`: 304 when its `If-None-Match` names the chosen
     /// variant, else 200 with that variant.
     public func response(to request: HTTPRequest, status: HTTPStatus = .ok) -> HTTPResponse {
-        let gzip = gzipETag != nil && AcceptEncoding.allowsGzip(request.headers["accept-encoding"]) ? self.gzip : nil
+        let gzip = acceptsGzip(request) ? self.gzip : nil
         let etag = gzip != nil ? gzipETag! : identityETag
         if let condition = request.headers["if-none-match"], ETag.ifNoneMatch(condition, matches: etag) {
             return HTTPResponse(status: .notModified, headers: gzip != nil ? gzipNotModifiedFields : identityNotModifiedFields)

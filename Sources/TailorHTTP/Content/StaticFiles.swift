@@ -13,6 +13,11 @@ import TailorLoop
 /// served within that time. A `stat` on every request was 7% of the server's
 /// CPU for a small file. Larger ones are sent from disk by the kernel, never
 /// read into memory.
+///
+/// A kept file that is fresh is answered on the loop. Looking at the disk
+/// (the `stat`, the read, the gzip of what was read) runs on a thread of its
+/// own (`files-0`), since a disk that is slow to answer would hold every
+/// connection of the loop.
 public final class StaticFiles: Sendable {
     public let root: String
     public let budgetBytes: Int
@@ -21,6 +26,9 @@ public final class StaticFiles: Sendable {
     /// Seconds a kept file is served without looking at the disk again.
     public let revalidateAfter: Double
     private let cache = Mutex<Cache>(Cache())
+    /// Where the disk is looked at: one thread, as the folder is small and
+    /// its files are kept once read.
+    private let disk = ThreadPool(name: "files", count: 1)
 
     private struct Cache {
         var entries: [String: Entry] = [:]
@@ -69,13 +77,14 @@ public final class StaticFiles: Sendable {
 
     /// A handler for the router's fallback.
     public var handler: Router.Handler {
-        { [self] request in try self.respond(to: request) }
+        { [self] request in try await self.respond(to: request) }
     }
 
-    public func respond(to request: HTTPRequest) throws -> HTTPResponse {
+    public func respond(to request: HTTPRequest) async throws -> HTTPResponse {
         guard let relative = Self.safeRelativePath(request.path) else { throw HTTPError.notFound() }
         let joined = relative.isEmpty ? root : root + "/" + relative
-        guard let file = find(joined) else { throw HTTPError.notFound() }
+        let found = if let kept = freshlyKept(joined) { Found.cached(kept) } else { try await disk.run { self.find(joined) } }
+        guard let file = found else { throw HTTPError.notFound() }
         guard request.method == .get || request.method == .head else {
             throw HTTPError.methodNotAllowed(allowed: [.get, .head])
         }
@@ -113,12 +122,19 @@ public final class StaticFiles: Sendable {
         return segments.joined(separator: "/")
     }
 
+    /// The kept file at `path`, if it was looked at on disk less than
+    /// `revalidateAfter` ago.
+    private func freshlyKept(_ path: String) -> CachedRepresentation? {
+        guard let kept = cache.withLock({ $0.entries[path] }),
+              MonotonicClock.now < kept.checkedAt + UInt64(revalidateAfter * 1_000_000_000) else { return nil }
+        return kept.representation
+    }
+
+    /// The file at `path` as the disk has it now, kept when small; on the
+    /// thread that looks at the disk.
     private func find(_ path: String) -> Found? {
         let now = MonotonicClock.now
         let kept = cache.withLock { $0.entries[path] }
-        if let kept, now < kept.checkedAt + UInt64(revalidateAfter * 1_000_000_000) {
-            return .cached(kept.representation)
-        }
         let current = FileIdentity(path: path)
         if let kept, kept.identity == current {
             cache.withLock { $0.entries[path]?.checkedAt = now }
@@ -137,6 +153,8 @@ public final class StaticFiles: Sendable {
         guard identity.size <= maxCachedFileBytes else { return .large(path: real, identity) }
         guard let bytes = SmallFile.read(real, limit: maxCachedFileBytes) else { return nil }
         let representation = CachedRepresentation(bytes, contentType: ContentType.forFile(real))
+        // Made here rather than by the first request that asks for it, on a loop.
+        _ = representation.gzip
         store(Entry(identity: target == path ? identity : FileIdentity(path: path) ?? identity,
                     representation: representation, checkedAt: now), for: path)
         return .cached(representation)

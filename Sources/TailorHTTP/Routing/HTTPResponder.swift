@@ -10,7 +10,7 @@ public struct HTTPResponder: Sendable {
     public var fallback: Router.Handler?
     /// What a route's handler would refuse from the head alone (no credentials),
     /// asked before a body the client holds back for `100 Continue`.
-    public var admission: (@Sendable (HTTPRequest) -> HTTPError?)?
+    public var admission: (@Sendable (HTTPRequest) async -> HTTPError?)?
     /// The answer to an error a handler threw that is not an `HTTPError` (the
     /// application knows its store's errors: a full disk, a busy database);
     /// nil answers 500.
@@ -41,7 +41,7 @@ public struct HTTPResponder: Sendable {
     }
     private let failures: ThrottledLog
 
-    public init(router: Router, fallback: Router.Handler? = nil, admission: (@Sendable (HTTPRequest) -> HTTPError?)? = nil,
+    public init(router: Router, fallback: Router.Handler? = nil, admission: (@Sendable (HTTPRequest) async -> HTTPError?)? = nil,
                 answerForFailure: (@Sendable (any Error) -> HTTPError?)? = nil,
                 around: Around? = nil,
                 observe: (@Sendable (Answered) -> Void)? = nil, logsEachRequest: Bool = false,
@@ -62,11 +62,11 @@ public struct HTTPResponder: Sendable {
     /// The final answer when the head alone decides it: an unknown route, a
     /// wrong method, or a request the admission refuses. A client that waits
     /// for `100 Continue` then hears it without sending the body (RFC 9110 §10.1.1).
-    public func answerBeforeBody(_ head: HTTPRequestHead) -> HTTPResponse? {
+    public func answerBeforeBody(_ head: HTTPRequestHead) async -> HTTPResponse? {
         switch router.match(head.method, path: head.path) {
         case .methodNotAllowed(let allowed): return HTTPError.methodNotAllowed(allowed: allowed).response
         case .notFound: return fallback == nil ? HTTPError.notFound().response : nil
-        case .handler: return admission?(HTTPRequest(head: head))?.response
+        case .handler: return await admission?(HTTPRequest(head: head))?.response
         }
     }
 

@@ -167,7 +167,7 @@ final class HTTPConnection {
             // Refused before a byte of it is read (RFC 9110 §15.5.14).
             guard length <= configuration.maxBodyBytes else { return .rejected(.bodyTooLarge) }
             if head.expectsContinue && inbound.count < length {
-                if let answer = server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
+                if let answer = await server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
                 try await sendContinue()
             }
             var body: [UInt8] = []
@@ -181,7 +181,7 @@ final class HTTPConnection {
             }
         case .chunked:
             if head.expectsContinue && inbound.isEmpty {
-                if let answer = server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
+                if let answer = await server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
                 try await sendContinue()
             }
             var decoder = ChunkedBodyDecoder(maxBodyBytes: configuration.maxBodyBytes,

@@ -1,0 +1,73 @@
+import Dispatch
+import Glibc
+import Synchronization
+import TailorLoop
+import TailorTestSupport
+import Testing
+
+/// A fixed number of named threads sharing one queue of jobs, without sockets.
+@Suite struct ThreadPoolTests {
+    private struct Refused: Error, Equatable {}
+
+    /// Jobs that wait until let go: as many run at once as there are threads,
+    /// the others wait their turn, and every one runs.
+    @Test func atMostItsThreadsRunAtOnceAndEveryJobRuns() {
+        let pool = ThreadPool(name: "test-pool", count: 2)
+        let jobs = 6
+        let started = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+        let names = Mutex<Set<String>>([])
+        let letGo = DispatchSemaphore(value: 0)
+        for _ in 0..<jobs {
+            pool.async {
+                started.add(1, ordering: .acquiringAndReleasing)
+                names.withLock { _ = $0.insert(ThreadNames.current) }
+                letGo.wait()
+                finished.add(1, ordering: .acquiringAndReleasing)
+            }
+        }
+        let giveUp = MonotonicClock.after(seconds: 30)
+        while started.load(ordering: .acquiring) < 2 && MonotonicClock.now < giveUp { usleep(1_000) }
+        // Time for a third job to start, were there a third thread.
+        usleep(50_000)
+        let startedBeforeLetGo = started.load(ordering: .acquiring)
+        #expect(startedBeforeLetGo == 2)
+        #expect(names.withLock { $0 } == ["test-pool-0", "test-pool-1"])
+        for _ in 0..<jobs { letGo.signal() }
+        while finished.load(ordering: .acquiring) < jobs && MonotonicClock.now < giveUp { usleep(1_000) }
+        let finishedInTheEnd = finished.load(ordering: .acquiring)
+        #expect(finishedInTheEnd == jobs)
+        #expect(pool.count == 2)
+    }
+
+    @Test func runAnswersTheCallerWithTheResultOrTheError() async throws {
+        let pool = ThreadPool(name: "test-run", count: 1)
+        let name = try await pool.run { ThreadNames.current }
+        #expect(name == "test-run-0")
+        await #expect(throws: Refused()) {
+            try await pool.run { () throws -> Int in throw Refused() }
+        }
+    }
+
+    /// Like a dispatch queue it needs no shutdown: once nothing holds it,
+    /// its threads run what is queued and end.
+    @Test func itsThreadsEndOnceNothingHoldsIt() {
+        let ran = Atomic<Int>(0)
+        do {
+            let pool = ThreadPool(name: "test-gone", count: 3)
+            for _ in 0..<5 {
+                pool.async {
+                    usleep(10_000)
+                    ran.add(1, ordering: .acquiringAndReleasing)
+                }
+            }
+        }
+        let giveUp = MonotonicClock.after(seconds: 30)
+        while ran.load(ordering: .acquiring) < 5 && MonotonicClock.now < giveUp { usleep(5_000) }
+        let queuedRan = ran.load(ordering: .acquiring)
+        #expect(queuedRan == 5, "what was queued runs")
+        let named = { (0..<3).map { ThreadNames.threads(named: "test-gone-\($0)") }.reduce(0, +) }
+        while named() > 0 && MonotonicClock.now < giveUp { usleep(5_000) }
+        #expect(named() == 0)
+    }
+}
