@@ -16,7 +16,7 @@ public final class Application: Sendable {
     private let follower: FeedFollower?
     private let midnight: Task<Void, Never>
     private let heartbeat: Task<Void, Never>
-    private let memoryUpkeep: Task<Void, Never>
+    private let memoryUpkeep: MemoryUpkeepThread
     private let streams: EventStreams
     private let logger: Logger
     private let shutdownState = ShutdownState()
@@ -159,29 +159,11 @@ public final class Application: Sendable {
         // Free memory goes back to the system after many connections close and
         // whenever the process grew by a step (see `MemoryUpkeep`).
         let server = server
-        let logger = logger
-        memoryUpkeep = Task(executorPreference: server.group.next()) {
-            let process = ProcessProbe.current
-            var upkeep = MemoryUpkeep(openConnections: server.connectionCount, residentKiB: process.residentKiB.now)
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(Self.memoryUpkeepInterval))
-                let before = process.residentKiB.now
-                guard upkeep.shouldTrim(openConnections: server.connectionCount, residentKiB: before) else { continue }
-                let start = MonotonicClock.now
-                ProcessSetup.releaseFreeMemory()
-                let milliseconds = Double(MonotonicClock.now - start) / 1_000_000
-                let after = process.residentKiB.now
-                upkeep.trimmed(openConnections: server.connectionCount, residentKiB: after)
-                logger.info("""
-                    gave free memory back to the system: resident \(before / 1024) → \(after / 1024) MiB \
-                    in \((milliseconds * 10).rounded() / 10) ms
-                    """)
-            }
-        }
+        memoryUpkeep = MemoryUpkeepThread(interval: Self.memoryUpkeepInterval, openConnections: { server.connectionCount }, logger: logger)
     }
 
     /// Seconds between looks at the connections closed and the resident size.
-    static let memoryUpkeepInterval = 5
+    static let memoryUpkeepInterval = 5.0
 
     /// Open event streams, for tests and monitoring.
     public var streamCount: Int { streams.subscriberCount }
@@ -234,7 +216,7 @@ public final class Application: Sendable {
         chatbotAnswers.cancel()
         midnight.cancel()
         heartbeat.cancel()
-        memoryUpkeep.cancel()
+        memoryUpkeep.stop()
         streams.closeAll()
         server.shutdown()
         follower?.stop()

@@ -1,0 +1,23 @@
+import Glibc
+import Logging
+import Testing
+import TailorLoop
+import TailorTestSupport
+@testable import TailorApp
+
+/// The upkeep looks at the process on a thread of its own, not on a loop, and
+/// ends when stopped.
+@Suite struct MemoryUpkeepThreadTests {
+    @Test func itLooksOnItsOwnThreadUntilStopped() {
+        let upkeep = MemoryUpkeepThread(interval: 0.01, openConnections: { 0 }, logger: Logger(label: "test"))
+        let giveUp = MonotonicClock.after(seconds: 30)
+        while upkeep.looks < 3 && MonotonicClock.now < giveUp { usleep(5_000) }
+        #expect(upkeep.looks >= 3)
+        #expect(ThreadNames.threads(named: "upkeep") >= 1)
+        upkeep.stop()
+        let looksWhenStopped = upkeep.looks
+        usleep(50_000)
+        #expect(upkeep.looks == looksWhenStopped)
+        upkeep.stop()
+    }
+}
