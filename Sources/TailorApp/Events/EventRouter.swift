@@ -37,7 +37,6 @@ public final class EventRouter: Sendable {
     private let now: @Sendable () -> Int
     private let maxOrdersPerUser: Int
     private let feed: FeedApplier
-    private let progress: FeedProgress
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
     /// The largest batch written in one transaction.
@@ -45,21 +44,17 @@ public final class EventRouter: Sendable {
     /// Times a batch is written before a conflict with other servers'
     /// transactions (a deadlock) fails its events.
     static let attemptsPerBatch = 3
-    /// Seconds a committed batch's sources wait for this server to apply it.
-    static let applyWait = 2.0
-
     /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
     init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
-         feed: FeedApplier, progress: FeedProgress, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
+         feed: FeedApplier, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
         self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin))
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
         self.feed = feed
-        self.progress = progress
     }
 
     /// Applies `event` and returns its outcome once it is committed.
@@ -194,10 +189,12 @@ public final class EventRouter: Sendable {
                 return
             }
         }
+        // Nothing anyone sees changed: nothing to apply before answering.
         guard let entry else {
             for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
             return
         }
+        // Answered once the entry is applied to this server, so that the sources read their writes.
         let answers = results
         let answer: @Sendable () -> Void = {
             for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
@@ -206,13 +203,7 @@ public final class EventRouter: Sendable {
         case .ownThread(let commits):
             commits.apply(entry, then: answer)
         case .follower(let follower):
-            // Other servers' commits may come before this one in the feed:
-            // the follower applies it in order, this entry included.
-            // Committed is committed: past `applyWait` (the database
-            // unreachable, say) the sources are answered all the same,
-            // rather than held without end or told to try again.
-            progress.whenApplied(entry.position, within: Self.applyWait) { _ in answer() }
-            follower.wake(committedHere: entry)
+            follower.apply(committedHere: entry, then: answer)
         }
     }
 
@@ -222,16 +213,6 @@ public final class EventRouter: Sendable {
         guard case .ownThread(let commits) = feed else { return try transaction() }
         return try commits.gate.commit(transaction)
     }
-}
-
-/// Who applies the feed to this server, the writer's own entries included.
-enum FeedApplier: Sendable {
-    /// This server is the database's only writer (SQLite): its commits are
-    /// the whole feed, applied on a thread of their own.
-    case ownThread(CommitFollower)
-    /// Other servers write the database too (PostgreSQL): the follower reads
-    /// their entries and applies them in order with this server's.
-    case follower(FeedFollower)
 }
 
 extension EventRouter {

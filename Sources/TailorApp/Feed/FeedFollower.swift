@@ -75,12 +75,19 @@ final class FeedFollower: Sendable {
     /// How many times the feed was read.
     var reads: Int { readCount.load(ordering: .relaxed) }
 
-    /// Reads the feed now rather than at the next notification: this server
-    /// committed `entry`, and waits to answer until it is applied.
-    func wake(committedHere entry: FeedEntry) {
+    /// This server committed `entry`: applies it with what other servers
+    /// committed before it, then calls `answer`. Committed is committed: past
+    /// `applyWait` (the database unreachable, say) `answer` is called all the
+    /// same, rather than its sources held without end or told to try again.
+    func apply(committedHere entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
+        progress.whenApplied(entry.position, within: Self.applyWait) { _ in answer() }
         writtenHere.withLock { $0.append(entry) }
         _ = csystem_eventfd_signal(wakeDescriptor)
     }
+
+    /// Seconds a commit of this server's waits to be applied before its
+    /// sources are answered all the same.
+    static let applyWait = 2.0
 
     /// This server's own entry at `position`, if it wrote it; the entries
     /// before it are no longer needed (applied, or skipped by a start over).
