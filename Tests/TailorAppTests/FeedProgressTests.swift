@@ -33,6 +33,33 @@ import Testing
         #expect(answers.withLock { $0 } == [false])
     }
 
+    /// Under load every batch waits a moment for the feed: one scheduled look
+    /// for the waits given up serves them all, not a timer for each.
+    @Test func manyWaitsShareOneLookForThoseGivenUp() {
+        let progress = FeedProgress(applied: 0, isShared: true)
+        for position in 1...1_000 {
+            progress.whenApplied(position, within: 5) { _ in }
+            progress.advance(to: position)
+        }
+        #expect(progress.looksScheduled == 1)
+    }
+
+    /// A shorter wait that comes after a longer one is given up on its own time.
+    @Test func aShorterWaitIsGivenUpBeforeALongerOne() {
+        let progress = FeedProgress(applied: 0, isShared: true)
+        let answers = Mutex<[Int: Bool]>([:])
+        let shortAnswered = DispatchSemaphore(value: 0)
+        progress.whenApplied(10, within: 30) { done in answers.withLock { $0[10] = done } }
+        progress.whenApplied(11, within: 0.05) { done in
+            answers.withLock { $0[11] = done }
+            shortAnswered.signal()
+        }
+        #expect(shortAnswered.wait(timeout: .now() + 10) == .success)
+        #expect(answers.withLock { $0 } == [11: false])
+        progress.advance(to: 10)
+        #expect(answers.withLock { $0 } == [10: true, 11: false])
+    }
+
     @Test func awaitingAPositionTellsWhetherItCame() async {
         let progress = FeedProgress(applied: 0, isShared: true)
         #expect(await progress.wait(for: 1, seconds: 0.05) == false)

@@ -1,15 +1,27 @@
 import Dispatch
 import Synchronization
+import TailorLoop
 
 /// How far this server has applied the change feed, and who waits for it to
 /// get further: the one record of it, kept by whoever applies the feed (the
 /// `CommitFollower` on SQLite, the `FeedFollower` on PostgreSQL).
 final class FeedProgress: Sendable {
+    private struct Waiting {
+        let position: Int
+        /// When it is given up (MonotonicClock).
+        let deadline: UInt64
+        let answer: @Sendable (Bool) -> Void
+    }
+
     private struct State {
         var applied: Int
         /// Answers to give once the feed is applied up to their position.
-        var waiting: [(position: Int, ticket: UInt64, answer: @Sendable () -> Void)] = []
-        var nextTicket: UInt64 = 0
+        var waiting: [Waiting] = []
+        /// When the waits past their deadline are next looked for, if a look
+        /// is scheduled: one look for all of them, not a timer for each wait
+        /// (a timer per batch written was a twentieth of the server's CPU).
+        var nextLook: UInt64?
+        var looksScheduled = 0
     }
 
     private let state: Mutex<State>
@@ -24,40 +36,36 @@ final class FeedProgress: Sendable {
 
     var applied: Int { state.withLock { $0.applied } }
 
+    /// Looks scheduled so far for waits past their deadline.
+    var looksScheduled: Int { state.withLock { $0.looksScheduled } }
+
     /// The feed is applied up to `position`: answers those waiting for it.
     func advance(to position: Int) {
-        let due = state.withLock { state -> [@Sendable () -> Void] in
+        let due = state.withLock { state -> [@Sendable (Bool) -> Void] in
             state.applied = max(state.applied, position)
             let applied = state.applied
             let due = state.waiting.filter { $0.position <= applied }.map(\.answer)
             state.waiting.removeAll { $0.position <= applied }
             return due
         }
-        for answer in due { answer() }
+        for answer in due { answer(true) }
     }
 
     /// Calls `answer(true)` once the feed is applied up to `position` (at once
     /// when it is), or `answer(false)` after `seconds` if it is not by then:
     /// exactly one of the two. Waits given up leave nothing behind, so that
-    /// waits for positions that never come do not pile up. The timer is a
-    /// dispatch timer, not a task, so that it fires even when the shared pool
-    /// of tasks is busy.
+    /// waits for positions that never come do not pile up. The look for waits
+    /// given up is a dispatch timer, not a task, so that it comes even when
+    /// the shared pool of tasks is busy.
     func whenApplied(_ position: Int, within seconds: Double, _ answer: @escaping @Sendable (Bool) -> Void) {
-        let ticket = state.withLock { state -> UInt64? in
-            guard state.applied < position else { return nil }
-            state.nextTicket += 1
-            state.waiting.append((position, state.nextTicket, { answer(true) }))
-            return state.nextTicket
+        let deadline = MonotonicClock.after(seconds: seconds)
+        let (appliedAlready, look) = state.withLock { state -> (Bool, UInt64?) in
+            guard state.applied < position else { return (true, nil) }
+            state.waiting.append(Waiting(position: position, deadline: deadline, answer: answer))
+            return (false, Self.scheduleLook(at: deadline, in: &state))
         }
-        guard let ticket else { return answer(true) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-            let givenUp = state.withLock { state -> Bool in
-                guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else { return false }
-                state.waiting.remove(at: index)
-                return true
-            }
-            if givenUp { answer(false) }
-        }
+        if appliedAlready { return answer(true) }
+        if let look { schedule(lookAt: look) }
     }
 
     /// Waits until the feed is applied up to `position`, at most `seconds`;
@@ -67,5 +75,35 @@ final class FeedProgress: Sendable {
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             whenApplied(position, within: seconds) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// The time to schedule a look at, when none is scheduled as early as `time`.
+    private static func scheduleLook(at time: UInt64, in state: inout State) -> UInt64? {
+        if let next = state.nextLook, next <= time { return nil }
+        state.nextLook = time
+        state.looksScheduled += 1
+        return time
+    }
+
+    private func schedule(lookAt time: UInt64) {
+        let now = MonotonicClock.now
+        let delay = time > now ? Double(time - now) / 1e9 : 0
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in lookForWaitsGivenUp(scheduledAt: time) }
+    }
+
+    /// Gives up the waits past their deadline, and schedules the next look
+    /// unless an earlier one took over.
+    private func lookForWaitsGivenUp(scheduledAt time: UInt64) {
+        let now = MonotonicClock.now
+        let (givenUp, look) = state.withLock { state -> ([@Sendable (Bool) -> Void], UInt64?) in
+            let givenUp = state.waiting.filter { $0.deadline <= now }.map(\.answer)
+            state.waiting.removeAll { $0.deadline <= now }
+            guard state.nextLook == time else { return (givenUp, nil) }
+            state.nextLook = nil
+            guard let earliest = state.waiting.map(\.deadline).min() else { return (givenUp, nil) }
+            return (givenUp, Self.scheduleLook(at: earliest, in: &state))
+        }
+        if let look { schedule(lookAt: look) }
+        for answer in givenUp { answer(false) }
     }
 }
