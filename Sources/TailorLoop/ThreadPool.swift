@@ -47,7 +47,8 @@ public final class ThreadPool: Sendable {
 private final class SharedJobs: Sendable {
     private struct State {
         var waiting: [@Sendable () -> Void] = []
-        /// The next job to take: taken ones are dropped in bulk, not one by one.
+        /// The next job to take: taken ones are dropped in bulk, not one by
+        /// one, once they are all of the queue or half of a long one.
         var next = 0
         var closed = false
     }
@@ -76,6 +77,10 @@ private final class SharedJobs: Sendable {
                 state.next += 1
                 if state.next == state.waiting.count {
                     state.waiting.removeAll(keepingCapacity: true)
+                    state.next = 0
+                } else if state.next >= 64 && state.next * 2 >= state.waiting.count {
+                    // A queue never empty under a steady load would otherwise keep every job taken.
+                    state.waiting.removeFirst(state.next)
                     state.next = 0
                 }
                 return job

@@ -40,6 +40,33 @@ import Testing
         #expect(pool.count == 2)
     }
 
+    /// Under a steady load the queue may never empty: the jobs already run
+    /// must not stay in it.
+    @Test func aQueueThatNeverEmptiesLetsGoOfTheJobsRun() {
+        let pool = ThreadPool(name: "test-drop", count: 1)
+        let freed = Counter()
+        let first = DispatchSemaphore(value: 0)
+        let last = DispatchSemaphore(value: 0)
+        let ran = Atomic<Int>(0)
+        pool.async { first.wait() }
+        for _ in 0..<200 {
+            let held = Counted(freed)
+            pool.async {
+                _ = held
+                ran.add(1, ordering: .acquiringAndReleasing)
+            }
+        }
+        pool.async { last.wait() }
+        // Keeps the queue from emptying while the thread waits on `last`.
+        pool.async {}
+        first.signal()
+        let giveUp = MonotonicClock.after(seconds: 30)
+        while ran.load(ordering: .acquiring) < 200 && MonotonicClock.now < giveUp { usleep(1_000) }
+        usleep(20_000)
+        #expect(freed.value >= 100)
+        last.signal()
+    }
+
     @Test func runAnswersTheCallerWithTheResultOrTheError() async throws {
         let pool = ThreadPool(name: "test-run", count: 1)
         let name = try await pool.run { ThreadNames.current }
@@ -70,4 +97,17 @@ import Testing
         while named() > 0 && MonotonicClock.now < giveUp { usleep(5_000) }
         #expect(named() == 0)
     }
+}
+
+/// Counts the `Counted` values let go.
+private final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .acquiring) }
+    func add() { count.add(1, ordering: .acquiringAndReleasing) }
+}
+
+private final class Counted: Sendable {
+    private let counter: Counter
+    init(_ counter: Counter) { self.counter = counter }
+    deinit { counter.add() }
 }
