@@ -11,10 +11,9 @@ final class FeedSnapshot {
     private var begun: (store: Store, position: Int)?
     private let begin: () throws -> (store: Store, position: Int)
 
-    /// A store that shows the feed up to `position`, already begun.
-    init(_ store: Store, showing position: Int) {
-        begun = (store, position)
-        begin = { (store, position) }
+    /// A store that shows the feed up to `position`.
+    convenience init(_ store: Store, showing position: Int) {
+        self.init(begunBy: { (store, position) })
     }
 
     /// A snapshot that `begin` begins, with a read, and returns with the
