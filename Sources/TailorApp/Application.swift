@@ -70,7 +70,7 @@ public final class Application: Sendable {
         let feed: FeedApplier = if let follower { .follower(follower) }
             else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
         events = try EventRouter(writer: writer, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
-                             feedWindow: configuration.feedWindow, feed: feed,
+                             feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
                              observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit, passwordAttemptLimit: configuration.passwordAttemptLimit,

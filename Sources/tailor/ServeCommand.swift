@@ -40,6 +40,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds before the chatbot reads and answers a message (\(defaults.botDelay)).")
     var botDelay: Double?
 
+    @Option(help: "Seconds the writer waits for more events to share a commit when events come closer together than this (\(defaults.commitDelay)); 0 never waits.")
+    var commitDelay: Double?
+
     @Option(help: "Seconds between heartbeat comments on event streams (\(defaults.heartbeat)).")
     var heartbeat: Double?
 
@@ -134,6 +137,7 @@ struct ServeCommand: ParsableCommand {
         configuration.timeZone = try settings.value(timeZone, "time-zone", default: defaults.timeZone)
         configuration.botDelay = try check(try settings.value(botDelay, "bot-delay", default: defaults.botDelay), in: 0...3600, "bot-delay")
         configuration.heartbeat = try check(try settings.value(heartbeat, "heartbeat", default: defaults.heartbeat), in: 0.01...3600, "heartbeat")
+        configuration.commitDelay = try check(try settings.value(commitDelay, "commit-delay", default: defaults.commitDelay), in: 0...1, "commit-delay")
         configuration.demo = try settings.switchValue(demo, "demo", default: defaults.demo)
         configuration.memoryBudget = try check(try settings.value(memoryBudget, "memory-budget", default: defaults.memoryBudget),
                                                in: (1 << 20)...(1 << 42), "memory-budget")

@@ -84,4 +84,42 @@ import Testing
         #expect(!after.keys.contains { $0.labels.values.contains { $0.contains("alice") || $0.contains("bob") } })
         #expect(!after.keys.contains { $0.labels["route"]?.split(separator: "/").contains(Substring(chatID)) == true })
     }
+
+    /// A message sent soon after another batch waits `--commit-delay` for
+    /// company: one sent meanwhile shares its commit. A message after a quiet
+    /// spell is committed alone.
+    @Test func messagesCloseTogetherShareOneCommit() throws {
+        let app = try TestApp { $0.commitDelay = 0.4 }
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
+        func batches() throws -> (count: Double, events: Double) {
+            let samples = try Self.scrape(app)
+            return (samples[Sample(name: "tailor_writer_batch_events_count", labels: [:])] ?? 0,
+                    samples[Sample(name: "tailor_writer_batch_events_sum", labels: [:])] ?? 0)
+        }
+        func message(_ text: String) -> String {
+            let body = #"{"text":"\#(text)"}"#
+            return "POST /api/chats/\(chatID)/messages HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(alice.token!)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        usleep(500_000)
+        let before = try batches()
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after a quiet spell"}"#)
+        let first = try app.client(as: alice)
+        let second = try app.client(as: alice)
+        try first.connection.send(message("close behind"))
+        usleep(50_000)
+        try second.connection.send(message("closer still"))
+        #expect(try first.connection.readResponse().status == 201)
+        #expect(try second.connection.readResponse().status == 201)
+        var after = try batches()
+        // The writer counts a batch once it has handed it on: maybe after the answer.
+        var tries = 0
+        while after.events < before.events + 3 && tries < 500 {
+            usleep(10_000)
+            after = try batches()
+            tries += 1
+        }
+        #expect(after.events - before.events == 3)
+        #expect(after.count - before.count == 2, "the last two messages shared one commit")
+    }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Logging
 import Synchronization
 import TailorHTTP
@@ -12,7 +13,8 @@ import TailorStore
 ///
 /// Events that arrive while a batch is being written wait and are written together
 /// as the next batch, in one transaction (group commit): under load one commit
-/// serves many events; on PostgreSQL the messages and read marks of a batch
+/// serves many events, and when events come close together the writer waits a
+/// moment for more before it takes a batch (`GroupCommit`); on PostgreSQL the messages and read marks of a batch
 /// go to the server in one round trip, and its feed entry and commit in one
 /// more. One refused event leaves the rest of its batch alone: a batch is
 /// written first with its events side by side, and only when one of them is
@@ -24,6 +26,8 @@ public final class EventRouter: Sendable {
     private struct Pending: Sendable {
         let event: Event
         let continuation: CheckedContinuation<EventOutcome, any Error>
+        /// When it was routed, on the monotonic clock.
+        let arrival: UInt64
     }
 
     private struct Queue {
@@ -47,11 +51,12 @@ public final class EventRouter: Sendable {
     /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
-    init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int,
+    init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, maxOrdersPerUser: Int, feedWindow: Int, commitDelay: Double,
          feed: FeedApplier, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
-        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin))
+        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin,
+                                                          groupCommit: GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))))
         self.now = now
         self.maxOrdersPerUser = maxOrdersPerUser
         self.feed = feed
@@ -61,7 +66,7 @@ public final class EventRouter: Sendable {
     func route(_ event: Event) async throws -> EventOutcome {
         try await withCheckedThrowingContinuation { continuation in
             let startWriter = queue.withLock { queue -> Bool in
-                queue.pending.append(Pending(event: event, continuation: continuation))
+                queue.pending.append(Pending(event: event, continuation: continuation, arrival: MonotonicClock.now))
                 guard !queue.writing else { return false }
                 queue.writing = true
                 return true
@@ -120,6 +125,9 @@ public final class EventRouter: Sendable {
     /// Writes batches until no event waits.
     private func writeBatches() {
         while true {
+            let (waiting, oldestArrival) = queue.withLock { ($0.pending.count, $0.pending.first?.arrival ?? 0) }
+            let wait = writer.value.groupCommit.wait(now: MonotonicClock.now, waiting: waiting, oldestArrival: oldestArrival)
+            if wait > 0 { usleep(UInt32(wait / 1000)) }
             let batch = queue.withLock { queue -> [Pending] in
                 let taken = Array(queue.pending.prefix(Self.maxBatch))
                 queue.pending.removeFirst(taken.count)
@@ -128,6 +136,7 @@ public final class EventRouter: Sendable {
             }
             if batch.isEmpty { return }
             write(batch)
+            writer.value.groupCommit.batchEnded(at: MonotonicClock.now)
         }
     }
 
@@ -240,15 +249,17 @@ private struct RefusedBesideOthers: Error {
     let error: any Error
 }
 
-/// The writer connection and its place in the feed, used only on the
-/// writer's thread (handed to its jobs as `ThreadConfined`).
+/// The writer connection, its place in the feed and when it takes its
+/// batches, used only on the writer's thread (handed to its jobs as `ThreadConfined`).
 private final class WriterConnection {
     let connection: any DatabaseConnection
     let feed: FeedAppender
     let committedChats = CommittedChats()
+    var groupCommit: GroupCommit
 
-    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String) throws {
+    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String, groupCommit: GroupCommit) throws {
         self.connection = connection
         feed = try FeedAppender(store: Store(connection), window: feedWindow, origin: origin)
+        self.groupCommit = groupCommit
     }
 }
