@@ -14,9 +14,9 @@ import TailorStore
 /// Events that arrive while a batch is being written wait and are written together
 /// as the next batch, in one transaction (group commit): under load one commit
 /// serves many events, and when events come close together the writer waits a
-/// moment for more before it takes a batch (`GroupCommit`); on PostgreSQL the messages and read marks of a batch
-/// go to the server in one round trip, and its feed entry and commit in one
-/// more. One refused event leaves the rest of its batch alone: a batch is
+/// moment for more before it takes a batch (`GroupCommit`). On PostgreSQL the
+/// messages and read marks of a batch go to the server in one round trip, and
+/// its feed entry and commit in one more. One refused event leaves the rest of its batch alone: a batch is
 /// written first with its events side by side, and only when one of them is
 /// refused is it undone and written again with each event in a savepoint of
 /// its own. Refusals are rare, and savepoints cost two more round

@@ -1,9 +1,9 @@
 /// When the writer holds a batch back so that more events share its commit.
 ///
 /// A commit costs about the same for one message as for several: the pages
-/// they share (the table's last leaf, its indexes' leaves, the id counter) are
-/// written to the log once, the feed's readers are woken once, the log is
-/// checkpointed once. At a steady rate each event used to find the writer
+/// they share (the table's last leaf, the id counter, the index leaves of a
+/// busy chat) are written to the log once, the feed thread and the lanes are
+/// woken once, a checkpoint is asked for once. At a steady rate each event used to find the writer
 /// resting and be committed alone. So when events come close together — the
 /// oldest one waiting arrived less than `delay` after the last batch ended —
 /// the writer takes the next batch only once that event has waited `delay`,
