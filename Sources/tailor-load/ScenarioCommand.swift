@@ -85,7 +85,9 @@ struct ScenarioCommand: AsyncParsableCommand {
         let serverCPU = server?.cpuSeconds ?? 0
         let serverThreads = server?.threadCPUSeconds ?? [:]
         let clientCPU = ProcessProbe.current.cpuSeconds
+        let commitsBefore = await scenario.writerCommits()
         let elapsed = await scenario.run()
+        let commitsAfter = await scenario.writerCommits()
         let serverSeconds = (server?.cpuSeconds ?? 0) - serverCPU
         let threadSeconds = server.map { (before: serverThreads, after: $0.threadCPUSeconds) }
         let clientSeconds = ProcessProbe.current.cpuSeconds - clientCPU
@@ -96,7 +98,9 @@ struct ScenarioCommand: AsyncParsableCommand {
         let report = makeReport(scenario: scenario, elapsed: elapsed, check: check, server: server.map { probe in
             let memory = probe.residentKiB
             return LoadReport.Process(cpuPercent: serverSeconds / elapsed * 100, rssMiB: Double(memory.now) / 1024, peakRssMiB: Double(memory.peak) / 1024)
-        }, threadSeconds: threadSeconds, clientSeconds: clientSeconds)
+        }, threadSeconds: threadSeconds, clientSeconds: clientSeconds, commits: commitsAfter.flatMap { after in
+            commitsBefore.map { LoadReport.Commits(after - $0, seconds: elapsed) }
+        })
         print(report.table)
         if let json {
             let encoder = JSONEncoder()
@@ -108,7 +112,7 @@ struct ScenarioCommand: AsyncParsableCommand {
 
     private func makeReport(scenario: Scenario, elapsed: Double, check: Scenario.FinalCheck,
                             server: LoadReport.Process?, threadSeconds: (before: [String: Double], after: [String: Double])?,
-                            clientSeconds: Double) -> LoadReport {
+                            clientSeconds: Double, commits: LoadReport.Commits?) -> LoadReport {
         let statistics = scenario.statistics.snapshot
         let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
         let threads = threadSeconds.map { ThreadLoad.loads(from: $0.before, to: $0.after, seconds: elapsed, messages: counts.accepted) }
@@ -126,7 +130,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             events: statistics.events.sorted { $0.key < $1.key }.map { LoadReport.Events(name: $0.key, count: $0.value.count, bytes: $0.value.bytes) },
             notModified: statistics.notModified,
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
-            server: server, threads: threads, serialCeilingMessagesPerSecond: threads.flatMap(ThreadLoad.serialCeiling(of:)),
+            server: server, commits: commits, threads: threads, serialCeilingMessagesPerSecond: threads.flatMap(ThreadLoad.serialCeiling(of:)),
             client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),
             intervalSeconds: interval, intervals: intervals(scenario))
     }

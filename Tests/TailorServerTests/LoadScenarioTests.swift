@@ -43,5 +43,9 @@ import Testing
         #expect(events.contains("chat.patch") == patches)
         let serverFigures = try #require(json["server"] as? [String: Double])
         #expect(serverFigures["rssMiB"]! > 0)
+        // The writer's commits, from the server's /metrics: every message and read mark was in one.
+        let commits = try #require(json["commits"] as? [String: Double])
+        #expect(commits["perSecond"]! > 0)
+        #expect(commits["eventsPerCommit"]! >= 1)
     }
 }

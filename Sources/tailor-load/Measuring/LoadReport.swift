@@ -56,6 +56,18 @@ struct LoadReport: Encodable {
         var meanBytes: Int { count == 0 ? 0 : bytes / count }
     }
 
+    /// How often the servers' writers committed, and how many events
+    /// (messages, read marks, …) a commit held on average.
+    struct Commits: Encodable {
+        let perSecond: Double
+        let eventsPerCommit: Double
+
+        init(_ commits: WriterCommits, seconds: Double) {
+            perSecond = commits.commits / seconds
+            eventsPerCommit = commits.commits > 0 ? commits.events / commits.commits : 0
+        }
+    }
+
     struct Process: Encodable {
         let cpuPercent: Double
         let rssMiB: Double
@@ -83,6 +95,8 @@ struct LoadReport: Encodable {
     let viewModelsStale: Int
     let staleExamples: [String]
     let server: Process?
+    /// The servers' commits over the run, from their `/metrics`.
+    let commits: Commits?
     /// The server's threads over the run, busiest first.
     let threads: [ThreadLoad]?
     let serialCeilingMessagesPerSecond: Double?
@@ -114,6 +128,9 @@ struct LoadReport: Encodable {
         lines.append("errors         \(errors.isEmpty ? "none" : errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
         if let server {
             lines.append("server         CPU \(Self.number(server.cpuPercent, 0))% of one core, RSS \(Self.number(server.rssMiB, 1)) MiB (peak \(Self.number(server.peakRssMiB, 1)) MiB)")
+        }
+        if let commits {
+            lines.append("commits        \(Self.number(commits.perSecond, 0))/s, \(Self.number(commits.eventsPerCommit, 2)) events each")
         }
         for thread in threads ?? [] where thread.cpuPercent >= 0.5 {
             lines.append("  thread \(thread.name.padding(to: 16)) CPU \(Self.number(thread.cpuPercent, 0).padded(to: 3))% of one core, \(Self.number(thread.microsecondsPerMessage, 0)) µs per message")
