@@ -257,6 +257,8 @@ import TailorTestSupport
         var streams: [SSEClient] = []
         for index in 0..<1000 {
             let stream = try SSEClient(port: app.port, token: alice.token, topics: index % 2 == 0 ? "badge" : "chats,orders")
+            // A refusal would otherwise show only as a stream that ended.
+            try #require(stream.response.status == 200, "stream \(index) of 1000 was answered \(stream.response.status)")
             _ = try stream.next()
             streams.append(stream)
         }
