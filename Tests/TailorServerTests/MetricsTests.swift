@@ -39,6 +39,19 @@ import Testing
         return samples
     }
 
+    /// Scrapes until `condition` holds, for at most five seconds: the writer
+    /// counts a batch once it has handed it on, maybe after the request's answer.
+    static func scrape(_ app: TestApp, until condition: ([Sample: Double]) -> Bool) throws -> [Sample: Double] {
+        var samples = try scrape(app)
+        var tries = 0
+        while !condition(samples) && tries < 500 {
+            usleep(10_000)
+            samples = try scrape(app)
+            tries += 1
+        }
+        return samples
+    }
+
     @Test func figuresMoveAsRequestsStreamsAndWritesHappen() throws {
         let app = try TestApp()
         let (alice, bob) = (try app.user("alice"), try app.user("bob"))
@@ -57,14 +70,7 @@ import Testing
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"counted"}"#)
         _ = try stream.next(where: { $0.name == "chat" })
 
-        // The writer counts a batch once it has handed it on: maybe after the event arrived.
-        var after = try Self.scrape(app)
-        var tries = 0
-        while value(after, "tailor_writer_batch_events_count") <= value(before, "tailor_writer_batch_events_count") && tries < 500 {
-            usleep(10_000)
-            after = try Self.scrape(app)
-            tries += 1
-        }
+        let after = try Self.scrape(app) { value($0, "tailor_writer_batch_events_count") > value(before, "tailor_writer_batch_events_count") }
         let healthz = ["route": "/healthz", "status": "2xx"]
         #expect(value(after, "tailor_http_requests_total", healthz) - value(before, "tailor_http_requests_total", healthz) == 5)
         #expect(value(after, "tailor_http_requests_total", ["route": "/api/chats/{id}", "status": "4xx"]) >= 1)
@@ -91,10 +97,9 @@ import Testing
     @Test func messagesCloseTogetherShareOneCommit() throws {
         let app = try TestApp { $0.commitDelay = 0.4 }
         let (alice, _, chatID) = try app.aliceAndBobInAChat()
-        func batches() throws -> (count: Double, events: Double) {
-            let samples = try Self.scrape(app)
-            return (samples[Sample(name: "tailor_writer_batch_events_count", labels: [:])] ?? 0,
-                    samples[Sample(name: "tailor_writer_batch_events_sum", labels: [:])] ?? 0)
+        func batches(_ samples: [Sample: Double]) -> (count: Double, events: Double) {
+            (samples[Sample(name: "tailor_writer_batch_events_count", labels: [:])] ?? 0,
+             samples[Sample(name: "tailor_writer_batch_events_sum", labels: [:])] ?? 0)
         }
         func message(_ text: String) -> String {
             let body = #"{"text":"\#(text)"}"#
@@ -102,7 +107,7 @@ import Testing
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         }
         usleep(500_000)
-        let before = try batches()
+        let before = try batches(Self.scrape(app))
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after a quiet spell"}"#)
         let first = try app.client(as: alice)
         let second = try app.client(as: alice)
@@ -111,14 +116,7 @@ import Testing
         try second.connection.send(message("closer still"))
         #expect(try first.connection.readResponse().status == 201)
         #expect(try second.connection.readResponse().status == 201)
-        var after = try batches()
-        // The writer counts a batch once it has handed it on: maybe after the answer.
-        var tries = 0
-        while after.events < before.events + 3 && tries < 500 {
-            usleep(10_000)
-            after = try batches()
-            tries += 1
-        }
+        let after = try batches(Self.scrape(app) { batches($0).events >= before.events + 3 })
         #expect(after.events - before.events == 3)
         #expect(after.count - before.count == 2, "the last two messages shared one commit")
     }

@@ -16,10 +16,10 @@ import TailorStore
 /// serves many events, and when events come close together the writer waits a
 /// moment for more before it takes a batch (`GroupCommit`). On PostgreSQL the
 /// messages and read marks of a batch go to the server in one round trip, and
-/// its feed entry and commit in one more. One refused event leaves the rest of its batch alone: a batch is
-/// written first with its events side by side, and only when one of them is
-/// refused is it undone and written again with each event in a savepoint of
-/// its own. Refusals are rare, and savepoints cost two more round
+/// its feed entry and commit in one more. One refused event leaves the rest of
+/// its batch alone: a batch is written first with its events side by side, and
+/// only when one of them is refused is it undone and written again with each
+/// event in a savepoint of its own. Refusals are rare, and savepoints cost two more round
 /// trips per event on PostgreSQL. A source is answered only after the batch
 /// holding its event is committed.
 public final class EventRouter: Sendable {
@@ -125,7 +125,7 @@ public final class EventRouter: Sendable {
     /// Writes batches until no event waits.
     private func writeBatches() {
         while true {
-            let (waiting, oldestArrival) = queue.withLock { ($0.pending.count, $0.pending.first?.arrival ?? 0) }
+            let (waiting, oldestArrival) = queue.withLock { ($0.pending.count, $0.pending.first?.arrival) }
             let wait = writer.value.groupCommit.wait(now: MonotonicClock.now, waiting: waiting, oldestArrival: oldestArrival)
             if wait > 0 { usleep(UInt32(wait / 1000)) }
             let batch = queue.withLock { queue -> [Pending] in

@@ -3,8 +3,9 @@
 /// A commit costs about the same for one message as for several: the pages
 /// they share (the table's last leaf, the id counter, the index leaves of a
 /// busy chat) are written to the log once, the feed thread and the lanes are
-/// woken once, a checkpoint is asked for once. At a steady rate each event used to find the writer
-/// resting and be committed alone. So when events come close together — the
+/// woken once, a checkpoint is asked for once. At a steady rate each event used
+/// to find the writer resting and be committed alone. So when events come close
+/// together — the
 /// oldest one waiting arrived less than `delay` after the last batch ended —
 /// the writer takes the next batch only once that event has waited `delay`,
 /// and the events that arrive meanwhile join it. An event that finds the
@@ -24,9 +25,9 @@ struct GroupCommit {
     }
 
     /// Nanoseconds to wait, at `now`, before taking a batch from the `waiting`
-    /// events, the oldest of which arrived at `oldestArrival`.
-    func wait(now: UInt64, waiting: Int, oldestArrival: UInt64) -> UInt64 {
-        guard delay > 0, waiting < Self.enoughEvents, let lastBatchEnded, oldestArrival < lastBatchEnded + delay,
+    /// events, the oldest of which arrived at `oldestArrival` (nil: none waits).
+    func wait(now: UInt64, waiting: Int, oldestArrival: UInt64?) -> UInt64 {
+        guard delay > 0, waiting < Self.enoughEvents, let oldestArrival, let lastBatchEnded, oldestArrival < lastBatchEnded + delay,
               now < oldestArrival + delay else { return 0 }
         return oldestArrival + delay - now
     }

@@ -2,8 +2,8 @@
 /// `/metrics` (`tailor_writer_batch_events`): how many batches were committed
 /// and how many events they held, summed over the servers of a run.
 struct WriterCommits: Sendable, Equatable {
-    var commits: Double = 0
-    var events: Double = 0
+    let commits: Double
+    let events: Double
 
     /// The figures of one scrape; nil when it has no batch histogram.
     init?(metrics text: String) {
