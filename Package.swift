@@ -42,6 +42,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "CSystem"),
+        // A SQLite VFS that writes a commit's log frames in one call.
+        .target(name: "CSQLiteLogWrites", dependencies: ["CSQLite"]),
         .target(name: "CAllocationCounter"),
 
         // The socket loop: epoll threads that are also the executors of their connections.
@@ -58,7 +60,7 @@ let package = Package(
         ),
 
         // The model on SQLite or PostgreSQL: connections, statements, schemas, and the queries.
-        .target(name: "TailorStore", dependencies: ["CSQLite", "CLibPQ", "TailorLoop"]),
+        .target(name: "TailorStore", dependencies: ["CSQLite", "CSQLiteLogWrites", "CLibPQ", "TailorLoop"]),
 
         // The application: events, router, handler, builders, view models, cache, routes.
         .target(
@@ -106,7 +108,7 @@ let package = Package(
 
 // Settings every Swift target shares, set once.
 for target in package.targets where target.type != .system {
-    guard !["CSystem", "CAllocationCounter"].contains(target.name) else { continue }
+    guard !["CSystem", "CSQLiteLogWrites", "CAllocationCounter"].contains(target.name) else { continue }
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .unsafeFlags(["-warnings-as-errors"], .when(configuration: .debug)),

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteLogWrites
 
 /// One SQLite connection, used by one thread at a time (opened `NOMUTEX`).
 ///
@@ -18,7 +19,8 @@ public final class SQLiteConnection: DatabaseConnection {
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        // The log's frames are written a commit at a time (see CSQLiteLogWrites).
+        let status = sqlite3_open_v2(path, &handle, flags, tailor_sqlite_log_writes_vfs())
         guard status == SQLITE_OK, let handle else {
             let error = SQLiteError(code: status, connection: handle)
             sqlite3_close_v2(handle)
