@@ -75,9 +75,21 @@ static int isCommitFrameHeader(const unsigned char *bytes, int count) {
 
 static int logWrite(sqlite3_file *base, const void *bytes, int count, sqlite3_int64 offset) {
     LogFile *file = (LogFile *)base;
-    if (file->heldCount > 0 && offset != file->heldOffset + file->heldCount) {
+    // Decided before anything held is passed on, which forgets the header.
+    int endsCommit = file->commitFrameBegun && count != frameHeaderBytes;
+    int beginsCommit = isCommitFrameHeader(bytes, count);
+    int continuesHeld = file->heldCount > 0 && offset == file->heldOffset + file->heldCount;
+    if (file->heldCount > 0 && !continuesHeld) {
         int status = passOn(file);
         if (status != SQLITE_OK) return status;
+    }
+    // A commit frame's header is held only behind the frames before it. Alone
+    // it may be a header rewritten in place (SQLite does so with checksums
+    // after a transaction that spilled), which no page follows to pass it on.
+    if (beginsCommit && !continuesHeld) {
+        int status = file->real->pMethods->xWrite(file->real, bytes, count, offset);
+        file->commitFrameBegun = status == SQLITE_OK;
+        return status;
     }
     if (!makeRoom(file, count)) {
         int status = passOn(file);
@@ -87,8 +99,7 @@ static int logWrite(sqlite3_file *base, const void *bytes, int count, sqlite3_in
     if (file->heldCount == 0) file->heldOffset = offset;
     memcpy(file->held + file->heldCount, bytes, (size_t)count);
     file->heldCount += count;
-    int endsCommit = file->commitFrameBegun && count != frameHeaderBytes;
-    file->commitFrameBegun = isCommitFrameHeader(bytes, count);
+    file->commitFrameBegun = beginsCommit;
     return endsCommit ? passOn(file) : SQLITE_OK;
 }
 

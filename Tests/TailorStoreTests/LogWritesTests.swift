@@ -21,6 +21,57 @@ import TailorTestSupport
         #expect(try writer.first("SELECT count(*) FROM t", binding: []) { $0.int(0) } == 20)
     }
 
+    /// Commits of every size from one page to several times what one write
+    /// passes on, each read back by a second connection at once: wherever the
+    /// commit frame falls among the bytes held, it is written before it is seen.
+    @Test func everyCommitIsWholeWhenAnotherConnectionReadsIt() throws {
+        let path = try Self.freshPath()
+        let writer = try Self.openInLogMode(path)
+        try writer.execute("CREATE TABLE t (n INTEGER PRIMARY KEY, payload BLOB)")
+        let reader = try SQLiteConnection(path: path, readOnly: true)
+        var rows = 0
+        for size in 1...100 {
+            try writer.transaction {
+                for _ in 0..<size { _ = try writer.run("INSERT INTO t (payload) VALUES (zeroblob(3000))", binding: []) }
+            }
+            rows += size
+            let seen = try reader.readTransaction {
+                (try reader.first("PRAGMA quick_check", binding: []) { $0.text(0) },
+                 try reader.first("SELECT count(*), sum(length(payload)) FROM t", binding: []) { [$0.int(0), $0.int(1)] })
+            }
+            #expect(seen.0 == "ok", "after a commit of \(size) rows")
+            #expect(seen.1 == [rows, rows * 3000], "after a commit of \(size) rows")
+            if seen.0 != "ok" { return }
+        }
+    }
+
+    /// What the files hold the moment a commit is seen is what a server that
+    /// stopped dead then would find: a copy of the database and its log,
+    /// without the shared memory, is recovered from the log alone (checksums
+    /// checked) and shows every commit. Transactions here spill their cache,
+    /// then change pages already spilled, so SQLite rewrites frames in place
+    /// and their checksums after the commit frame.
+    @Test func aCommitIsInTheFilesOnceSeen() throws {
+        let path = try Self.freshPath()
+        let writer = try Self.openInLogMode(path)
+        try writer.execute("PRAGMA cache_size = 10")
+        try writer.execute("CREATE TABLE t (n INTEGER PRIMARY KEY, round INTEGER, payload BLOB)")
+        for round in 1...4 {
+            try writer.transaction {
+                for _ in 0..<200 { _ = try writer.run("INSERT INTO t (round, payload) VALUES (?, zeroblob(600))", binding: [round]) }
+                _ = try writer.run("UPDATE t SET payload = zeroblob(500) WHERE round = ?", binding: [round])
+            }
+            let copy = try Self.freshPath()
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+            }
+            let recovered = try SQLiteConnection(path: copy)
+            #expect(try recovered.first("SELECT count(*), sum(length(payload)) FROM t", binding: []) { [$0.int(0), $0.int(1)] }
+                    == [round * 200, round * 200 * 500], "after round \(round)")
+            #expect(try recovered.first("PRAGMA integrity_check", binding: []) { $0.text(0) } == "ok")
+        }
+    }
+
     @Test func spilledUndoneAndLargeCommitsLeaveTheDatabaseWhole() throws {
         let path = try Self.freshPath()
         var expected = 0
