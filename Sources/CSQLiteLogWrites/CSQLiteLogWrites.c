@@ -10,11 +10,14 @@
 // wal-index (shared memory) only after its last frame's write returns, and
 // that write is the one that passes everything on. Frames written without a
 // commit (a transaction spilling its cache) are published by no one until
-// their commit frame comes. Every other use of the log file (read, size,
-// sync, truncate, close, file control) and every write not contiguous with
-// those held first passes on what is held, in order, so the file always reads
-// as if each write had gone through at once; and an error in passing on is the
-// error of the call that caused it, where SQLite expects one.
+// their commit frame comes. A commit frame's header that does not follow held
+// frames is written at once: SQLite also rewrites headers in place (their
+// checksums, when a transaction that spilled its cache commits), and no page
+// follows such a header to pass it on. Every other use of the log file (read,
+// size, sync, truncate, close, file control) and every write not contiguous
+// with those held first passes on what is held, in order, so the file always
+// reads as if each write had gone through at once; and an error in passing on
+// is the error of the call that caused it, where SQLite expects one.
 
 #include "CSQLiteLogWrites.h"
 
@@ -38,7 +41,7 @@ typedef struct {
     int heldCount;
     int heldCapacity;
     sqlite3_int64 heldOffset;
-    // The last write held was the header of a commit frame: the next is its page.
+    // The last write was the header of a commit frame: the next is its page.
     int commitFrameBegun;
 } LogFile;
 
