@@ -36,12 +36,12 @@ import TailorTestSupport
             }
             rows += size
             let seen = try reader.readTransaction {
-                (try reader.first("PRAGMA quick_check", binding: []) { $0.text(0) },
-                 try reader.first("SELECT count(*), sum(length(payload)) FROM t", binding: []) { [$0.int(0), $0.int(1)] })
+                (check: try reader.first("PRAGMA quick_check", binding: []) { $0.text(0) },
+                 totals: try reader.first("SELECT count(*), sum(length(payload)) FROM t", binding: []) { [$0.int(0), $0.int(1)] })
             }
-            #expect(seen.0 == "ok", "after a commit of \(size) rows")
-            #expect(seen.1 == [rows, rows * 3000], "after a commit of \(size) rows")
-            if seen.0 != "ok" { return }
+            #expect(seen.check == "ok", "after a commit of \(size) rows")
+            #expect(seen.totals == [rows, rows * 3000], "after a commit of \(size) rows")
+            if seen.check != "ok" { return }
         }
     }
 
