@@ -73,10 +73,18 @@ import TailorTestSupport
         #expect(!resent.name.hasSuffix(".patch"))
         try views.take(resent)
         _ = try readUntilCurrent(resumed, &views, client: bob, paths: ["chats": "/api/chats", "badge": "/api/badge"])
-        // From then on, patches.
-        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"back"}"#)
-        let events = try readUntilCurrent(resumed, &views, client: bob, paths: ["chats": "/api/chats", "badge": "/api/badge"])
-        #expect(events.contains { $0.name == "chats.patch" })
+        // From then on, patches: at the latest after one more whole view model.
+        // When the change made while away is published just as the stream
+        // resumes (PostgreSQL applies its feed a moment later), the view model
+        // it was given may be one no patch names as a base; the next whole
+        // one carries a version.
+        var patched = false
+        for text in ["back", "back again"] where !patched {
+            try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#)
+            let events = try readUntilCurrent(resumed, &views, client: bob, paths: ["chats": "/api/chats", "badge": "/api/badge"])
+            patched = events.contains { $0.name == "chats.patch" }
+        }
+        #expect(patched)
     }
 
     @Test func aSlowReaderGetsWholeViewModelsThenPatchesAgain() throws {
