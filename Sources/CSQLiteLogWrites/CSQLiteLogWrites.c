@@ -37,9 +37,9 @@ typedef struct {
     sqlite3_file base;
     // The default VFS's file, in the bytes right after this struct.
     sqlite3_file *real;
+    // heldLimit bytes, allocated at the first write: only a writer's log has them.
     unsigned char *held;
     int heldCount;
-    int heldCapacity;
     sqlite3_int64 heldOffset;
     // The last write was the header of a commit frame: the next is its page.
     int commitFrameBegun;
@@ -57,18 +57,10 @@ static int passOn(LogFile *file) {
     return status;
 }
 
-/// Room for `more` bytes beside those held; 0 when they cannot be held.
-static int makeRoom(LogFile *file, int more) {
-    int needed = file->heldCount + more;
-    if (needed > heldLimit) return 0;
-    if (needed <= file->heldCapacity) return 1;
-    int capacity = file->heldCapacity > 0 ? file->heldCapacity : 64 * 1024;
-    while (capacity < needed) capacity *= 2;
-    unsigned char *grown = realloc(file->held, (size_t)capacity);
-    if (grown == NULL) return 0;
-    file->held = grown;
-    file->heldCapacity = capacity;
-    return 1;
+/// Whether `more` bytes fit beside those held.
+static int hasRoom(LogFile *file, int more) {
+    if (file->held == NULL) file->held = malloc(heldLimit);
+    return file->held != NULL && file->heldCount + more <= heldLimit;
 }
 
 static int isCommitFrameHeader(const unsigned char *bytes, int count) {
@@ -94,10 +86,10 @@ static int logWrite(sqlite3_file *base, const void *bytes, int count, sqlite3_in
         file->commitFrameBegun = status == SQLITE_OK;
         return status;
     }
-    if (!makeRoom(file, count)) {
+    if (!hasRoom(file, count)) {
         int status = passOn(file);
         if (status != SQLITE_OK) return status;
-        if (!makeRoom(file, count)) return file->real->pMethods->xWrite(file->real, bytes, count, offset);
+        if (!hasRoom(file, count)) return file->real->pMethods->xWrite(file->real, bytes, count, offset);
     }
     if (file->heldCount == 0) file->heldOffset = offset;
     memcpy(file->held + file->heldCount, bytes, (size_t)count);
@@ -112,7 +104,6 @@ static int logClose(sqlite3_file *base) {
     int closed = file->real->pMethods->xClose(file->real);
     free(file->held);
     file->held = NULL;
-    file->heldCapacity = 0;
     return passed != SQLITE_OK ? passed : closed;
 }
 
