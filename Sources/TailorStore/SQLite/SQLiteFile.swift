@@ -41,8 +41,12 @@ final class SQLiteFile: Sendable {
         }
     }
 
-    /// The size the write-ahead log file is cut back to when it starts over.
-    static let logBytesKept = 16 << 20
+    /// The size the write-ahead log file is cut back to when it starts over: a
+    /// little more than a log that asks for a checkpoint (`Checkpointer.askFrames`
+    /// frames of 4 KiB pages), so that a log started over as usual is not cut
+    /// back and grown again, which would make its next sync write the file's
+    /// size too.
+    static let logBytesKept = 40 << 20
 
     private init(path: String, isTemporary: Bool, checkpointer: Checkpointer, lock: FileLock) {
         self.path = path
