@@ -37,7 +37,7 @@ typedef struct {
     sqlite3_file base;
     // The default VFS's file, in the bytes right after this struct.
     sqlite3_file *real;
-    // heldLimit bytes, allocated at the first write: only a writer's log has them.
+    // heldLimit bytes, allocated at the first write (see hasRoom).
     unsigned char *held;
     int heldCount;
     sqlite3_int64 heldOffset;
@@ -57,7 +57,8 @@ static int passOn(LogFile *file) {
     return status;
 }
 
-/// Whether `more` bytes fit beside those held.
+/// Whether `more` bytes fit beside those held; allocates the buffer at the
+/// log's first write (readers' logs are never written and never have one).
 static int hasRoom(LogFile *file, int more) {
     if (file->held == NULL) file->held = malloc(heldLimit);
     return file->held != NULL && file->heldCount + more <= heldLimit;
