@@ -58,6 +58,27 @@ import Testing
         #expect(mismatched.status == .ok)
     }
 
+    @Test func eachAnswerOfARepresentationCarriesItsFields() {
+        let json = Array(("[" + (0..<200).map { "{\"id\": \"\($0)\"}" }.joined(separator: ",") + "]").utf8)
+        let representation = CachedRepresentation(json, contentType: HTTPResponse.jsonContentType)
+        let names = { (response: HTTPResponse) in response.headers.map(\.name) }
+        let plain = representation.response(to: HTTPRequest(method: .get, path: "/"))
+        #expect(names(plain) == ["Content-Type", "ETag", "Vary"])
+        #expect(plain.header("ETag") == representation.identityETag)
+        #expect(plain.header("Vary") == "Accept-Encoding")
+        let zipped = representation.response(to: HTTPRequest(method: .get, path: "/", headers: [("Accept-Encoding", "gzip")]))
+        #expect(names(zipped) == ["Content-Type", "Content-Encoding", "ETag", "Vary"])
+        #expect(zipped.header("ETag") == representation.gzipETag)
+        let unchanged = representation.response(to: HTTPRequest(method: .get, path: "/", headers: [("If-None-Match", representation.identityETag)]))
+        #expect(unchanged.status == .notModified)
+        #expect(names(unchanged) == ["ETag", "Vary"])
+        // An image is never sent gzipped, so its answers do not vary by Accept-Encoding.
+        let image = CachedRepresentation(Array(repeating: 7, count: 2_000), contentType: "image/png")
+        let picture = image.response(to: HTTPRequest(method: .get, path: "/", headers: [("Accept-Encoding", "gzip")]))
+        #expect(names(picture) == ["Content-Type", "ETag"])
+        #expect(picture.header("Content-Type") == "image/png")
+    }
+
     @Test func safeRelativePathsStayInside() {
         #expect(StaticFiles.safeRelativePath("/") == "index.html")
         #expect(StaticFiles.safeRelativePath("/a/b.css") == "a/b.css")

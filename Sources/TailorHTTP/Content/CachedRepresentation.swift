@@ -2,8 +2,7 @@ import Synchronization
 import TailorLoop
 
 /// One version of a resource, prepared once for every request that will read it:
-/// the bytes, their gzip variant when it is worth sending, a strong ETag for each,
-/// and the response fields of every outcome.
+/// the bytes, their gzip variant when it is worth sending, and a strong ETag for each.
 ///
 /// Answering is then a choice among ready values, with no encoding, hashing or
 /// allocation of bodies per request. The view-model cache and static files both
@@ -11,17 +10,16 @@ import TailorLoop
 ///
 /// The gzip variant is made when a client first asks for it, not with the
 /// representation: a view model rebuilt for event streams after every change
-/// may never be fetched gzipped at all.
+/// may never be fetched gzipped at all. Nor are the response fields kept: most
+/// versions are built for streams and never fetched, and building and freeing
+/// four lists of fields with each was a fifth of the publisher lanes' work.
 public final class CachedRepresentation: Sendable {
     public let contentType: String
     public let identity: SharedBytes
     public let identityETag: String
     public let gzipETag: String?
-
-    private let identityFields: [HTTPField]
-    private let gzipFields: [HTTPField]
-    private let identityNotModifiedFields: [HTTPField]
-    private let gzipNotModifiedFields: [HTTPField]
+    /// Whether the body could be sent gzipped, so that its answers say `Vary`.
+    private let isCompressible: Bool
     private let gzipVariant = Mutex(GzipVariant.notMadeYet)
 
     private enum GzipVariant {
@@ -40,25 +38,8 @@ public final class CachedRepresentation: Sendable {
         identity = SharedBytes(bytes)
         let hash = bytes.withUnsafeBytes { ETag.hash($0) }
         identityETag = ETag.strong(hash: hash)
-        let compressible = ContentType.isCompressible(contentType)
-        gzipETag = compressible && bytes.count >= Self.gzipThreshold ? ETag.strong(hash: hash, suffix: "-gzip") : nil
-        // Say Vary whenever the answer could depend on Accept-Encoding, so a shared
-        // cache never hands gzip to a client that did not ask for it.
-        let type = HTTPField("Content-Type", contentType)
-        let tag = HTTPField("ETag", identityETag)
-        if compressible {
-            let vary = HTTPField("Vary", "Accept-Encoding")
-            let gzipTag = HTTPField("ETag", gzipETag ?? identityETag)
-            identityNotModifiedFields = [tag, vary]
-            identityFields = [type, tag, vary]
-            gzipNotModifiedFields = [gzipTag, vary]
-            gzipFields = [type, HTTPField("Content-Encoding", "gzip"), gzipTag, vary]
-        } else {
-            identityNotModifiedFields = [tag]
-            identityFields = [type, tag]
-            gzipNotModifiedFields = [tag]
-            gzipFields = [type, HTTPField("Content-Encoding", "gzip"), tag]
-        }
+        isCompressible = ContentType.isCompressible(contentType)
+        gzipETag = isCompressible && bytes.count >= Self.gzipThreshold ? ETag.strong(hash: hash, suffix: "-gzip") : nil
     }
 
     /// The gzip variant, made on first use; nil when the body is too small or
@@ -102,12 +83,30 @@ public final class CachedRepresentation: Sendable {
         let gzip = acceptsGzip(request) ? self.gzip : nil
         let etag = gzip != nil ? gzipETag! : identityETag
         if let condition = request.headers["if-none-match"], ETag.ifNoneMatch(condition, matches: etag) {
-            return HTTPResponse(status: .notModified, headers: gzip != nil ? gzipNotModifiedFields : identityNotModifiedFields)
+            return HTTPResponse(status: .notModified, headers: fields(etag: etag, body: nil))
         }
         if let gzip {
-            return HTTPResponse(status: status, headers: gzipFields, body: gzip)
+            return HTTPResponse(status: status, headers: fields(etag: etag, body: .gzip), body: gzip)
         }
-        return HTTPResponse(status: status, headers: identityFields, body: identity)
+        return HTTPResponse(status: status, headers: fields(etag: etag, body: .identity), body: identity)
+    }
+
+    private enum Body {
+        case identity
+        case gzip
+    }
+
+    /// The fields of an answer with `etag` and the `body` sent, if any. Vary is
+    /// said whenever the answer could depend on Accept-Encoding, so that a
+    /// shared cache never hands gzip to a client that did not ask for it.
+    private func fields(etag: String, body: Body?) -> [HTTPField] {
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(4)
+        if body != nil { fields.append(HTTPField("Content-Type", contentType)) }
+        if body == .gzip { fields.append(HTTPField("Content-Encoding", "gzip")) }
+        fields.append(HTTPField("ETag", etag))
+        if isCompressible { fields.append(HTTPField("Vary", "Accept-Encoding")) }
+        return fields
     }
 
     /// Bytes held, for cache budgets: an upper bound that does not change when

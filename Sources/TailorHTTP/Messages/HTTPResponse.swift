@@ -30,8 +30,8 @@ public struct HTTPResponse: Sendable {
     public var stream: (@Sendable (ResponseStream) async -> Void)?
     /// A body sent from a file instead of `body` (large static files).
     public var file: FileBody?
-    /// Sent as `X-Request-ID`; apart from `headers`, which cached answers share
-    /// and which adding to would copy.
+    /// Sent as `X-Request-ID`; kept apart from `headers`, so that adding it
+    /// never copies them.
     public var requestID: String?
 
     /// The length of the body as sent.
