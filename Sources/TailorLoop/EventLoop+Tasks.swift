@@ -2,9 +2,11 @@ import CSystem
 import Dispatch
 
 extension EventLoop {
-    /// Runs `body` on this loop's thread, soon.
+    /// Runs `body` on this loop's thread, soon, after the work queued before it.
+    /// It runs outside any task: a task it starts does not run on this loop
+    /// unless it asks to (`Task(executorPreference:)`).
     public func execute(_ body: @escaping @Sendable () -> Void) {
-        Task(executorPreference: self) { body() }
+        enqueue(.closure(body))
     }
 
     /// Runs `body` on this loop's thread and waits for it; for start and stop

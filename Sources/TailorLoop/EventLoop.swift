@@ -2,7 +2,8 @@ import CSystem
 import Glibc
 import Synchronization
 
-/// One thread that waits on epoll and runs the jobs of the tasks bound to it.
+/// One thread that waits on epoll and runs the jobs of the tasks bound to it,
+/// and closures other threads hand it (`execute`).
 ///
 /// The loop is the `TaskExecutor` (and `SerialExecutor`) of its connections: a
 /// connection's task starts on it and, whenever it resumes after waiting for a
@@ -30,10 +31,10 @@ public final class EventLoop: @unchecked Sendable {
     private var slots: [Slot] = []
     private var timedCount = 0
     private var nextDeadlineScan: UInt64 = 0
-    private var runnable: [UnownedJob] = []
+    private var runnable: [Work] = []
 
-    // Shared with every thread that enqueues a job.
-    private let queue = Mutex(JobQueue())
+    // Shared with every thread that hands the loop work.
+    private let queue = Mutex(WorkQueue())
 
     private struct Slot {
         var generation: UInt32 = 0
@@ -41,8 +42,17 @@ public final class EventLoop: @unchecked Sendable {
         var timed = false
     }
 
-    struct JobQueue {
-        var jobs: [UnownedJob] = []
+    /// What the loop runs besides its sockets' readiness, in the order given.
+    enum Work {
+        /// A job of a task that prefers this loop as its executor.
+        case job(UnownedJob)
+        /// A closure from `execute`: run as it is, without a task of its own,
+        /// whose making and freeing cost more than most of these closures.
+        case closure(@Sendable () -> Void)
+    }
+
+    struct WorkQueue {
+        var waiting: [Work] = []
         /// The loop is (about to be) blocked in epoll_wait and needs the eventfd to wake.
         var sleeping = false
     }
@@ -147,19 +157,19 @@ public final class EventLoop: @unchecked Sendable {
             for index in 0..<Int(count) {
                 dispatch(events[index])
             }
-            runJobs()
+            runWork()
             if timedCount > 0, MonotonicClock.now >= nextDeadlineScan {
                 scanDeadlines()
             }
         }
-        runJobs()
+        runWork()
     }
 
-    /// 0 when jobs wait; until the next deadline scan when something is timed;
+    /// 0 when work waits; until the next deadline scan when something is timed;
     /// otherwise forever, so that an idle server uses no CPU.
     private func nextTimeout() -> Int32 {
         let hasJobs = queue.withLock { queue -> Bool in
-            if queue.jobs.isEmpty {
+            if queue.waiting.isEmpty {
                 queue.sleeping = true
                 return false
             }
@@ -193,27 +203,32 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs what is queued, and what those jobs queue in turn, a bounded number of
-    /// rounds so that sockets are polled again between long chains of jobs.
-    private func runJobs() {
+    /// Runs what is queued, and what that queues in turn, a bounded number of
+    /// rounds so that sockets are polled again between long chains of work.
+    private func runWork() {
         for _ in 0..<16 {
-            queue.withLock { swap(&$0.jobs, &runnable) }
+            queue.withLock { swap(&$0.waiting, &runnable) }
             if runnable.isEmpty { return }
-            for job in runnable {
-                // As the task executor only: our tasks are nonisolated, and a job
-                // run isolated to the loop as a serial executor would make each
-                // call into a nonisolated async function switch executors, that
-                // is, queue the task here again (seen as most of a stream
-                // delivery's user time).
-                job.runSynchronously(on: asUnownedTaskExecutor())
+            for work in runnable {
+                switch work {
+                case .job(let job):
+                    // As the task executor only: our tasks are nonisolated, and a job
+                    // run isolated to the loop as a serial executor would make each
+                    // call into a nonisolated async function switch executors, that
+                    // is, queue the task here again (seen as most of a stream
+                    // delivery's user time).
+                    job.runSynchronously(on: asUnownedTaskExecutor())
+                case .closure(let body):
+                    body()
+                }
             }
             runnable.removeAll(keepingCapacity: true)
         }
     }
 
-    fileprivate func enqueueJob(_ job: UnownedJob) {
+    func enqueue(_ work: Work) {
         let mustWake = queue.withLock { queue -> Bool in
-            queue.jobs.append(job)
+            queue.waiting.append(work)
             defer { queue.sleeping = false }
             return queue.sleeping
         }
@@ -223,7 +238,7 @@ public final class EventLoop: @unchecked Sendable {
 
 extension EventLoop: SerialExecutor, TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
-        enqueueJob(UnownedJob(job))
+        enqueue(.job(UnownedJob(job)))
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
