@@ -1,0 +1,43 @@
+import Synchronization
+import TailorLoop
+import Testing
+
+/// A loop's work besides sockets: closures from other threads and tasks that
+/// prefer it, without sockets.
+@Suite struct EventLoopTests {
+    @Test func closuresRunOnTheLoopInTheOrderGivenOutsideAnyTask() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let seen = Mutex<[Int]>([])
+        let offLoop = Atomic<Int>(0)
+        let inTask = Atomic<Int>(0)
+        for index in 0..<1_000 {
+            loop.execute {
+                if !loop.inLoopThread { offLoop.add(1, ordering: .relaxed) }
+                if withUnsafeCurrentTask(body: { $0 != nil }) { inTask.add(1, ordering: .relaxed) }
+                seen.withLock { $0.append(index) }
+            }
+        }
+        loop.executeAndWait {}
+        #expect(seen.withLock { $0 } == Array(0..<1_000))
+        #expect(offLoop.load(ordering: .relaxed) == 0)
+        // A task for each would cost more to make and free than these closures do.
+        #expect(inTask.load(ordering: .relaxed) == 0)
+    }
+
+    @Test func closuresAndTasksShareOneQueue() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let seen = Mutex<[String]>([])
+        loop.execute { seen.withLock { $0.append("closure 1") } }
+        await Task(executorPreference: loop) {
+            #expect(loop.inLoopThread)
+            seen.withLock { $0.append("task") }
+        }.value
+        loop.execute { seen.withLock { $0.append("closure 2") } }
+        loop.executeAndWait {}
+        #expect(seen.withLock { $0 } == ["closure 1", "task", "closure 2"])
+    }
+}
