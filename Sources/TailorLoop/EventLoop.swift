@@ -168,14 +168,14 @@ public final class EventLoop: @unchecked Sendable {
     /// 0 when work waits; until the next deadline scan when something is timed;
     /// otherwise forever, so that an idle server uses no CPU.
     private func nextTimeout() -> Int32 {
-        let hasJobs = queue.withLock { queue -> Bool in
+        let hasWork = queue.withLock { queue -> Bool in
             if queue.waiting.isEmpty {
                 queue.sleeping = true
                 return false
             }
             return true
         }
-        if hasJobs { return 0 }
+        if hasWork { return 0 }
         guard timedCount > 0 else { return -1 }
         let now = MonotonicClock.now
         if nextDeadlineScan <= now { nextDeadlineScan = now + Self.deadlineScanInterval }
