@@ -188,7 +188,7 @@ extension StoreTests {
             checkpointer.finish()
         }
         #expect(startedOver, "the log never started over")
-        #expect(most * (4096 + 24) >= 30_000_000, "the log started over after \(most) frames")
+        #expect(most * Checkpointer.frameBytes >= 30_000_000, "the log started over after \(most) frames")
     }
 
     /// Frames in the log, as a checkpoint tells.

@@ -31,6 +31,8 @@ final class Checkpointer: Sendable {
     static let askFrames = 8000
     /// Frames at which the writer stops waiting for this thread and copies.
     static let writerFrames = 32000
+    /// Bytes of one frame in the log: a page of SQLite's default 4 KiB and its 24-byte header.
+    static let frameBytes = 4096 + 24
 
     private let thread = SerialThread(name: "checkpoint")
     private let connection: ThreadConfined<SQLiteConnection>

@@ -43,10 +43,9 @@ final class SQLiteFile: Sendable {
 
     /// The size the write-ahead log file is cut back to when it starts over: a
     /// quarter more than a log that asks for a checkpoint (`Checkpointer.askFrames`
-    /// frames, each a 4 KiB page and its 24-byte header), so that a log started
-    /// over as usual is not cut back and grown again, which would make its next
-    /// sync write the file's size too.
-    static let logBytesKept = Checkpointer.askFrames * (4096 + 24) * 5 / 4
+    /// frames), so that a log started over as usual is not cut back and grown
+    /// again, which would make its next sync write the file's size too.
+    static let logBytesKept = Checkpointer.askFrames * Checkpointer.frameBytes * 5 / 4
 
     private init(path: String, isTemporary: Bool, checkpointer: Checkpointer, lock: FileLock) {
         self.path = path
