@@ -115,22 +115,22 @@ struct AccountRoutes {
         } catch StoreError.nameTaken {
             throw taken
         }
-        context.auth.remember(Credential(user: user, session: nil, hash: hash))
-        context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
+        context.auth.remember(context.auth.newCredential(user: user, session: nil, hash: hash))
+        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
                                           status: .created, headers: [Authenticator.sessionCookie(sessionToken, for: request)])
     }
 
-    /// Signs a browser in with a token: it gets a session of its own.
     /// Signs a browser in, with an account token (`{"token"}`) or a name and
-    /// password (`{"name", "password"}`): it gets a session of its own.
+    /// password (`{"name", "password"}`): it gets a session of its own. A
+    /// session's token signs nothing in: the new session would outlive it.
     private func signIn(_ request: HTTPRequest) async throws -> HTTPResponse {
         try context.auth.admitAccountRequest(request)
         let body = try JSONBody(request)
         let user: User
         if let token = try body.optionalString("token") {
-            guard let known = try await context.auth.credential(token: token)?.user else { throw APIError.unauthorized("The token is not valid.") }
-            user = known
+            guard let known = try await context.auth.credential(token: token), known.session == nil else { throw Authenticator.invalidToken }
+            user = known.user
         } else {
             guard let name = try body.optionalString("name"), let password = try body.optionalString("password") else {
                 throw APIError.invalid("Send \"token\", or \"name\" and \"password\".")
@@ -139,7 +139,7 @@ struct AccountRoutes {
         }
         let (sessionToken, session) = Self.newSession(for: request)
         let started = try await context.events.startSession(user: user.id, session)
-        context.auth.remember(Credential(user: user, session: started.id, hash: started.tokenHash))
+        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: started.tokenHash))
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),
                                           headers: [Authenticator.sessionCookie(sessionToken, for: request)])
     }

@@ -186,14 +186,30 @@ final class Authenticator: Sendable {
     func credential(token: String) async throws -> Credential? {
         let hash = Self.hash(token)
         if let credential = credentials.credential(for: hash) { return credential }
-        guard let (found, lastSeenAt) = try await database.readOffLoop({ try Self.credential(hash, in: $0) }) else { return nil }
+        let checkedAt = credentials.now
+        guard let (found, lastSeenAt) = try await database.readOffLoop({ try Self.credential(hash, in: $0, checkedAt: checkedAt) })
+        else { return nil }
+        // Read before its session ended, and the end already followed: it is not valid any more.
+        guard !credentials.hasForgotten(hash, since: checkedAt) else { return nil }
         remember(found, lastSeenAt: lastSeenAt)
         return found
     }
 
-    private static func credential(_ hash: [UInt8], in store: Store) throws -> (Credential, lastSeenAt: Int?)? {
-        if let user = try store.user(tokenHash: hash) { return (Credential(user: user, session: nil, hash: hash), nil) }
-        return try store.session(tokenHash: hash).map { (Credential(user: $0.1, session: $0.0.id, hash: hash), $0.0.lastSeenAt) }
+    private static func credential(_ hash: [UInt8], in store: Store, checkedAt: CredentialCache.Moment) throws -> (Credential, lastSeenAt: Int?)? {
+        if let user = try store.user(tokenHash: hash) { return (Credential(user: user, session: nil, hash: hash, checkedAt: checkedAt), nil) }
+        return try store.session(tokenHash: hash).map {
+            (Credential(user: $0.1, session: $0.0.id, hash: hash, checkedAt: checkedAt), $0.0.lastSeenAt)
+        }
+    }
+
+    /// A credential made now, for a token just given out.
+    func newCredential(user: User, session: Int?, hash: [UInt8]) -> Credential {
+        Credential(user: user, session: session, hash: hash, checkedAt: credentials.now)
+    }
+
+    /// Whether `credential`'s session has ended since it was checked.
+    func hasEnded(_ credential: Credential) -> Bool {
+        credentials.hasForgotten(credential.hash, since: credential.checkedAt)
     }
 
     /// Keeps a credential for later requests; a session's as used at `lastSeenAt` (now, for a new one).

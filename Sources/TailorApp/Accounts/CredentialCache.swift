@@ -7,29 +7,90 @@ struct Credential: Sendable {
     /// The session, when the token is a browser session's rather than the account's.
     let session: Int?
     let hash: [UInt8]
+    /// When the token was last known valid: a session that ends after it is
+    /// seen by `CredentialCache.hasForgotten(_:since:)`.
+    var checkedAt: CredentialCache.Moment
 }
 
 /// Valid tokens remembered by their hashes, so that an authenticated cached
 /// GET touches no database. A session that ends is forgotten as the change
 /// feed brings its end, on every server, so that signing out on one ends the
 /// session on all of them.
+///
+/// A token read from the store just before its session ended must not be
+/// learnt again after the end was forgotten, and a stream subscribed after
+/// the end must still be ended: both ask whether the token was forgotten
+/// since they last knew it valid, at a `Moment` of the cache's own clock.
 final class CredentialCache: Sendable {
-    private let known = Mutex<[[UInt8]: Credential]>([:])
-    /// Remembered tokens at most; past it the memory starts over.
-    static let capacity = 100_000
+    /// A point in the cache's history of forgetting.
+    struct Moment: Sendable, Comparable {
+        fileprivate let tick: UInt64
 
-    func credential(for hash: [UInt8]) -> Credential? {
-        known.withLock { $0[hash] }
+        static func < (a: Moment, b: Moment) -> Bool { a.tick < b.tick }
     }
 
-    func remember(_ credential: Credential) {
-        known.withLock { known in
-            if known.count >= Self.capacity { known.removeAll() }
-            known[credential.hash] = credential
+    private struct State {
+        var known: [[UInt8]: Credential] = [:]
+        /// Counts what was forgotten.
+        var tick: UInt64 = 0
+        /// When each recently forgotten token was forgotten.
+        var forgotten: [[UInt8]: UInt64] = [:]
+        /// Forgetting before this tick is no longer told apart: a token known
+        /// valid only before it counts as forgotten.
+        var forgottenFrom: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// Remembered tokens at most; past it the memory starts over.
+    static let capacity = 100_000
+    /// Forgotten tokens told apart at most; past it the memory starts over,
+    /// and whatever was known before counts as forgotten (read again).
+    static let forgottenCapacity = 10_000
+
+    /// Now, for a token about to be looked up.
+    var now: Moment {
+        state.withLock { Moment(tick: $0.tick) }
+    }
+
+    /// The remembered credential of `hash`, known valid now.
+    func credential(for hash: [UInt8]) -> Credential? {
+        state.withLock { state in
+            guard var credential = state.known[hash] else { return nil }
+            credential.checkedAt = Moment(tick: state.tick)
+            return credential
         }
     }
 
+    /// Keeps `credential` for later requests, unless its token was forgotten
+    /// since it was checked: then its session has ended meanwhile.
+    func remember(_ credential: Credential) {
+        state.withLock { state in
+            guard !Self.hasForgotten(credential.hash, since: credential.checkedAt, in: state) else { return }
+            if state.known.count >= Self.capacity { state.known.removeAll() }
+            state.known[credential.hash] = credential
+        }
+    }
+
+    /// The token's session has ended.
     func forget(_ hash: [UInt8]) {
-        _ = known.withLock { $0.removeValue(forKey: hash) }
+        state.withLock { state in
+            state.known.removeValue(forKey: hash)
+            state.tick += 1
+            if state.forgotten.count >= Self.forgottenCapacity {
+                state.forgotten.removeAll()
+                state.forgottenFrom = state.tick
+            }
+            state.forgotten[hash] = state.tick
+        }
+    }
+
+    /// Whether `hash` was forgotten after `moment`.
+    func hasForgotten(_ hash: [UInt8], since moment: Moment) -> Bool {
+        state.withLock { Self.hasForgotten(hash, since: moment, in: $0) }
+    }
+
+    private static func hasForgotten(_ hash: [UInt8], since moment: Moment, in state: State) -> Bool {
+        if moment.tick < state.forgottenFrom { return true }
+        return state.forgotten[hash].map { $0 > moment.tick } ?? false
     }
 }

@@ -27,9 +27,13 @@ struct EventStreamRoutes {
                 HTTPField("X-Accel-Buffering", "no"),
             ])
             let streams = streams
+            let auth = context.auth
             response.stream = { stream in
                 await streams.serve(user: user.id, session: session, topics: topics, takesPatches: takesPatches, lastEventID: lastEventID,
                                     on: stream)
+                // A session that ended while the topics were checked swept the
+                // streams before this one was among them: it is ended here.
+                if let session, auth.hasEnded(credential) { streams.endStreams(ofSession: session) }
             }
             return response
         }
