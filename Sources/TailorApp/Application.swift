@@ -69,12 +69,15 @@ public final class Application: Sendable {
         follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
         let feed: FeedApplier = if let follower { .follower(follower) }
             else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
-        events = try EventRouter(writer: writer, now: now, maxOrdersPerUser: configuration.maxOrdersPerUser,
+        events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas,
                              feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
                              observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
-                                 accountLimit: configuration.accountLimit, passwordAttemptLimit: configuration.passwordAttemptLimit,
-                                 passwords: PasswordHasher(), sessionIdleTime: configuration.sessionIdleTime, logger: logger)
+                                 accountLimit: configuration.accountLimit,
+                                 passwords: PasswordGate(hasher: PasswordHasher(limits: configuration.passwordQueue),
+                                                         perClient: configuration.passwordAttemptLimit, perName: configuration.passwordNameLimit,
+                                                         logger: logger),
+                                 sessionIdleTime: configuration.sessionIdleTime, logger: logger)
         let context = AppContext(events: events, views: views, auth: auth)
 
         let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)

@@ -35,8 +35,8 @@ public struct TailorConfiguration: Sendable {
     /// Each user's writes: generous for people and for scripts that import
     /// history; the load scenario at its aim sends 2–3 a second per user.
     public var writeLimit = RateLimit(perSecond: 20, burst: 200)
-    /// Orders one user may have (409 `too_many_orders` past it).
-    public var maxOrdersPerUser = 10_000
+    /// What one user may hold: orders, browser sessions.
+    public var quotas = Quotas()
     /// Entries the change feed keeps: a stream that resumes from an older
     /// position gets every topic's view model anew.
     public var feedWindow = 100_000
@@ -50,8 +50,16 @@ public struct TailorConfiguration: Sendable {
     public var accountLimit = RateLimit(perSecond: 1, burst: 100)
     /// Milliseconds a browser session may go unused before it ends: 30 days.
     public var sessionIdleTime = 30 * 24 * 3600 * 1000
-    /// Sign-ins with a password per name: ten at once, then one every 30 seconds.
+    /// Tries of one name's password (sign-ins, and the current password when
+    /// it is changed) from one client address: ten at once, then one every 30
+    /// seconds.
     public var passwordAttemptLimit = RateLimit(perSecond: 1.0 / 30, burst: 10)
+    /// Tries of one name's password from all addresses together: a hundred at
+    /// once, then one a second. Much larger than one address's, so that a
+    /// guesser slows itself, not the account's owner.
+    public var passwordNameLimit = RateLimit(perSecond: 1, burst: 100)
+    /// Password hashes waiting for the `passwords` thread, in all and per address.
+    public var passwordQueue = PasswordQueue.Limits()
     /// Where each answered request is written as a JSON line: a file, `-` for
     /// standard output, nil for nowhere.
     public var accessLog: String?

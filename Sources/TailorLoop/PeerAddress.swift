@@ -32,9 +32,21 @@ public struct PeerAddress: Hashable, Sendable {
         }
     }
 
+    /// What limits per client count by: an IPv4 address itself, and for IPv6
+    /// its /64 network, which one subscriber is usually given whole (RFC
+    /// 6177), so that rotating addresses inside it counts as one client.
+    public var network: PeerAddress {
+        var network = self
+        if !isIPv4 { network.low = 0 }
+        return network
+    }
+
+    /// Whether this is an IPv4 address (held as `::ffff:a.b.c.d`).
+    public var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
+
     /// The address as written in logs: `127.0.0.1`, or eight groups of hex digits for IPv6.
     public var text: String {
-        if high == 0 && low >> 32 == 0xFFFF {
+        if isIPv4 {
             return (0..<4).map { String((low >> (8 * (3 - $0))) & 0xFF) }.joined(separator: ".")
         }
         return [high, low].flatMap { half in (0..<4).map { String((half >> (16 * (3 - $0))) & 0xFFFF, radix: 16) } }.joined(separator: ":")

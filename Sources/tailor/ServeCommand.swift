@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import Logging
+import TailorHTTP
 import TailorApp
 import TailorLoop
 import TailorStore
@@ -186,10 +187,10 @@ struct ServeCommand: ParsableCommand {
         })
         let origins = try settings.value(allowOrigin, "allow-origin", default: "")
         configuration.allowedOrigins = Set(try Self.list(origins).map { origin in
-            guard origin.hasPrefix("http://") || origin.hasPrefix("https://"), !origin.dropFirst(8).contains("/") else {
+            guard let serialized = CrossOrigin.serialized(origin) else {
                 throw ValidationError("--allow-origin takes origins such as https://app.example.com; \(origin) is not one.")
             }
-            return origin
+            return serialized
         })
         return (configuration, logLevel)
     }
@@ -212,7 +213,7 @@ struct ServeCommand: ParsableCommand {
             return
         }
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = EscapingLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

@@ -30,7 +30,7 @@ import TailorStore
         @discardableResult
         func apply(_ events: Event...) throws -> [EventOutcome] {
             clock += 1_000
-            let applier = EventApplier(store: store, maxOrdersPerUser: 10_000, committedChats: committedChats)
+            let applier = EventApplier(store: store, quotas: Quotas(), committedChats: committedChats)
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
             committedChats.noteCommitted(outcomes.map { .success($0) })
             directory.committed(outcomes.flatMap(Change.changes(of:)), at: clock, snapshot: FeedSnapshot(store, showing: clock))

@@ -3,19 +3,21 @@ import Testing
 
 /// The stored form of a password: scrypt with its parameters and salt in it.
 @Suite struct PasswordHasherTests {
-    @Test func aHashVerifiesItsPasswordOnlyAndSaysItsParameters() async {
+    private let requester = PasswordQueue.Requester(client: nil)
+
+    @Test func aHashVerifiesItsPasswordOnlyAndSaysItsParameters() async throws {
         let hasher = PasswordHasher(parameters: .init(n: 1 << 10, r: 8, p: 1))
-        let stored = await hasher.hash("correct horse")
+        let stored = try await hasher.hash("correct horse", for: requester)
         #expect(stored.hasPrefix("scrypt$1024$8$1$"))
         #expect(stored.split(separator: "$").count == 6)
-        #expect(await hasher.verify("correct horse", against: stored))
-        #expect(!(await hasher.verify("correct hors", against: stored)))
-        #expect(!(await hasher.verify("correct horse", against: nil)))
-        #expect(!(await hasher.verify("correct horse", against: "scrypt$broken")))
+        #expect(try await hasher.verify("correct horse", against: stored, for: requester))
+        #expect(!(try await hasher.verify("correct hors", against: stored, for: requester)))
+        #expect(!(try await hasher.verify("correct horse", against: nil, for: requester)))
+        #expect(!(try await hasher.verify("correct horse", against: "scrypt$broken", for: requester)))
         // Salted: the same password gives another hash.
-        #expect(await hasher.hash("correct horse") != stored)
+        #expect(try await hasher.hash("correct horse", for: requester) != stored)
         // A hash keeps its own parameters: one made with others still verifies.
         let stronger = PasswordHasher(parameters: .init(n: 1 << 11, r: 8, p: 1))
-        #expect(await stronger.verify("correct horse", against: stored))
+        #expect(try await stronger.verify("correct horse", against: stored, for: requester))
     }
 }

@@ -195,7 +195,7 @@ import TailorTestSupport
     }
 
     @Test func ordersPastTheLimitPerUserAre409() throws {
-        let app = try TestApp { $0.maxOrdersPerUser = 3 }
+        let app = try TestApp { $0.quotas.ordersPerUser = 3 }
         let alice = try app.user("alice")
         for _ in 0..<3 { #expect(try alice.send("POST", "/api/orders", json: Self.groceries).status == 201) }
         let refused = try alice.send("POST", "/api/orders", json: Self.groceries)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TailorApp
+import TailorLoop
 import TailorTestSupport
 
 /// Accounts with passwords: chosen at sign-up, used with the name to sign a
@@ -48,19 +49,98 @@ import TailorTestSupport
         #expect(try app.client().send("POST", "/api/users", json: body).status == 422, "\(body)")
     }
 
-    @Test func triesPerNameAreLimitedWhateverTheAddress() throws {
-        let app = try TestApp { $0.passwordAttemptLimit = RateLimit(perSecond: 0.001, burst: 3) }
-        _ = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)
-        _ = try app.client().send("POST", "/api/users", json: #"{"name":"sam","password":"correct horse"}"#)
-        let guesser = try app.client()
-        for _ in 0..<3 {
-            #expect(try guesser.send("POST", "/api/session", json: #"{"name":"pat","password":"guess guess"}"#).status == 401)
+    /// A client sending `request` from `address`, through a trusted proxy on 127.0.0.1.
+    private func send(_ app: TestApp, _ method: String = "POST", _ path: String = "/api/session", json: String, from address: String,
+                      headers: [String] = []) throws -> TestResponse {
+        try app.client().send(method, path, json: json, headers: ["X-Forwarded-For: \(address)"] + headers)
+    }
+
+    private func behindAProxy(_ configure: @escaping (inout TailorConfiguration) -> Void = { _ in }) throws -> TestApp {
+        try TestApp {
+            $0.trustedProxies = [PeerAddress(text: "127.0.0.1")!]
+            $0.accountLimit = .unlimited
+            configure(&$0)
         }
-        // Even the right password waits now, from anywhere; another name does not.
-        let limited = try app.client().send("POST", "/api/session", json: #"{"name":"PAT","password":"correct horse"}"#)
+    }
+
+    /// Tries of one name are limited per address: the guesser waits, the
+    /// owner from elsewhere does not, until the much larger allowance for the
+    /// name from all addresses is spent.
+    @Test func aGuesserOfANameIsSlowedAndItsOwnerIsNot() throws {
+        let app = try behindAProxy {
+            $0.passwordAttemptLimit = RateLimit(perSecond: 0.001, burst: 3)
+            $0.passwordNameLimit = RateLimit(perSecond: 0.001, burst: 6)
+        }
+        _ = try send(app, "POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#, from: "198.51.100.1")
+        for _ in 0..<3 {
+            #expect(try send(app, json: #"{"name":"pat","password":"guess guess"}"#, from: "203.0.113.66").status == 401)
+        }
+        let limited = try send(app, json: #"{"name":"PAT","password":"correct horse"}"#, from: "203.0.113.66")
         #expect(limited.status == 429)
         #expect(Int(limited.header("retry-after") ?? "") ?? 0 > 0)
-        #expect(try app.client().send("POST", "/api/session", json: #"{"name":"sam","password":"correct horse"}"#).status == 200)
+        #expect(try send(app, json: #"{"name":"pat","password":"correct horse"}"#, from: "198.51.100.1").status == 200)
+        // Past the name's allowance from all addresses, every address waits.
+        for address in ["203.0.113.67", "203.0.113.68"] {
+            #expect(try send(app, json: #"{"name":"pat","password":"guess guess"}"#, from: address).status == 401)
+        }
+        #expect(try send(app, json: #"{"name":"pat","password":"correct horse"}"#, from: "198.51.100.1").status == 429)
+    }
+
+    /// Addresses inside one IPv6 /64 are one client to the limits.
+    @Test func oneIPv6NetworkIsOneClient() throws {
+        let app = try behindAProxy { $0.passwordAttemptLimit = RateLimit(perSecond: 0.001, burst: 3) }
+        _ = try send(app, "POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#, from: "198.51.100.1")
+        for host in 1...3 {
+            #expect(try send(app, json: #"{"name":"pat","password":"guess guess"}"#, from: "2001:db8:1:2::\(host)").status == 401)
+        }
+        #expect(try send(app, json: #"{"name":"pat","password":"guess guess"}"#, from: "2001:db8:1:2:ffff::9").status == 429)
+        #expect(try send(app, json: #"{"name":"pat","password":"correct horse"}"#, from: "2001:db8:1:3::1").status == 200)
+    }
+
+    /// Checking the current password when changing it counts as a try.
+    @Test func wrongCurrentPasswordsCountAsTries() throws {
+        let app = try behindAProxy { $0.passwordAttemptLimit = RateLimit(perSecond: 0.001, burst: 3) }
+        let signUp = try send(app, "POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#, from: "198.51.100.1")
+        let token = try #require(signUp.json["token"] as? String)
+        let statuses = try (0..<4).map { _ in
+            try send(app, "PUT", "/api/me/password", json: #"{"password":"battery staple","current":"guess guess"}"#, from: "203.0.113.66",
+                     headers: ["Authorization: Bearer \(token)"]).status
+        }
+        #expect(statuses == [422, 422, 422, 429])
+    }
+
+    /// A name no account can have, or a password longer than any account's,
+    /// is answered at once: nothing is hashed, counted or kept for it.
+    @Test func namesNoAccountCanHaveAreNotCountedOrKept() throws {
+        let app = try TestApp { $0.passwordAttemptLimit = RateLimit(perSecond: 0.001, burst: 3) }
+        let long = String(repeating: "x", count: 100_000)
+        let flags = String(repeating: "🇩🇪", count: 8_000)
+        for name in [long, long, long, long, flags, "pat\n2099-01-01T00:00:00+0000 critical: forged"] {
+            let body = #"{"name":"\#(name.replacingOccurrences(of: "\n", with: "\\n"))","password":"guess guess"}"#
+            #expect(try app.client().send("POST", "/api/session", json: body).status == 401)
+        }
+        let tooLong = #"{"name":"pat","password":"\#(String(repeating: "x", count: 100_000))"}"#
+        for _ in 0..<4 { #expect(try app.client().send("POST", "/api/session", json: tooLong).status == 401) }
+    }
+
+    /// Hashes wait in a bounded queue with a share per address: one address
+    /// sending many sign-ins at once is refused past its share, and another
+    /// address's sign-in is served in its turn.
+    @Test func oneAddressCannotQueueMorePasswordWorkThanItsShare() throws {
+        let app = try behindAProxy { $0.passwordAttemptLimit = .unlimited; $0.passwordNameLimit = .unlimited }
+        _ = try send(app, "POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#, from: "198.51.100.1")
+        // Twelve guesses sent at once, each on a connection of its own, then the owner's sign-in.
+        let body = #"{"name":"pat","password":"guess guess"}"#
+        let guesses = try (0..<12).map { _ in try RawClient(port: app.port, timeout: 30) }
+        for guess in guesses {
+            try guess.send("POST /api/session HTTP/1.1\r\nHost: test\r\nX-Forwarded-For: 203.0.113.66\r\n"
+                           + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        }
+        #expect(try send(app, json: #"{"name":"pat","password":"correct horse"}"#, from: "198.51.100.1").status == 200)
+        let answered = try guesses.map { try $0.readResponse().status }
+        #expect(answered.count == 12)
+        #expect(answered.filter { $0 == 429 }.count >= 6, "\(answered)")
+        #expect(Set(answered).isSubset(of: [401, 429]), "\(answered)")
     }
 
     /// A new password ends every other session of the account at once, on

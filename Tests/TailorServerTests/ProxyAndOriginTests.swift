@@ -72,4 +72,44 @@ import TailorLoop
         #expect(try alice.send("GET", "/api/chats", headers: ["Origin: https://app.example.com"]).header("access-control-allow-origin") == nil)
         #expect(try alice.send("OPTIONS", "/api/chats", headers: ["Origin: https://app.example.com", "Access-Control-Request-Method: POST"]).status == 405)
     }
+
+    /// The gaps of the first CORS version: `PUT` in the preflight, `Vary:
+    /// Origin` on every answer, the fields on an answer given before the
+    /// body, and origins configured as a person writes them.
+    @Test func crossOriginAnswersAreWholeAndOriginsMatchAsBrowsersWriteThem() throws {
+        let app = try TestApp {
+            $0.allowedOrigins = ["https://APP.EXAMPLE.COM", "https://a.example:443", "http://b.example:8080/"]
+            $0.server.maxBodyBytes = 1_000
+        }
+        let alice = try app.user("alice")
+        let preflight = try alice.send("OPTIONS", "/api/me/password", headers: [
+            "Origin: https://app.example.com", "Access-Control-Request-Method: PUT"])
+        #expect(preflight.header("access-control-allow-methods")?.contains("PUT") == true)
+        for origin in ["https://a.example", "http://b.example:8080"] {
+            #expect(try alice.send("GET", "/api/me", headers: ["Origin: \(origin)"]).header("access-control-allow-origin") == origin)
+        }
+        let other = try alice.send("GET", "/api/me", headers: ["Origin: https://evil.example"])
+        #expect(other.headers.contains { $0.name.lowercased() == "vary" && $0.value.contains("Origin") })
+        let tooLarge = try alice.send("POST", "/api/orders", json: String(repeating: " ", count: 2_000), headers: ["Origin: https://app.example.com"])
+        #expect(tooLarge.status == 413)
+        #expect(tooLarge.header("access-control-allow-origin") == "https://app.example.com")
+    }
+
+    /// Two session cookies of one name are refused, whichever is first; over
+    /// HTTPS the cookie is a `__Host-` one, which no sibling domain can set.
+    @Test func aPlantedSecondSessionCookieIsRefusedAndHTTPSCookiesAreHostOnly() throws {
+        let app = try TestApp { $0.trustedProxies = [PeerAddress(text: "127.0.0.1")!] }
+        let client = try app.client()
+        let alice = try client.send("POST", "/api/users", json: #"{"name":"alice"}"#, headers: ["X-Forwarded-Proto: https"])
+        let cookie = try #require(alice.header("set-cookie"))
+        #expect(cookie.hasPrefix("__Host-tailor_session="))
+        #expect(cookie.contains("; Secure") && cookie.contains("; Path=/") && !cookie.contains("Domain"))
+        let aliceToken = try #require(AccountAPITests.sessionToken(alice))
+        let mallory = try #require(AccountAPITests.sessionToken(try client.send("POST", "/api/users", json: #"{"name":"mallory"}"#)))
+        let me = { (cookies: String) throws -> TestResponse in try app.client().get("/api/me", headers: ["Cookie: \(cookies)"]) }
+        #expect(try me("__Host-tailor_session=\(aliceToken)").status == 200)
+        #expect(try me("tailor_session=\(mallory); tailor_session=\(aliceToken)").status == 401)
+        #expect(try me("tailor_session=\(mallory); __Host-tailor_session=\(aliceToken)").json["user"].map { ($0 as? [String: Any])?["name"] as? String } == "alice")
+        #expect(try me("tailor_session=\(mallory); tailor_session=\(mallory)").status == 200)
+    }
 }

@@ -14,6 +14,7 @@ import TailorTestSupport
         try TestApp(backend: backend, database: database) {
             $0.accountLimit = .unlimited
             $0.writeLimit = .unlimited
+            $0.quotas.sessionsPerUser = 1_000
         }
     }
 
@@ -102,5 +103,57 @@ import TailorTestSupport
         #expect(signIn.status == 401)
         #expect(signIn.header("set-cookie") == nil)
         #expect(try app.client().send("POST", "/api/session", json: #"{"token":"\#(alice.token!)"}"#).status == 200)
+    }
+
+    /// An account holds at most its quota of sessions: a new one ends the
+    /// oldest, its cookie and its streams with it.
+    @Test(arguments: Backend.allCases)
+    func aNewSessionPastTheQuotaEndsTheOldest(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend) { $0.quotas.sessionsPerUser = 3 }
+        let alice = try app.user("alice")
+        let oldest = try newSession(of: alice, in: app)
+        let stream = try SSEClient(port: app.port, token: nil, topics: "badge", headers: ["Cookie: tailor_session=\(oldest.token)"])
+        _ = try stream.next()
+        var newer: [(token: String, id: String)] = []
+        for _ in 0..<3 { newer.append(try newSession(of: alice, in: app)) }
+        #expect(stream.waitForEnd())
+        #expect(try app.client().get("/api/me", headers: ["Cookie: tailor_session=\(oldest.token)"]).status == 401)
+        let listed = try alice.get("/api/sessions").json["items"] as? [[String: Any]] ?? []
+        #expect(listed.compactMap { $0["id"] as? String } == newer.reversed().map(\.id))
+        for session in newer {
+            #expect(try app.client().get("/api/me", headers: ["Cookie: tailor_session=\(session.token)"]).status == 200)
+        }
+    }
+
+    /// The sessions list is a page, with `next` for the one after it.
+    @Test func sessionsComeInPages() throws {
+        let app = try unlimitedApp(.sqlite)
+        let alice = try app.user("alice")
+        // With the sign-up's own, five sessions.
+        for _ in 0..<4 { _ = try newSession(of: alice, in: app) }
+        let first = try alice.get("/api/sessions?limit=3").json
+        #expect((first["items"] as? [Any])?.count == 3)
+        let next = try #require((first["next"] as? [String: Any])?["href"] as? String)
+        #expect(next == "/api/sessions?offset=3&limit=3")
+        let second = try alice.get(next).json
+        #expect((second["items"] as? [Any])?.count == 2)
+        #expect(second["next"] is NSNull)
+        #expect(try alice.get("/api/sessions?limit=0").status == 422)
+    }
+
+    /// A browser's name for itself is cut to its byte limit at once, however
+    /// long and whatever its characters.
+    @Test func aHugeUserAgentIsCutAtOnce() throws {
+        let app = try TestApp()
+        let client = try RawClient(port: app.port, timeout: 5)
+        let body = #"{"name":"alice"}"#
+        let agent = String(repeating: "é", count: 31_000) + String(repeating: "🇩🇪", count: 250)
+        try client.send("POST /api/users HTTP/1.1\r\nHost: test\r\nUser-Agent: \(agent)\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let signUp = try client.readResponse()
+        #expect(signUp.status == 201)
+        let token = try #require(AccountAPITests.sessionToken(signUp))
+        let listed = try app.client().get("/api/sessions", headers: ["Cookie: tailor_session=\(token)"]).json["items"] as? [[String: Any]]
+        #expect(listed?.first?["userAgent"] as? String == String(repeating: "é", count: 128))
     }
 }

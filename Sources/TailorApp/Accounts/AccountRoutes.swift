@@ -37,12 +37,16 @@ struct AccountRoutes {
             // A session's token ends with it; an account token sent here stays valid.
             let credential = try await context.auth.credential(for: request)
             if let session = credential.session { try await end(session, of: credential.user) }
-            return HTTPResponse(status: .noContent, headers: [Authenticator.clearedCookie(for: request)])
+            return HTTPResponse(status: .noContent, headers: Authenticator.clearedCookies(for: request))
         }
         router.get("/api/sessions") { request in
             let credential = try await context.auth.credential(for: request)
-            let sessions = try await context.views.database.readOffLoop { try $0.sessions(of: credential.user.id) }
-            return ViewModelEncoding.response(SessionsViewModel(sessions, current: credential.session))
+            let page = try PageParameters(request, defaultLimit: SessionsViewModel.pageSize, maxLimit: SessionsViewModel.maxPageSize)
+            // One more than the page: whether a next page exists.
+            let sessions = try await context.views.database.readOffLoop {
+                try $0.sessions(of: credential.user.id, offset: page.offset, limit: page.limit + 1)
+            }
+            return ViewModelEncoding.response(SessionsViewModel(sessions, current: credential.session, page: page))
         }
         router.delete("/api/sessions/{id}") { request in
             let user = try await context.auth.user(for: request)
@@ -62,14 +66,16 @@ struct AccountRoutes {
         let current = try body.optionalString("current")
         let stored = try await context.views.database.readOffLoop { try $0.passwordHash(of: credential.user.id) }
         if stored != nil {
-            guard let current, await context.auth.passwords.verify(current, against: stored) else {
-                throw APIError.invalid("\"current\" must be the password the account has now.")
-            }
+            guard let current else { throw Self.wrongCurrentPassword }
+            try context.auth.passwords.admitTry(of: credential.user.name, for: request)
+            guard try await context.auth.passwords.verify(current, against: stored, for: request) else { throw Self.wrongCurrentPassword }
         }
-        let hash = await context.auth.passwords.hash(password)
+        let hash = try await context.auth.passwords.hash(password, for: request)
         _ = try await context.events.changePassword(user: credential.user.id, passwordHash: hash, keeping: credential.session)
         return HTTPResponse(status: .noContent)
     }
+
+    static let wrongCurrentPassword = APIError.invalid("\"current\" must be the password the account has now.")
 
     private func end(_ session: Int, of user: User) async throws {
         let ended: Session
@@ -110,7 +116,7 @@ struct AccountRoutes {
         let (sessionToken, session) = Self.newSession(for: request)
         let (user, started): (User, Session)
         do {
-            let passwordHash: String? = if let password { await context.auth.passwords.hash(password) } else { nil }
+            let passwordHash: String? = if let password { try await context.auth.passwords.hash(password, for: request) } else { nil }
             (user, started) = try await context.events.signUp(name: name, tokenHash: hash, session: session, passwordHash: passwordHash)
         } catch StoreError.nameTaken {
             throw taken

@@ -10,6 +10,10 @@ import TailorStore
 /// signing out ends. Known hashes are remembered (`CredentialCache`).
 final class Authenticator: Sendable {
     static let cookieName = "tailor_session"
+    /// The cookie's name over HTTPS: a browser takes a `__Host-` cookie only
+    /// from this host itself, secure, for every path (RFC 6265bis §4.1.3.2),
+    /// so a site on a sibling domain cannot plant one.
+    static let secureCookieName = "__Host-tailor_session"
 
     private let database: Database
     private let events: EventRouter
@@ -22,10 +26,7 @@ final class Authenticator: Sendable {
     /// Sign-ups and sign-ins per client address: tokens cannot be guessed, but
     /// accounts can be made by the thousand to fill other users' lists.
     private let accounts: RateLimiter<PeerAddress>
-    /// Sign-ins with a password, per name (ignoring case), whoever tries:
-    /// guessing one account's password is slow from any number of addresses.
-    private let passwordAttempts: RateLimiter<String>
-    let passwords: PasswordHasher
+    let passwords: PasswordGate
     private let failures: ThrottledLog
     private let refusals: ThrottledLog
     /// Sessions whose last use is remembered at most; past it the memory starts over.
@@ -37,8 +38,7 @@ final class Authenticator: Sendable {
     private var seenInterval: Int { min(5 * 60 * 1000, sessionIdleTime / 4) }
 
     init(database: Database, events: EventRouter, credentials: CredentialCache, now: @escaping @Sendable () -> Int,
-         writeLimit: RateLimit, accountLimit: RateLimit, passwordAttemptLimit: RateLimit, passwords: PasswordHasher,
-         sessionIdleTime: Int, logger: Logger) {
+         writeLimit: RateLimit, accountLimit: RateLimit, passwords: PasswordGate, sessionIdleTime: Int, logger: Logger) {
         self.sessionIdleTime = sessionIdleTime
         self.database = database
         self.credentials = credentials
@@ -46,7 +46,6 @@ final class Authenticator: Sendable {
         self.now = now
         writes = RateLimiter(writeLimit)
         accounts = RateLimiter(accountLimit)
-        passwordAttempts = RateLimiter(passwordAttemptLimit)
         self.passwords = passwords
         failures = ThrottledLog(logger: logger)
         refusals = ThrottledLog(logger: logger, level: .notice)
@@ -134,21 +133,21 @@ final class Authenticator: Sendable {
 
     /// Counts a sign-up or sign-in from the request's address: a 429 past the limit.
     func admitAccountRequest(_ request: HTTPRequest) throws {
-        guard let client = request.client, case .refused(let retryAfter) = accounts.take(client) else { return }
+        guard let client = request.client, case .refused(let retryAfter) = accounts.take(client.network) else { return }
         throw APIError.rateLimited("sign-ups and sign-ins from this address", retryAfter: retryAfter)
     }
 
     /// The user whose name and password these are. A wrong password, a name
     /// without one and a name nobody has get the same 401 after the same work
-    /// (a hash is made either way); past the attempts allowed for the name, 429.
+    /// (a hash is made either way); past the tries allowed for the name, 429.
+    /// A name that no account can have and a password longer than any
+    /// account's are refused before anything is counted or hashed.
     func user(named name: String, password: String, for request: HTTPRequest) async throws -> User {
-        if case .refused(let retryAfter) = passwordAttempts.take(name.lowercased()) {
-            refusals.log("sign-ins with a password for \(name.prefix(32)) refused for \(retryAfter) s: too many attempts (request \(request.id ?? "-"))")
-            throw APIError.rateLimited("sign-ins for this name", retryAfter: retryAfter)
-        }
+        guard AccountRoutes.isValidName(name), password.utf8.count <= PasswordHasher.limit.bytes else { throw Self.wrongPassword }
+        try passwords.admitTry(of: name, for: request)
         let found = try await database.readOffLoop { try $0.userAndPasswordHash(named: name) }
-        guard await passwords.verify(password, against: found?.passwordHash), let user = found?.user else {
-            refusals.log("a sign-in with a password for \(name.prefix(32)) failed from \(request.client?.text ?? "-") (request \(request.id ?? "-"))")
+        guard try await passwords.verify(password, against: found?.passwordHash, for: request), let user = found?.user else {
+            refusals.log("a sign-in with a password for \(name) failed from \(request.client?.text ?? "-") (request \(request.id ?? "-"))")
             throw Self.wrongPassword
         }
         return user
@@ -158,7 +157,7 @@ final class Authenticator: Sendable {
 
     /// Who sends the request, or a 401.
     private func identify(_ request: HTTPRequest) async throws -> Credential {
-        guard let token = Self.token(in: request) else { throw Self.noToken }
+        guard let token = try Self.token(in: request) else { throw Self.noToken }
         guard let credential = try await credential(token: token) else { throw Self.invalidToken }
         return credential
     }
@@ -174,7 +173,13 @@ final class Authenticator: Sendable {
     /// here is left to the handler, which meets it again and reports it.
     func refusal(for request: HTTPRequest) async -> HTTPError? {
         guard request.path.hasPrefix("/api/"), !(Self.openRoutes.contains(request.path) && request.method == .post) else { return nil }
-        guard let token = Self.token(in: request) else { return Self.noToken }
+        let token: String
+        do {
+            guard let sent = try Self.token(in: request) else { return Self.noToken }
+            token = sent
+        } catch {
+            return error
+        }
         do {
             return try await credential(token: token) == nil ? Self.invalidToken : nil
         } catch {
@@ -240,8 +245,11 @@ final class Authenticator: Sendable {
         }
     }
 
-    /// The bearer token, else the session cookie's value.
-    static func token(in request: HTTPRequest) -> String? {
+    /// The bearer token, else the session cookie's value: the `__Host-` one
+    /// when it is sent, else the plain one (set over HTTP, or before the
+    /// server gave `__Host-` cookies). Two different values of one cookie are
+    /// refused: one of them was planted by another site.
+    static func token(in request: HTTPRequest) throws(HTTPError) -> String? {
         if let authorization = request.headers["authorization"] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
@@ -249,17 +257,33 @@ final class Authenticator: Sendable {
             }
             return nil
         }
-        return request.headers.cookie(cookieName)
+        for name in [secureCookieName, cookieName] {
+            let values = request.headers.cookies(name)
+            guard let first = values.first else { continue }
+            guard values.allSatisfy({ $0 == first }) else { throw twoSessionCookies }
+            return first
+        }
+        return nil
     }
 
-    /// The session cookie for `request`'s client: `Secure` when it came over
-    /// HTTPS through a trusted proxy, so a browser never sends it in clear.
+    static let twoSessionCookies = APIError.unauthorized("Two different session cookies were sent; sign out and sign in again.")
+
+    /// The session cookie for `request`'s client: over HTTPS through a trusted
+    /// proxy a `Secure` `__Host-` cookie, which a browser never sends in clear
+    /// and no other site can set.
     static func sessionCookie(_ token: String, for request: HTTPRequest) -> HTTPField {
-        HTTPField("Set-Cookie", "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000" + secure(request))
+        HTTPField("Set-Cookie", "\(cookieName(for: request))=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000" + secure(request))
     }
 
-    static func clearedCookie(for request: HTTPRequest) -> HTTPField {
-        HTTPField("Set-Cookie", "\(cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0" + secure(request))
+    /// Clears the session cookie: over HTTPS the plain one too, which a
+    /// browser may still hold from before.
+    static func clearedCookies(for request: HTTPRequest) -> [HTTPField] {
+        let names = request.isSecure ? [secureCookieName, cookieName] : [cookieName]
+        return names.map { HTTPField("Set-Cookie", "\($0)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0" + secure(request)) }
+    }
+
+    private static func cookieName(for request: HTTPRequest) -> String {
+        request.isSecure ? secureCookieName : cookieName
     }
 
     /// The cookie attribute that keeps a cookie to HTTPS, when the client speaks it.

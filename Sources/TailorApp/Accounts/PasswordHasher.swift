@@ -8,7 +8,8 @@ import TailorLoop
 ///
 /// Hashing takes tens of milliseconds and `memoryBytes` of memory: it runs on
 /// a thread of its own (`passwords`), never on a loop, one hash at a time,
-/// which also bounds the memory that a burst of sign-ins can take.
+/// which also bounds the memory that a burst of sign-ins can take. What waits
+/// for it is bounded and shared out by client (`PasswordQueue`).
 final class PasswordHasher: Sendable {
     struct Parameters: Sendable, Equatable {
         /// CPU and memory cost: a power of two.
@@ -26,33 +27,29 @@ final class PasswordHasher: Sendable {
     static let hashBytes = 32
 
     let parameters: Parameters
-    private let thread = SerialThread(name: "passwords")
-    init(parameters: Parameters = Parameters()) {
+    let queue: PasswordQueue
+
+    init(parameters: Parameters = Parameters(), limits: PasswordQueue.Limits = PasswordQueue.Limits()) {
         self.parameters = parameters
+        queue = PasswordQueue(limits: limits)
     }
 
     /// A new stored hash of `password`, with a fresh salt.
-    func hash(_ password: String) async -> String {
-        await run { [parameters] in Self.hash(password, salt: Self.randomSalt(), parameters: parameters) }
+    func hash(_ password: String, for requester: PasswordQueue.Requester) async throws(PasswordQueue.Refusal) -> String {
+        try await queue.run(for: requester) { [parameters] in Self.hash(password, salt: Self.randomSalt(), parameters: parameters) }
     }
 
     /// Whether `password` matches `stored`. With no stored hash (no such
     /// name, or no password) a hash is made all the same, with the current
     /// parameters, and the answer is no: it takes as long either way.
-    func verify(_ password: String, against stored: String?) async -> Bool {
-        await run { [parameters] in
+    func verify(_ password: String, against stored: String?, for requester: PasswordQueue.Requester) async throws(PasswordQueue.Refusal) -> Bool {
+        try await queue.run(for: requester) { [parameters] in
             guard let stored, let parsed = Self.parse(stored) else {
                 _ = Self.matches(password, Stored(parameters: parameters, salt: [UInt8](repeating: 0, count: Self.saltBytes),
                                                   hash: [UInt8](repeating: 0, count: Self.hashBytes)))
                 return false
             }
             return Self.matches(password, parsed)
-        }
-    }
-
-    private func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            thread.async { continuation.resume(returning: work()) }
         }
     }
 

@@ -12,7 +12,8 @@ public enum Event: Sendable {
 /// What applying an event produced, for its source to answer with.
 public enum EventOutcome: Sendable {
     case signedUp(User, session: Session?)
-    case sessionStarted(Session)
+    /// A new session, and the oldest ones it ended past the quota.
+    case sessionStarted(Session, endedSessions: [Session])
     case sessionEnded(Session)
     /// A new password, and the sessions that ended with the old one.
     case passwordChanged(user: Int, endedSessions: [Session])

@@ -8,8 +8,7 @@ import TailorStore
 /// statement queued, in one round trip on PostgreSQL.
 struct EventApplier {
     let store: Store
-    /// Orders one user may have at most.
-    let maxOrdersPerUser: Int
+    let quotas: Quotas
     /// Chats known committed: their members are checked without a query.
     let committedChats: CommittedChats
 
@@ -43,7 +42,8 @@ struct EventApplier {
             return .known(.signedUp(user, session: try session.map { try store.insertSession($0, user: user.id, at: now) }))
 
         case .account(.startSession(let user, let session)):
-            return .known(.sessionStarted(try store.insertSession(session, user: user, at: now)))
+            let started = try store.insertSession(session, user: user, at: now)
+            return .known(.sessionStarted(started, endedSessions: try store.deleteSessions(of: user, keepingNewest: quotas.sessionsPerUser)))
 
         case .account(.endSession(let user, let session)):
             return .known(.sessionEnded(try store.deleteSession(id: session, user: user)))
@@ -63,7 +63,7 @@ struct EventApplier {
 
         case .order(.place(let user, let name, let currency, let items)):
             // Counted inside the writer's transaction: concurrent places cannot pass it together.
-            guard try store.orderCount(of: user) < maxOrdersPerUser else { throw StoreError.tooManyOrders }
+            guard try store.orderCount(of: user) < quotas.ordersPerUser else { throw StoreError.tooManyOrders }
             return .known(.orderChanged(try store.insertOrder(user: user, name: name, currency: currency, items: items, at: now)))
 
         case .order(.changeStatus(let user, let orderID, let status)):

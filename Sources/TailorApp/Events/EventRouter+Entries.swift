@@ -23,7 +23,7 @@ extension EventRouter {
 
     public func startSession(user: Int, _ session: NewSession) async throws -> Session {
         try await route(.account(.startSession(user: user, session))) {
-            guard case .sessionStarted(let started) = $0 else { return nil }
+            guard case .sessionStarted(let started, _) = $0 else { return nil }
             return started
         }
     }

@@ -30,11 +30,11 @@ enum Change: Sendable, Equatable {
         switch outcome {
         case .signedUp(let user, _):
             [.signedUp(user: user.id)]
-        case .sessionStarted, .sessionSeen:
+        case .sessionSeen:
             []
         case .sessionEnded(let session):
             [.sessionEnded(tokenHash: session.tokenHash)]
-        case .passwordChanged(_, let ended):
+        case .sessionStarted(_, let ended), .passwordChanged(_, let ended):
             ended.map { .sessionEnded(tokenHash: $0.tokenHash) }
         case .chatOpened(let chat, _, let created):
             created ? [.chatOpened(chat)] : []

@@ -275,7 +275,7 @@ enum OpenAPIDocument {
   },
   "/api/sessions": {
    "get": {
-    "summary": "The user's browser sessions, newest first.",
+    "summary": "A page of the user's browser sessions, newest first.",
     "operationId": "sessions",
     "responses": {
      "200": {
@@ -285,7 +285,8 @@ enum OpenAPIDocument {
         "schema": {
          "type": "object",
          "required": [
-          "items"
+          "items",
+          "next"
          ],
          "properties": {
           "items": {
@@ -293,6 +294,16 @@ enum OpenAPIDocument {
            "items": {
             "$ref": "#/components/schemas/Session"
            }
+          },
+          "next": {
+           "oneOf": [
+            {
+             "$ref": "#/components/schemas/Action"
+            },
+            {
+             "type": "null"
+            }
+           ]
           }
          }
         }
@@ -305,6 +316,30 @@ enum OpenAPIDocument {
     },
     "tags": [
      "accounts"
+    ],
+    "parameters": [
+     {
+      "name": "offset",
+      "in": "query",
+      "required": false,
+      "schema": {
+       "type": "integer",
+       "minimum": 0,
+       "maximum": 1000000
+      },
+      "description": "Sessions skipped."
+     },
+     {
+      "name": "limit",
+      "in": "query",
+      "required": false,
+      "schema": {
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 200
+      },
+      "description": "Sessions in the page (100)."
+     }
     ]
    }
   },

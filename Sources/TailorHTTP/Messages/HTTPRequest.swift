@@ -18,6 +18,8 @@ public struct HTTPRequest: Sendable {
     public var id: String?
     /// What handlers note about it, when answers are observed.
     public var notes: RequestNotes?
+    /// Whether its client is still connected; nil for a request made in code.
+    public var presence: ClientPresence?
 
     public init(head: HTTPRequestHead, body: [UInt8] = []) {
         self.head = head

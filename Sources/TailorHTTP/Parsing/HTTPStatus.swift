@@ -28,6 +28,8 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let expectationFailed = HTTPStatus(417, "Expectation Failed")
     public static let unprocessableContent = HTTPStatus(422, "Unprocessable Content")
     public static let tooManyRequests = HTTPStatus(429, "Too Many Requests")
+    /// nginx's code for a client that hung up before its answer: never sent, only logged.
+    public static let clientClosedRequest = HTTPStatus(499, "Client Closed Request")
     public static let headersTooLarge = HTTPStatus(431, "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(500, "Internal Server Error")
     public static let notImplemented = HTTPStatus(501, "Not Implemented")

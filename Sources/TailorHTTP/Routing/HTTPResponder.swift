@@ -70,6 +70,13 @@ public struct HTTPResponder: Sendable {
         }
     }
 
+    /// An answer given from the head alone (a body too large or too slow, a
+    /// refusal before it), with the CORS fields an allowed origin needs to
+    /// read it.
+    public func crossOriginFields(on response: HTTPResponse, for head: HTTPRequestHead) -> HTTPResponse {
+        crossOrigin.decorate(response, for: HTTPRequest(head: head))
+    }
+
     /// The answer: for the client a trusted proxy forwarded (`ProxyTrust`),
     /// with the CORS fields an allowed origin needs (`CrossOrigin`).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {

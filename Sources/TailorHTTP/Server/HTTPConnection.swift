@@ -63,13 +63,13 @@ final class HTTPConnection {
             switch try await readBody(for: head) {
             case .complete(let bytes): body = bytes
             case .rejected(let error):
-                try await answerAndClose(HTTPError(error).response, minorVersion: head.minorVersion)
+                try await answerAndClose(server.responder.crossOriginFields(on: HTTPError(error).response, for: head), minorVersion: head.minorVersion)
                 return .finished
             case .answeredBeforeBody(let response):
-                try await answerAndClose(response, minorVersion: head.minorVersion)
+                try await answerAndClose(server.responder.crossOriginFields(on: response, for: head), minorVersion: head.minorVersion)
                 return .finished
             case .timedOut:
-                try await answerAndClose(HTTPError.timedOut.response, minorVersion: head.minorVersion)
+                try await answerAndClose(server.responder.crossOriginFields(on: HTTPError.timedOut.response, for: head), minorVersion: head.minorVersion)
                 return .finished
             case .peerGone:
                 return .finished
@@ -77,7 +77,12 @@ final class HTTPConnection {
             socket.deadline = 0
             var request = HTTPRequest(head: head, body: body)
             request.peer = peer
+            let presence = ClientPresence()
+            request.presence = presence
+            // Nothing reads while the request is answered: a hang-up is reported here.
+            socket.peerClosedHandler = { presence.noteLeft() }
             let response = await server.responder.respond(to: request)
+            socket.peerClosedHandler = nil
             if let stream = response.stream, head.method != .head {
                 try await serveStream(response, stream: stream, minorVersion: head.minorVersion)
                 return .handedToStream

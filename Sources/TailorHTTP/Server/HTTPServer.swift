@@ -104,14 +104,15 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Counts a connection from `peer`, or refuses it past the per-address limit.
+    /// Counts a connection from `peer`, or refuses it past the per-address limit
+    /// (per /64 network for IPv6).
     private func admit(_ peer: PeerAddress) -> Bool {
         let limit = configuration.maxConnectionsPerAddress
         guard limit > 0 else { return true }
         return connectionsByAddress.withLock { counts in
-            let count = counts[peer, default: 0]
+            let count = counts[peer.network, default: 0]
             guard count < limit else { return false }
-            counts[peer] = count + 1
+            counts[peer.network] = count + 1
             return true
         }
     }
@@ -119,8 +120,8 @@ public final class HTTPServer: Sendable {
     private func release(_ peer: PeerAddress) {
         guard configuration.maxConnectionsPerAddress > 0 else { return }
         connectionsByAddress.withLock { counts in
-            let count = counts[peer, default: 1] - 1
-            counts[peer] = count == 0 ? nil : count
+            let count = counts[peer.network, default: 1] - 1
+            counts[peer.network] = count == 0 ? nil : count
         }
     }
 

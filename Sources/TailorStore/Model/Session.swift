@@ -28,8 +28,6 @@ public struct NewSession: Sendable {
 
     public init(tokenHash: [UInt8], userAgent: String) {
         self.tokenHash = tokenHash
-        var cut = Substring(userAgent)
-        while cut.utf8.count > Session.maxUserAgentBytes { cut = cut.dropLast() }
-        self.userAgent = String(cut)
+        self.userAgent = userAgent.prefix(bytes: Session.maxUserAgentBytes)
     }
 }

@@ -19,27 +19,41 @@ extension Store {
         }
     }
 
-    /// A user's sessions, newest first.
-    public func sessions(of user: Int) throws -> [Session] {
+    /// A page of a user's sessions, newest first: `limit` of them from `offset`.
+    public func sessions(of user: Int, offset: Int = 0, limit: Int = Int(Int32.max)) throws -> [Session] {
         try connection.query("""
-            SELECT id, token_hash, created_at, last_seen_at, user_agent FROM sessions WHERE user_id = ? ORDER BY id DESC
-            """, user) { row in
-            Session(id: row.int(0), userID: user, tokenHash: row.blob(1), createdAt: row.int(2), lastSeenAt: row.int(3), userAgent: row.text(4))
-        }
+            SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?
+            """, user, limit, offset, row: Self.session)
     }
 
     /// Ends one of `user`'s sessions and returns it; `notFound` when it is not theirs.
     public func deleteSession(id: Int, user: Int) throws -> Session {
-        guard let session = try sessions(of: user).first(where: { $0.id == id }) else { throw StoreError.notFound }
-        try connection.run("DELETE FROM sessions WHERE id = ?", id)
-        return session
+        guard let ended = try connection.first("""
+            DELETE FROM sessions WHERE id = ? AND user_id = ? RETURNING \(Self.sessionColumns)
+            """, id, user, row: Self.session) else { throw StoreError.notFound }
+        return ended
     }
 
     /// Ends every session of `user` but `kept`, and returns those it ended.
     public func deleteSessions(of user: Int, except kept: Int?) throws -> [Session] {
-        let ended = try sessions(of: user).filter { $0.id != kept }
-        for session in ended { try connection.run("DELETE FROM sessions WHERE id = ?", session.id) }
-        return ended
+        try connection.query("""
+            DELETE FROM sessions WHERE user_id = ? AND id <> ? RETURNING \(Self.sessionColumns)
+            """, user, kept ?? 0, row: Self.session)
+    }
+
+    /// Ends `user`'s sessions older than the newest `kept` (at least one), and returns them.
+    public func deleteSessions(of user: Int, keepingNewest kept: Int) throws -> [Session] {
+        try connection.query("""
+            DELETE FROM sessions WHERE user_id = ?1
+            AND id < (SELECT id FROM sessions WHERE user_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
+            RETURNING \(Self.sessionColumns)
+            """, user, kept - 1, row: Self.session)
+    }
+
+    private static let sessionColumns = "id, user_id, token_hash, created_at, last_seen_at, user_agent"
+
+    private static func session(_ row: any DatabaseRow) throws -> Session {
+        Session(id: row.int(0), userID: row.int(1), tokenHash: row.blob(2), createdAt: row.int(3), lastSeenAt: row.int(4), userAgent: row.text(5))
     }
 
     public func recordSessionSeen(id: Int, at now: Int) throws {
