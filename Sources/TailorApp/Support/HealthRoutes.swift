@@ -2,10 +2,16 @@ import TailorHTTP
 
 /// `GET /healthz`: the process is up and its loops answer (liveness).
 /// `GET /readyz`: it can do its work: a write commits within `readyTimeout`
-/// and it is not shutting down (readiness, for a load balancer).
+/// and it is not shutting down (readiness, for a load balancer). The write is
+/// made at most once a second (`ReadinessProbe`).
 struct HealthRoutes {
-    let events: EventRouter
     let shutdown: ShutdownState
+    let probe: ReadinessProbe
+
+    init(events: EventRouter, shutdown: ShutdownState) {
+        self.shutdown = shutdown
+        probe = ReadinessProbe { await events.checkWrites(within: Self.readyTimeout) }
+    }
 
     /// Seconds a readiness write may take before the answer is 503.
     static let readyTimeout = 2.0
@@ -18,7 +24,7 @@ struct HealthRoutes {
 
     private func ready() async throws -> HTTPResponse {
         guard !shutdown.isDraining else { throw Self.notReady("The server is shutting down.") }
-        switch await events.checkWrites(within: Self.readyTimeout) {
+        switch await probe.ready() {
         case .committed:
             return HTTPResponse.json(#"{"status":"ready"}"#)
         case .failed(let error):
