@@ -375,13 +375,19 @@ final class EventStreams: Sendable {
     private func endLargestHolders(users: Set<Int>) {
         let total = memory.total
         let ended = state.withLock { state -> [Subscriber] in
+            // Streams already ending count as freed: their bytes go when their loops close them.
             var ended: [Subscriber] = []
-            for user in users {
-                ended += StreamMemory.largestHolders(of: Array(state.subscribers.streams(of: user)), over: memory.budgetPerUser)
+            var chosen = Set<ObjectIdentifier>()
+            func end(among streams: [Subscriber], over limit: Int) {
+                let candidates = streams.filter { !$0.isEnding && !chosen.contains(ObjectIdentifier($0)) }
+                let holdings = candidates.map { StreamMemory.Holding(user: $0.user, bytes: $0.heldBytes) }
+                for index in StreamMemory.toEnd(holdings, over: limit) {
+                    ended.append(candidates[index])
+                    chosen.insert(ObjectIdentifier(candidates[index]))
+                }
             }
-            if total > memory.budget {
-                ended += StreamMemory.largestHolders(of: state.subscribers.all, over: memory.budget)
-            }
+            for user in users { end(among: Array(state.subscribers.streams(of: user)), over: memory.budgetPerUser) }
+            if total > memory.budget { end(among: state.subscribers.all, over: memory.budget) }
             return ended
         }
         guard !ended.isEmpty else { return }

@@ -37,19 +37,30 @@ final class StreamMemory: Sendable {
         endedSlow.add(count, ordering: .relaxed)
     }
 
-    /// The streams to end, the largest holders first, so that what `streams`
-    /// hold comes back under `limit` (with room, so that the next change does
-    /// not end another at once).
-    /// Streams already ending count as freed: their bytes go when their loops close them.
-    static func largestHolders(of streams: [Subscriber], over limit: Int) -> [Subscriber] {
-        var holding = streams.filter { !$0.isEnding }.map { ($0, $0.heldBytes) }
-        var sum = holding.reduce(0) { $0 + $1.1 }
+    /// What one stream holds, for choosing which to end.
+    struct Holding {
+        let user: Int
+        let bytes: Int
+    }
+
+    /// Which of `holdings` to end (their indexes) so that what they hold
+    /// comes back under `limit`, with room (to three quarters of it), so that
+    /// the next change does not end another at once. Each time the largest
+    /// holding of the user whose streams hold the most goes: one user's
+    /// fan-out ends that user's streams before anyone else's.
+    static func toEnd(_ holdings: [Holding], over limit: Int) -> [Int] {
+        var sum = holdings.reduce(0) { $0 + $1.bytes }
         guard sum > limit else { return [] }
-        holding.sort { $0.1 > $1.1 }
-        var ended: [Subscriber] = []
-        for (subscriber, bytes) in holding where sum > limit * 3 / 4 && bytes > 0 {
-            ended.append(subscriber)
-            sum -= bytes
+        // Each user's holdings, the largest last; and what each user holds in all.
+        var byUser: [Int: [Int]] = [:]
+        for (index, holding) in holdings.enumerated() where holding.bytes > 0 { byUser[holding.user, default: []].append(index) }
+        for user in byUser.keys { byUser[user]?.sort { holdings[$0].bytes < holdings[$1].bytes } }
+        var perUser = byUser.mapValues { $0.reduce(0) { $0 + holdings[$1].bytes } }
+        var ended: [Int] = []
+        while sum > limit * 3 / 4, let (user, _) = perUser.max(by: { $0.value < $1.value }), let index = byUser[user]?.popLast() {
+            ended.append(index)
+            sum -= holdings[index].bytes
+            perUser[user] = byUser[user]?.isEmpty == false ? perUser[user]! - holdings[index].bytes : nil
         }
         return ended
     }
