@@ -88,7 +88,14 @@ public final class Database: Sendable {
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
         let box = try readers.withLock { $0.popLast() } ?? ThreadConfined(try openReader())
         defer { readers.withLock { $0.append(box) } }
-        return try box.value.readTransaction { try body(Store(box.value)) }
+        do {
+            return try box.value.readTransaction { try body(Store(box.value)) }
+        } catch let failure as any DatabaseFailure where failure.isConnectionLost {
+            // A pooled connection learns that the database restarted at its
+            // first use after: a read changes nothing, so it is made once more,
+            // on the connection opened anew.
+            return try box.value.readTransaction { try body(Store(box.value)) }
+        }
     }
 
     /// `read` for a task on a loop thread: on a reader thread, while the task

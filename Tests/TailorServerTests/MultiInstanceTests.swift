@@ -305,6 +305,32 @@ import TailorTestSupport
         #expect(try b.client(as: bob).get("/api/badge").json["unread"] as? Int == stored)
     }
 
+    /// A position this database never had (an old cookie, an id from another
+    /// database) is not waited for, in a request or a stream's Last-Event-ID.
+    @Test func positionsPastTheDatabasesAreNotWaitedFor() throws {
+        let app = try TestApp(database: try TestDatabase.fresh(.postgres)) { $0.positionWait = 30 }
+        let alice = try app.user("alice")
+        let client = try APIClient(port: app.port)
+        client.token = alice.token
+        #expect(try client.get("/api/badge", headers: ["Tailor-Position: 1000000000000"]).status == 200)
+        #expect(try client.get("/api/badge", headers: ["Cookie: tailor_position=1000000000000"]).status == 200)
+        let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge", lastEventID: "1000000000000", timeout: 5)
+        #expect(stream.response.status == 200)
+        #expect(try stream.next().name == "badge")
+    }
+
+    /// A pooled reader whose connection ended with the database's restart
+    /// reads again on a new connection: the request is answered, not 503.
+    @Test func aReadOnAConnectionThatEndedIsMadeOnANewOne() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let app = try TestApp(database: location)
+        let alice = try app.user("alice")
+        #expect(try alice.get("/api/sessions").status == 200)
+        try TestDatabase.dropConnections(to: location)
+        usleep(100_000)
+        #expect(try alice.get("/api/sessions").status == 200)
+    }
+
     /// PostgreSQL stopped for a while and started again under writes through
     /// both servers: meanwhile requests get 503 with Retry-After, never another
     /// answer and never a wait past the timeouts; then both servers take writes

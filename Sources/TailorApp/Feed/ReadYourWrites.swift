@@ -20,12 +20,11 @@ struct ReadYourWrites: Sendable {
     let maxWait: Double
 
     func handle(_ request: HTTPRequest, _ handler: Router.Handler) async throws -> HTTPResponse {
-        if progress.isShared, let wanted = Self.position(in: request), wanted > progress.applied {
-            if await !progress.wait(for: wanted, seconds: maxWait) {
-                // A position past everything in the database is not one of its
-                // own (an old cookie, an id from an earlier version): ignored.
-                if wanted <= (try await database.readOffLoop { try $0.lastPosition() }) { throw APIError.behind }
-            }
+        // A position past everything in the database is not one of its own (an
+        // old cookie, an id from another database): it is not waited for.
+        if progress.isShared, let wanted = Self.position(in: request), wanted > progress.applied,
+           wanted <= (try await database.readOffLoop { try $0.lastPosition() }) {
+            if await !progress.wait(for: wanted, seconds: maxWait) { throw APIError.behind }
         }
         var response = try await handler(request)
         if request.method != .get, request.method != .head, response.status.code < 400 {

@@ -117,6 +117,9 @@ public protocol DatabaseFailure: Error, CustomStringConvertible {
     var isStorageFull: Bool { get }
     /// A failure that may pass by itself: busy, locked, unreachable, restarting.
     var mayPass: Bool { get }
+    /// The connection itself broke (the server restarted, the network went):
+    /// the next use of the connection opens it anew.
+    var isConnectionLost: Bool { get }
     /// A UNIQUE rule said no.
     var isUniqueViolation: Bool { get }
     /// The database undid this transaction for another's sake (a deadlock, a

@@ -36,6 +36,11 @@ public struct PostgresError: DatabaseFailure, Sendable {
         sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01", "55P03"].contains(sqlState)
     }
 
+    /// A connection exception (08…) or the server shutting the session down (57P01–57P03).
+    public var isConnectionLost: Bool {
+        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+    }
+
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
     public var isConflictWithAnotherTransaction: Bool { sqlState == "40P01" || sqlState == "40001" }

@@ -21,6 +21,9 @@ public struct SQLiteError: DatabaseFailure, Sendable {
     /// until room is made.
     public var isStorageFull: Bool { .full ~= code }
 
+    /// A file has no connection to lose.
+    public var isConnectionLost: Bool { false }
+
     /// A failure that may pass by itself: the file busy or locked beyond the
     /// busy timeout, an I/O error, or a file that cannot be written now.
     public var mayPass: Bool {
