@@ -161,6 +161,24 @@ import TailorTestSupport
         #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.isEmpty == true)
     }
 
+    /// A text of invisible characters only (zero widths, joiners, direction
+    /// marks, tags) shows nothing: it is refused like an empty one; with a
+    /// visible character it is kept whole.
+    @Test func textsOfInvisibleCharactersOnlyAreRefused() throws {
+        let app = try TestApp()
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
+        for invisible in ["\u{200B}", "\u{2060}", "\u{FEFF}", "\u{202E}", "\u{180E}", "\u{E0020}", "\u{200B} \u{200D}\u{2060}"] {
+            let message = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(invisible)"}"#)
+            #expect(message.status == 422, "\(invisible.unicodeScalars.map { String($0.value, radix: 16) })")
+            #expect(message.text.contains("visible"))
+        }
+        let order = try alice.send("POST", "/api/orders", json: #"{"name":"\u200B","items":[{"title":"t","quantity":1,"priceCents":1}]}"#)
+        #expect(order.status == 422)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\u200Bhi"}"#).status == 201)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"👍🏽"}"#).status == 201)
+        #expect((try alice.get("/api/chats/\(chatID)").json["messages"] as? [Any])?.count == 2)
+    }
+
     /// Long messages: a page holds the newest that fit in its byte cap, and
     /// `earlier` leads to the rest; the list shows a preview of the last one.
     @Test(arguments: Backend.allCases)
@@ -169,8 +187,8 @@ import TailorTestSupport
         let alice = try app.user("alice")
         _ = try app.user("bob")
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
-        // 4,000 control characters: 24 KB of JSON each, 960 KB for the forty.
-        let text = String(repeating: "\\u0001", count: 4000)
+        // A letter and 3,999 control characters: 24 KB of JSON each, 960 KB for the forty.
+        let text = "x" + String(repeating: "\\u0001", count: 3999)
         for _ in 0..<40 {
             #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
         }

@@ -294,7 +294,7 @@ import TailorTestSupport
         let stuck = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 10, receiveBuffer: 4096)
         // Its first event is written once it is subscribed.
         _ = try stuck.next()
-        let text = String(repeating: "\\u0001", count: 4000)
+        let text = "x" + String(repeating: "\\u0001", count: 3999)
         // Each message is 24 KB of JSON in the chat screen: the socket is soon full.
         var sent = 0
         while app.application.streamCount == 1 && sent < 200 {
@@ -320,8 +320,8 @@ import TailorTestSupport
         }
         let reader = try SSEClient(port: app.port, token: bob.token, topics: "badge")
         _ = try reader.next()
-        // 4,000 control characters: each written as six bytes of JSON.
-        let text = String(repeating: "\\u0001", count: 4000)
+        // A letter and 3,999 control characters, each written as six bytes of JSON.
+        let text = "x" + String(repeating: "\\u0001", count: 3999)
         for _ in 0..<40 {
             #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
         }

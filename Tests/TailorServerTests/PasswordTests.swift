@@ -228,6 +228,15 @@ import TailorTestSupport
         #expect(try app.client().send("POST", "/api/session", json: #"{"name":"sam","password":"first of mine"}"#).status == 200)
     }
 
+    /// "é" as one character at sign-up and as "e" and an accent at sign-in
+    /// is one password: both are normalized (NFC) before hashing.
+    @Test func aPasswordIsTheSameWhicheverFormItsCharactersCameIn() throws {
+        let app = try TestApp()
+        #expect(try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"caf\u00e9 cr\u00e8me"}"#).status == 201)
+        #expect(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"cafe\u0301 cre\u0300me"}"#).status == 200)
+        #expect(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"cafe cre\u0300me"}"#).status == 401)
+    }
+
     @Test func onlyAHashIsStored() throws {
         let app = try TestApp()
         _ = try app.client().send("POST", "/api/users", json: #"{"name":"pat","password":"correct horse"}"#)

@@ -180,7 +180,7 @@ def slow_streams(server, args):
             streams.append(sock)
         except OSError:
             break
-    text = "\u0001" * 4000
+    text = "x" + "\u0001" * 3999
     sent = refused = 0
     deadline = time.monotonic() + args.seconds
     while time.monotonic() < deadline:

@@ -62,6 +62,10 @@ final class PasswordHasher: Sendable {
     }
 
     static func hash(_ password: String, salt: [UInt8], parameters: Parameters) -> String {
+        hash(bytes: normalized(password), salt: salt, parameters: parameters)
+    }
+
+    static func hash(bytes password: [UInt8], salt: [UInt8], parameters: Parameters) -> String {
         let derived = derive(password, salt: salt, parameters: parameters)
         return ["scrypt", String(parameters.n), String(parameters.r), String(parameters.p), Hex.text(salt), Hex.text(derived)].joined(separator: "$")
     }
@@ -73,14 +77,28 @@ final class PasswordHasher: Sendable {
         return Stored(parameters: Parameters(n: n, r: r, p: p), salt: salt, hash: hash)
     }
 
+    /// Whether `password` is the one `stored` was made from: its NFC form, or
+    /// for a hash made before passwords were normalized, its bytes as sent.
     private static func matches(_ password: String, _ stored: Stored) -> Bool {
+        let nfc = normalized(password)
+        return matches(nfc, stored) || (nfc != Array(password.utf8) && matches(Array(password.utf8), stored))
+    }
+
+    private static func matches(_ password: [UInt8], _ stored: Stored) -> Bool {
         let derived = derive(password, salt: stored.salt, parameters: stored.parameters)
         return derived.count == stored.hash.count && CRYPTO_memcmp(derived, stored.hash, derived.count) == 0
     }
 
-    private static func derive(_ password: String, salt: [UInt8], parameters: Parameters) -> [UInt8] {
+    /// The password's bytes in Unicode's composed form (NFC): "é" typed as one
+    /// character or as "e" and an accent is one password, whichever keyboard
+    /// or system typed it. The standard library's own normalizer (the one its
+    /// string comparison uses) makes it: no ICU.
+    static func normalized(_ password: String) -> [UInt8] {
+        Array(password._nfcCodeUnits)
+    }
+
+    private static func derive(_ utf8: [UInt8], salt: [UInt8], parameters: Parameters) -> [UInt8] {
         var key = [UInt8](repeating: 0, count: hashBytes)
-        let utf8 = Array(password.utf8)
         let done = utf8.withUnsafeBufferPointer { passwordBytes in
             passwordBytes.withMemoryRebound(to: CChar.self) { pass in
                 EVP_PBE_scrypt(pass.baseAddress, pass.count, salt, salt.count, parameters.n, parameters.r, parameters.p,

@@ -55,6 +55,10 @@ struct JSONBody {
         guard limit.admits(value) else {
             throw APIError.invalid("\"\(label)\" must be \(limit.description)" + (trimming ? " after trimming." : "."))
         }
+        // Trimmed texts are shown to people: one of invisible characters only is refused like an empty one.
+        guard !trimming || TextLimit.isVisible(value) else {
+            throw APIError.invalid("\"\(label)\" must have a visible character.")
+        }
         return value
     }
 

@@ -12,6 +12,18 @@ struct TextLimit: Sendable {
         text.utf8.count <= bytes && characters.contains(text.count)
     }
 
+    /// Whether `text` shows anything: a character that is not white space,
+    /// a control, or an invisible format character (U+200B and the other zero
+    /// widths, direction marks, tags, …). A text of only those is as empty
+    /// as one of nothing.
+    static func isVisible(_ text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            let properties = scalar.properties
+            return !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint
+                && ![.format, .control].contains(properties.generalCategory)
+        }
+    }
+
     var description: String {
         "\(characters.lowerBound) to \(characters.upperBound) characters and at most \(bytes) bytes of UTF-8"
     }
