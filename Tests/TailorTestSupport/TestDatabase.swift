@@ -34,6 +34,15 @@ public enum TestDatabase {
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", String(name) + suffix) { $0.text(0) }
     }
 
+    /// A connection of the test's own to `location`, for what no server does
+    /// (making a database look as an older version left it).
+    public static func connection(to location: DatabaseLocation) throws -> any DatabaseConnection {
+        switch location {
+        case .sqlite(let path): try SQLiteConnection(path: path)
+        case .postgres(let url): try PostgresConnection(url: url)
+        }
+    }
+
     /// A new database on `backend`, empty until a server or store opens it.
     public static func fresh(_ backend: Backend) throws -> DatabaseLocation {
         switch backend {

@@ -12,7 +12,7 @@ final class ReadinessProbe: Sendable {
     private struct State {
         var last: (check: EventRouter.WriteCheck, at: UInt64)?
         /// Askers waiting for the check under way, when one is.
-        var waiting: [CheckedContinuation<EventRouter.WriteCheck, Never>]?
+        var waiting: [CheckedContinuation<EventRouter.WriteCheck?, Never>]?
     }
 
     /// Nanoseconds an answer is given again.
@@ -34,25 +34,27 @@ final class ReadinessProbe: Sendable {
             return last.check
         }
         if let recent { return recent }
-        return await withCheckedContinuation { continuation in
+        // The first asker makes the check in its own task (a task made for it
+        // could wait behind a busy pool); the others wait for its answer.
+        let answered: EventRouter.WriteCheck? = await withCheckedContinuation { continuation in
             let checks = state.withLock { state -> Bool in
-                if state.waiting != nil {
+                guard state.waiting == nil else {
                     state.waiting?.append(continuation)
                     return false
                 }
-                state.waiting = [continuation]
+                state.waiting = []
                 return true
             }
-            guard checks else { return }
-            Task {
-                let result = await check()
-                let waiting = state.withLock { state in
-                    state.last = (result, now())
-                    defer { state.waiting = nil }
-                    return state.waiting ?? []
-                }
-                for asker in waiting { asker.resume(returning: result) }
-            }
+            if checks { continuation.resume(returning: nil) }
         }
+        if let answered { return answered }
+        let result = await check()
+        let waiting = state.withLock { state in
+            state.last = (result, now())
+            defer { state.waiting = nil }
+            return state.waiting ?? []
+        }
+        for asker in waiting { asker.resume(returning: result) }
+        return result
     }
 }

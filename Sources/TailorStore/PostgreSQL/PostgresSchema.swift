@@ -101,6 +101,13 @@ public enum PostgresSchema {
         """
         ALTER TABLE users ADD COLUMN password_hash TEXT;
         """,
+        // 6: what an order's search looks in, folded in Swift (`SearchKey`),
+        // the same as on SQLite whatever the database's locale. Orders stored
+        // before get theirs after the migration (`Store.keyUnkeyedOrders`).
+        """
+        ALTER TABLE orders ADD COLUMN search_key TEXT;
+        CREATE INDEX orders_unkeyed ON orders(id) WHERE search_key IS NULL;
+        """,
     ]
 
     /// The version a database has once every migration is applied.
@@ -131,5 +138,6 @@ public enum PostgresSchema {
             }
             try connection.run("UPDATE schema_version SET version = ?", migrations.count)
         }
+        try Store.keyUnkeyedOrders(on: connection)
     }
 }

@@ -4,10 +4,11 @@ extension Store {
     public func insertOrder(user: Int, name: String, currency: String, items: [OrderItem], at now: Int) throws -> Order {
         let total = items.reduce(0) { $0 + $1.quantity * $1.priceCents }
         let pieces = items.reduce(0) { $0 + $1.quantity }
+        let key = SearchKey.of(name: name, titles: items.map(\.title))
         let id = try expectRow(try connection.first("""
-            INSERT INTO orders (user_id, name, currency, status, total_cents, item_count, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
-            """, user, name, currency, OrderStatus.placed.rawValue, total, pieces, now) { $0.int(0) })
+            INSERT INTO orders (user_id, name, currency, status, total_cents, item_count, created_at, search_key)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """, user, name, currency, OrderStatus.placed.rawValue, total, pieces, now, key) { $0.int(0) })
         for (position, item) in items.enumerated() {
             try connection.run("INSERT INTO order_items (order_id, position, title, quantity, price_cents) VALUES (?, ?, ?, ?, ?)",
                                id, position, item.title, item.quantity, item.priceCents)
@@ -49,8 +50,8 @@ extension Store {
     }
 
     /// A page of a user's orders without lines, filtered by status and by `text`
-    /// in the name or an item title (ignoring case), in `sort` order: `limit`
-    /// orders after the first `offset`.
+    /// in the name or an item title (ignoring case, `SearchKey`), in `sort`
+    /// order: `limit` orders after the first `offset`.
     public func orders(of user: Int, status: OrderStatus?, matching text: String, sort: OrderSort,
                        offset: Int = 0, limit: Int = Int.max) throws -> [Order] {
         let order = switch sort {
@@ -61,10 +62,29 @@ extension Store {
         return try connection.query("""
             SELECT id, user_id, name, currency, status, total_cents, item_count, created_at FROM orders
             WHERE user_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR status = ?2)
-              AND (?3 = '' OR instr(lower(name), lower(?3)) > 0
-                   OR EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = orders.id AND instr(lower(i.title), lower(?3)) > 0))
+              AND (?3 = '' OR instr(search_key, ?3) > 0)
             ORDER BY \(order) LIMIT ?4 OFFSET ?5
-            """, user, status?.rawValue, text, limit, offset) { try Self.order($0) }
+            """, user, status?.rawValue, SearchKey.folded(text), limit, offset) { try Self.order($0) }
+    }
+
+    /// Gives every order stored before search keys its key, a thousand in a
+    /// transaction: after a migration, before the server serves.
+    static func keyUnkeyedOrders(on connection: any DatabaseConnection) throws {
+        while try !connection.transaction({ try Store(connection).keyUnkeyedOrders() }) {}
+    }
+
+    /// Gives up to a thousand orders stored before search keys (`SearchKey`)
+    /// their keys; true when none is left without one.
+    func keyUnkeyedOrders() throws -> Bool {
+        let batch = 1_000
+        let ids = try connection.query("SELECT id, name FROM orders WHERE search_key IS NULL ORDER BY id LIMIT ?", batch) {
+            ($0.int(0), $0.text(1))
+        }
+        for (id, name) in ids {
+            let titles = try connection.query("SELECT title FROM order_items WHERE order_id = ? ORDER BY position", id) { $0.text(0) }
+            try connection.run("UPDATE orders SET search_key = ? WHERE id = ?", SearchKey.of(name: name, titles: titles), id)
+        }
+        return ids.count < batch
     }
 
     /// How many orders `user` has.

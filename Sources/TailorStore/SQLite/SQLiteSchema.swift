@@ -176,6 +176,13 @@ public enum SQLiteSchema {
         """
         ALTER TABLE users ADD COLUMN password_hash TEXT;
         """,
+        // 9: what an order's search looks in, folded in Swift (`SearchKey`):
+        // SQLite's lower() folds ASCII only. Orders stored before get theirs
+        // after the migration (`Store.keyUnkeyedOrders`), found by the index.
+        """
+        ALTER TABLE orders ADD COLUMN search_key TEXT;
+        CREATE INDEX orders_unkeyed ON orders(id) WHERE search_key IS NULL;
+        """,
     ]
 
     /// The version a database has once every migration is applied.
@@ -188,7 +195,13 @@ public enum SQLiteSchema {
         guard version <= migrations.count else {
             throw SchemaError.newerThanProgram(database: version, program: migrations.count)
         }
-        guard version < migrations.count else { return }
+        if version < migrations.count { try apply(from: version, on: connection) }
+        // Also after a start that stopped while keying: what is left is keyed now.
+        try Store.keyUnkeyedOrders(on: connection)
+    }
+
+    /// Applies the migrations after `version`, each in its own transaction.
+    private static func apply(from version: Int, on connection: SQLiteConnection) throws {
         // Migrations rebuild tables; with foreign keys on, dropping the old
         // table would delete the rows that refer to it. The pragma is a no-op
         // inside a transaction, so it is set around them, and each migration
