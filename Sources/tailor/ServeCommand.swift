@@ -104,6 +104,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Days a browser session may go unused before it ends (\(Double(defaults.sessionIdleTime) / 86_400_000)).")
     var sessionIdleDays: Double?
 
+    @Option(help: "Browser sessions one account may hold (\(defaults.quotas.sessionsPerUser)); a new one past it ends the oldest.")
+    var sessionsPerUser: Int?
+
+    @Option(help: "Password hashes that may wait for the passwords thread (\(defaults.passwordQueue.waiting)), \(defaults.passwordQueue.waitingPerClient) of them from one address; 503 or 429 past it.")
+    var passwordQueue: Int?
+
     @Option(help: "Write each answered request as a JSON line to this file (appended), or - for standard output; none unless given.")
     var accessLog: String?
 
@@ -176,6 +182,10 @@ struct ServeCommand: ParsableCommand {
                                                      in: 0.01...3600, "body-timeout")
         configuration.server.idleTimeout = try check(try settings.value(idleTimeout, "idle-timeout", default: defaults.server.idleTimeout),
                                                      in: 0.01...86400, "idle-timeout")
+        configuration.quotas.sessionsPerUser = try check(
+            try settings.value(sessionsPerUser, "sessions-per-user", default: defaults.quotas.sessionsPerUser), in: 1...1_000_000, "sessions-per-user")
+        configuration.passwordQueue.waiting = try check(
+            try settings.value(passwordQueue, "password-queue", default: defaults.passwordQueue.waiting), in: 1...100_000, "password-queue")
         let idleDays = try check(try settings.value(sessionIdleDays, "session-idle-days", default: Double(defaults.sessionIdleTime) / 86_400_000),
                                  in: 0.0001...3650, "session-idle-days")
         configuration.sessionIdleTime = Int(idleDays * 86_400_000)
