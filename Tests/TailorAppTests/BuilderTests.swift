@@ -79,7 +79,7 @@ import TailorStore
         let bob = User(id: 2, name: "bob")
         let summaries = [
             ChatSummary(chatID: 7, contact: bob, createdAt: Self.now - Self.day,
-                        lastMessage: Message(id: 40, chatID: 7, senderID: 2, text: "See you!", clientID: nil, sentAt: Self.now, readAt: nil),
+                        lastMessage: Message(id: 40, chatID: 7, senderID: 2, text: "See you!", clientID: nil, sentAt: Self.now, isRead: false),
                         unreadCount: 2),
             ChatSummary(chatID: 8, contact: User(id: 3, name: "carol"), createdAt: Self.now - 2 * Self.day, lastMessage: nil, unreadCount: 0),
         ]
@@ -110,8 +110,8 @@ import TailorStore
         let bob = User(id: 2, name: "bob")
         let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
         let messages = [
-            Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, readAt: Self.now),
-            Message(id: 11, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, readAt: nil),
+            Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, isRead: true),
+            Message(id: 11, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, isRead: false),
         ]
         let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, page: Self.outline(of: messages, hasEarlier: true),
                                                            request: .latest, unread: 1, load: Self.loader(of: messages))
@@ -133,8 +133,8 @@ import TailorStore
         let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
         let builder = ChatViewModelBuilder(dates: utc, pages: MessagePages())
         var loaded: [Int] = []
-        func screen(of viewer: User, readAt: Int?, also more: [Message] = []) throws -> [[String: String]] {
-            let messages = [Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, readAt: readAt)] + more
+        func screen(of viewer: User, isRead: Bool, also more: [Message] = []) throws -> [[String: String]] {
+            let messages = [Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, isRead: isRead)] + more
             let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, page: Self.outline(of: messages, hasEarlier: false),
                                       request: .latest, unread: 0) { id in
                 loaded.append(id)
@@ -142,12 +142,12 @@ import TailorStore
             }
             return try fields(of: model)
         }
-        #expect(try screen(of: alice, readAt: nil)[0]["state"] == "sent")
-        #expect(try screen(of: alice, readAt: Self.now)[0]["state"] == "read")
-        #expect(try screen(of: bob, readAt: Self.now)[0]["sender"] == "other")
-        #expect(try screen(of: bob, readAt: Self.now)[0]["senderName"] == "alice")
-        let reply = Message(id: 12, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, readAt: nil)
-        let withReply = try screen(of: alice, readAt: nil, also: [reply])
+        #expect(try screen(of: alice, isRead: false)[0]["state"] == "sent")
+        #expect(try screen(of: alice, isRead: true)[0]["state"] == "read")
+        #expect(try screen(of: bob, isRead: true)[0]["sender"] == "other")
+        #expect(try screen(of: bob, isRead: true)[0]["senderName"] == "alice")
+        let reply = Message(id: 12, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, isRead: false)
+        let withReply = try screen(of: alice, isRead: false, also: [reply])
         #expect(withReply.map { $0["id"] } == ["10", "12"])
         #expect(withReply.map { $0["state"] } == ["sent", "sent"])
         #expect(withReply.map { $0["text"] } == ["hi", "hey"])
@@ -162,19 +162,19 @@ import TailorStore
         let alice = User(id: 1, name: "alice")
         let bob = User(id: 2, name: #"bob "state":"sent""#)
         let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
-        func messages(readAt: Int?) -> [Message] {
-            [Message(id: 10, chatID: 7, senderID: 2, text: #"{"state":"sent"}"#, clientID: nil, sentAt: Self.now, readAt: readAt),
-             Message(id: 11, chatID: 7, senderID: 2, text: "sent", clientID: nil, sentAt: Self.now + 1, readAt: readAt)]
+        func messages(isRead: Bool) -> [Message] {
+            [Message(id: 10, chatID: 7, senderID: 2, text: #"{"state":"sent"}"#, clientID: nil, sentAt: Self.now, isRead: isRead),
+             Message(id: 11, chatID: 7, senderID: 2, text: "sent", clientID: nil, sentAt: Self.now + 1, isRead: isRead)]
         }
-        func screen(_ builder: ChatViewModelBuilder, readAt: Int?) -> ChatViewModel {
-            let messages = messages(readAt: readAt)
+        func screen(_ builder: ChatViewModelBuilder, isRead: Bool) -> ChatViewModel {
+            let messages = messages(isRead: isRead)
             return builder.build(chat: chat, viewer: alice, contact: bob, page: Self.outline(of: messages, hasEarlier: false),
                                  request: .latest, unread: 0, load: Self.loader(of: messages))
         }
         let kept = ChatViewModelBuilder(dates: utc, pages: MessagePages())
-        _ = screen(kept, readAt: nil)
-        let rewritten = screen(kept, readAt: Self.now + 5)
-        let written = screen(ChatViewModelBuilder(dates: utc, pages: MessagePages()), readAt: Self.now + 5)
+        _ = screen(kept, isRead: false)
+        let rewritten = screen(kept, isRead: true)
+        let written = screen(ChatViewModelBuilder(dates: utc, pages: MessagePages()), isRead: true)
         #expect(rewritten.messages.bytes == written.messages.bytes)
         #expect(rewritten.messages.entries == written.messages.entries)
     }

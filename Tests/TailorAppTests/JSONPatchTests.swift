@@ -26,7 +26,7 @@ import TailorTestSupport
         var nextID = 1
         func screen() -> ChatViewModel {
             let page = Array(messages.suffix(MessagePageRequest.latest.limit))
-            let unread = messages.filter { $0.senderID == 2 && $0.readAt == nil }.count
+            let unread = messages.filter { $0.senderID == 2 && !$0.isRead }.count
             return builder.build(chat: chat, viewer: alice, contact: bob,
                                  page: BuilderTests.outline(of: page, hasEarlier: messages.count > page.count),
                                  request: .latest, unread: unread, load: BuilderTests.loader(of: page))
@@ -37,14 +37,14 @@ import TailorTestSupport
             case 0, 1:
                 for _ in 0...random.next(below: 3) {
                     messages.append(Message(id: nextID, chatID: 7, senderID: 1 + random.next(below: 2), text: "m\(nextID) \u{1F600}",
-                                            clientID: nil, sentAt: Self.now + nextID, readAt: nil))
+                                            clientID: nil, sentAt: Self.now + nextID, isRead: false))
                     nextID += 1
                 }
             case 2:
-                messages = messages.map { $0.senderID == 2 && $0.readAt == nil ? read($0) : $0 }
+                messages = messages.map { $0.senderID == 2 && !$0.isRead ? read($0) : $0 }
             default:
                 // The sender's own view: the other side read its messages.
-                messages = messages.map { $0.senderID == 1 && $0.readAt == nil ? read($0) : $0 }
+                messages = messages.map { $0.senderID == 1 && !$0.isRead ? read($0) : $0 }
             }
             let next = screen()
             try expectPatch(from: previous, to: next)
@@ -56,13 +56,13 @@ import TailorTestSupport
         let alice = User(id: 1, name: "alice")
         let chat = Chat(id: 7, userA: 1, userB: 2, createdAt: 0)
         let builder = ChatViewModelBuilder(dates: dates, pages: MessagePages())
-        var messages = (1...3).map { Message(id: $0, chatID: 7, senderID: 1, text: "m\($0)", clientID: nil, sentAt: Self.now, readAt: nil) }
+        var messages = (1...3).map { Message(id: $0, chatID: 7, senderID: 1, text: "m\($0)", clientID: nil, sentAt: Self.now, isRead: false) }
         func screen() -> ChatViewModel {
             builder.build(chat: chat, viewer: alice, contact: User(id: 2, name: "bob"), page: BuilderTests.outline(of: messages, hasEarlier: false),
                           request: .latest, unread: 0, load: BuilderTests.loader(of: messages))
         }
         let before = screen()
-        messages.append(Message(id: 4, chatID: 7, senderID: 1, text: "m4", clientID: nil, sentAt: Self.now, readAt: nil))
+        messages.append(Message(id: 4, chatID: 7, senderID: 1, text: "m4", clientID: nil, sentAt: Self.now, isRead: false))
         let after = screen()
         let patch = try #require(operations(from: before, to: after))
         #expect(patch.hasPrefix(#"[{"op":"add","path":"/messages/-","value":{"#))
@@ -87,7 +87,7 @@ import TailorTestSupport
             case 0, 1:
                 // A message moves its chat to the top (from the middle, the end, or past the page).
                 let message = Message(id: nextMessage, chatID: chat.chatID, senderID: chat.contact.id, text: "hello \(nextMessage)",
-                                      clientID: nil, sentAt: Self.now + nextMessage, readAt: nil)
+                                      clientID: nil, sentAt: Self.now + nextMessage, isRead: false)
                 nextMessage += 1
                 summaries.insert(ChatSummary(chatID: chat.chatID, contact: chat.contact, createdAt: chat.createdAt, lastMessage: message,
                                              unreadCount: chat.unreadCount + 1), at: 0)
@@ -179,7 +179,7 @@ import TailorTestSupport
 
     private func read(_ message: Message) -> Message {
         Message(id: message.id, chatID: message.chatID, senderID: message.senderID, text: message.text, clientID: message.clientID,
-                sentAt: message.sentAt, readAt: message.readAt ?? Self.now)
+                sentAt: message.sentAt, isRead: true)
     }
 
     private func version(of model: some JSONWritable) -> JSONPatch.Version {

@@ -14,7 +14,7 @@ import TailorStore
     }
 
     func message(_ id: Int, from sender: Int) -> Message {
-        Message(id: id, chatID: 7, senderID: sender, text: "m\(id)", clientID: nil, sentAt: id, readAt: nil)
+        Message(id: id, chatID: 7, senderID: sender, text: "m\(id)", clientID: nil, sentAt: id, isRead: false)
     }
 
     @Test func messagesAreKeptInIdOrderWhateverOrderTheyCommitIn() {

@@ -56,14 +56,17 @@ import Testing
             _ = try store.insertMessage(chat: chat.id, sender: index % 2 == 0 ? alice.id : bob.id, text: "m\(index)", clientID: nil, at: index).value()
         }
         _ = try store.markRead(chat: chat.id, reader: alice.id, at: 9).value()
-        let plan = try writer.query("EXPLAIN QUERY PLAN SELECT id, sender_id, read_at IS NOT NULL FROM messages WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+        let plan = try writer.query("EXPLAIN QUERY PLAN SELECT id, sender_id FROM messages WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
                                     chat.id, Int.max, 4) { $0.text(3) }
         #expect(plan.contains { $0.contains("COVERING INDEX messages_page") }, "\(plan)")
+        // An unread count walks the messages after the reader's cursor, in the same index.
         let counting = try writer.query("""
-            EXPLAIN QUERY PLAN SELECT count(*) FROM messages INDEXED BY messages_unread
-            WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL
+            EXPLAIN QUERY PLAN SELECT count(*) FROM chat_members r JOIN messages m ON m.chat_id = r.chat_id AND m.id > r.read_through
+            WHERE r.chat_id = ?1 AND r.user_id = ?2 AND m.sender_id <> ?2
             """, chat.id, bob.id) { $0.text(3) }
-        #expect(counting.contains { $0.contains("COVERING INDEX messages_unread") }, "\(counting)")
+        #expect(counting.contains { $0.contains("COVERING INDEX messages_page (chat_id=? AND id>?)") }, "\(counting)")
+        #expect(try store.unreadCount(chat: chat.id, reader: alice.id) == 0)
+        #expect(try store.unreadCount(chat: chat.id, reader: bob.id) == 3)
     }
 
     @Test func messagesOfTheFirstSchemaAreOutlinedAfterTheMigration() throws {

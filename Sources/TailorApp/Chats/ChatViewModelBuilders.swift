@@ -88,7 +88,7 @@ struct ChatViewModelBuilder {
             text: message.text,
             sender: mine ? "me" : "other",
             senderName: mine ? viewer.name : contact.name,
-            state: message.readAt == nil ? "sent" : "read",
+            state: message.isRead ? "read" : "sent",
             time: dates.time(message.sentAt),
             sentAt: DateText.iso(message.sentAt))
     }

@@ -65,7 +65,7 @@ struct KeptChat: Sendable {
         latest = latest.map { state in
             state.senderID == reader || state.isRead ? state : MessageState(id: state.id, senderID: state.senderID, isRead: true)
         }
-        recent = recent.map { $0.senderID == reader || $0.readAt != nil ? $0 : $0.read(at: time) }
+        recent = recent.map { $0.senderID == reader || $0.isRead ? $0 : $0.read() }
     }
 }
 
@@ -86,7 +86,7 @@ extension KeptChat {
 }
 
 private extension Message {
-    func read(at time: Int) -> Message {
-        Message(id: id, chatID: chatID, senderID: senderID, text: text, clientID: clientID, sentAt: sentAt, readAt: time)
+    func read() -> Message {
+        Message(id: id, chatID: chatID, senderID: senderID, text: text, clientID: clientID, sentAt: sentAt, isRead: true)
     }
 }

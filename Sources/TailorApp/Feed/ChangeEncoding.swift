@@ -84,7 +84,7 @@ enum ChangeEncoding {
             let chat = try fields.chat()
             return .messageSent(Message(id: try fields.int("id"), chatID: chat.id, senderID: try fields.int("sender"),
                                         text: try fields.string("text"), clientID: fields.optionalString("clientId"),
-                                        sentAt: try fields.int("sentAt"), readAt: nil), in: chat)
+                                        sentAt: try fields.int("sentAt"), isRead: false), in: chat)
         case "messagesRead":
             return .messagesRead(chat: try fields.chat(), reader: try fields.int("reader"), at: try fields.int("at"))
         case "orderChanged":

@@ -49,7 +49,7 @@ public struct MessageState: Sendable, Equatable {
     }
 
     public init(_ message: Message) {
-        self.init(id: message.id, senderID: message.senderID, isRead: message.readAt != nil)
+        self.init(id: message.id, senderID: message.senderID, isRead: message.isRead)
     }
 }
 
@@ -63,5 +63,19 @@ public struct MessagePageOutline: Sendable, Equatable {
     public init(states: [MessageState], hasEarlier: Bool) {
         self.states = states
         self.hasEarlier = hasEarlier
+    }
+}
+
+/// The read cursors of one chat's members: the id of the last message each
+/// has read.
+public struct ReadCursors: Sendable, Equatable {
+    public var readThrough: [Int: Int] = [:]
+
+    public init() {}
+
+    /// The cursor that decides whether a message `sender` sent is read: the
+    /// other member's.
+    public func ofRecipient(whenSentBy sender: Int) -> Int {
+        readThrough.first { $0.key != sender }?.value ?? 0
     }
 }

@@ -6,15 +6,17 @@ public struct Message: Sendable, Equatable {
     public let text: String
     public let clientID: String?
     public let sentAt: Int
-    public let readAt: Int?
+    /// Whether the chat's other member has read it: it lies at or before
+    /// that member's read cursor (see `Store.markRead`).
+    public let isRead: Bool
 
-    public init(id: Int, chatID: Int, senderID: Int, text: String, clientID: String?, sentAt: Int, readAt: Int?) {
+    public init(id: Int, chatID: Int, senderID: Int, text: String, clientID: String?, sentAt: Int, isRead: Bool) {
         self.id = id
         self.chatID = chatID
         self.senderID = senderID
         self.text = text
         self.clientID = clientID
         self.sentAt = sentAt
-        self.readAt = readAt
+        self.isRead = isRead
     }
 }

@@ -108,6 +108,25 @@ public enum PostgresSchema {
         ALTER TABLE orders ADD COLUMN search_key TEXT;
         CREATE INDEX orders_unkeyed ON orders(id) WHERE search_key IS NULL;
         """,
+        // 7: read state as a cursor per chat member, as on SQLite.
+        """
+        CREATE TABLE chat_members (
+            chat_id BIGINT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+            user_id BIGINT NOT NULL REFERENCES users(id),
+            read_through BIGINT NOT NULL,
+            PRIMARY KEY (chat_id, user_id)
+        );
+        CREATE INDEX chat_members_user ON chat_members(user_id);
+        INSERT INTO chat_members (chat_id, user_id, read_through)
+        SELECT member.chat_id, member.user_id, coalesce(
+            (SELECT min(id) - 1 FROM messages WHERE chat_id = member.chat_id AND sender_id <> member.user_id AND read_at IS NULL),
+            (SELECT max(id) FROM messages WHERE chat_id = member.chat_id), 0)
+        FROM (SELECT id AS chat_id, user_a AS user_id FROM chats UNION ALL SELECT id, user_b FROM chats) member;
+        DROP INDEX messages_unread;
+        DROP INDEX messages_page;
+        ALTER TABLE messages DROP COLUMN read_at;
+        CREATE INDEX messages_page ON messages(chat_id, id) INCLUDE (sender_id);
+        """,
     ]
 
     /// The version a database has once every migration is applied.
@@ -122,8 +141,9 @@ public enum PostgresSchema {
 
     /// Brings the database up to `currentVersion` in one transaction, under a
     /// lock, so that servers starting at once migrate it once. A database newer
-    /// than this program is refused.
-    public static func migrate(_ connection: PostgresConnection) throws {
+    /// than this program is refused. `target`: a version to stop at, as
+    /// an earlier release left it (for tests of the migrations after it).
+    public static func migrate(_ connection: PostgresConnection, upTo target: Int = currentVersion) throws {
         try connection.transaction {
             try connection.run("SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", migrationLock)
             try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -133,10 +153,10 @@ public enum PostgresSchema {
             guard applied <= migrations.count else {
                 throw SchemaError.newerThanProgram(database: applied, program: migrations.count)
             }
-            for (index, migration) in migrations.enumerated() where index >= applied {
+            for (index, migration) in migrations.enumerated() where index >= applied && index < target {
                 try connection.execute(migration)
             }
-            try connection.run("UPDATE schema_version SET version = ?", migrations.count)
+            try connection.run("UPDATE schema_version SET version = ?", max(applied, target))
         }
         try Store.keyUnkeyedOrders(on: connection)
     }

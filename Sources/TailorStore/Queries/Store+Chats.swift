@@ -1,3 +1,15 @@
+/// Read state is a cursor per chat member (`chat_members.read_through`): the
+/// id of the last message that member has read. A message is read exactly
+/// when it lies at or before the cursor of the member who did not send it,
+/// and a member's unread messages are the other's after their cursor.
+/// Marking read is one row's update, whatever the number of messages.
+///
+/// Cursors are message ids, so ids must grow in the order messages commit
+/// within a chat. SQLite's single writer gives that; on PostgreSQL, where
+/// several servers insert at once, a message takes a share lock on its chat
+/// before its id is drawn, and marking read takes the chat's exclusive lock
+/// before it finds the newest message: a message whose id is drawn before the
+/// mark commits before the mark looks, and one drawn after comes after it.
 extension Store {
     // MARK: Writes
 
@@ -11,6 +23,7 @@ extension Store {
             INSERT INTO chats (user_a, user_b, created_at) VALUES (?, ?, ?)
             ON CONFLICT (user_a, user_b) DO NOTHING RETURNING id
             """, a, b, now, row: { $0.int(0) }) {
+            try connection.run("INSERT INTO chat_members (chat_id, user_id, read_through) VALUES (?1, ?2, 0), (?1, ?3, 0)", id, a, b)
             return (Chat(id: id, userA: a, userB: b, createdAt: now), true)
         }
         return (try expectRow(try chat(between: a, and: b)), false)
@@ -22,23 +35,47 @@ extension Store {
     /// The answer comes with the next round trip (see `Later`): a batch sends
     /// all its messages at once.
     public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, at now: Int) -> Later<(message: Message, duplicate: Bool)> {
-        connection.firstLater("""
+        // On PostgreSQL the chat's share lock comes before the id (see above).
+        let insert = switch connection.engine {
+        case .sqlite: """
             INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
-            """, chat, sender, text, clientID, now) { $0.int(0) }
+            """
+        case .postgres: """
+            INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at)
+            SELECT CAST(?1 AS BIGINT), ?2, ?3, ?4, ?5 FROM (SELECT count(*) FROM (SELECT id FROM chats WHERE id = ?1 FOR KEY SHARE) chat) locked
+            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
+            """
+        }
+        return connection.firstLater(insert, chat, sender, text, clientID, now) { $0.int(0) }
         .then { id in
             guard let id else {
                 return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true)
             }
-            return (Message(id: id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, readAt: nil), false)
+            return (Message(id: id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, isRead: false), false)
         }
     }
 
-    /// Marks every unread message the other side sent as read; answers how
-    /// many, with the next round trip (see `Later`).
+    /// Moves `reader`'s cursor to the chat's newest message: every message the
+    /// other side sent is read. Answers how many were unread, with the next
+    /// round trip (see `Later`).
     public func markRead(chat: Int, reader: Int, at now: Int) -> Later<Int> {
-        connection.runLater("UPDATE messages INDEXED BY messages_unread SET read_at = ? WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL",
-                            now, chat, reader)
+        if connection.engine == .postgres {
+            // Messages whose ids are drawn commit first; later ones wait for this commit.
+            _ = connection.runLater("SELECT id FROM chats WHERE id = ? FOR UPDATE", chat)
+        }
+        let unread = connection.firstLater("""
+            SELECT count(*) FROM messages m JOIN chat_members r ON r.chat_id = m.chat_id AND r.user_id = ?2
+            WHERE m.chat_id = ?1 AND m.id > r.read_through AND m.sender_id <> ?2
+            """, chat, reader) { $0.int(0) }
+        let moved = connection.runLater("""
+            UPDATE chat_members SET read_through = (SELECT coalesce(max(id), 0) FROM messages WHERE chat_id = ?1)
+            WHERE chat_id = ?1 AND user_id = ?2
+            """, chat, reader)
+        return unread.then { count in
+            _ = try moved.value()
+            return count ?? 0
+        }
     }
 
     // MARK: Reads
@@ -60,8 +97,8 @@ extension Store {
     /// The message `sender` sent earlier in `chat` with this client id, if any.
     public func message(chat: Int, sender: Int, clientID: String) throws -> Message? {
         try connection.first("""
-            SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages
-            WHERE chat_id = ? AND sender_id = ? AND client_id = ?
+            SELECT \(Self.messageColumns) FROM messages m \(Self.recipientCursor)
+            WHERE m.chat_id = ? AND m.sender_id = ? AND m.client_id = ?
             """, chat, sender, clientID, row: Self.message)
     }
 
@@ -70,10 +107,13 @@ extension Store {
     public func chatSummaries(of user: Int) throws -> [ChatSummary] {
         try connection.query("""
             SELECT c.id, c.created_at, u.id, u.name,
-                   m.id, m.sender_id, m.text, m.client_id, m.sent_at, m.read_at,
-                   (SELECT count(*) FROM messages r INDEXED BY messages_unread WHERE r.chat_id = c.id AND r.sender_id <> ?1 AND r.read_at IS NULL)
+                   m.id, m.sender_id, m.text, m.client_id, m.sent_at,
+                   CASE WHEN m.id <= (CASE WHEN m.sender_id = ?1 THEN o.read_through ELSE me.read_through END) THEN 1 ELSE 0 END,
+                   (SELECT count(*) FROM messages r WHERE r.chat_id = c.id AND r.id > me.read_through AND r.sender_id <> ?1)
             FROM chats c
-            JOIN users u ON u.id = CASE WHEN c.user_a = ?1 THEN c.user_b ELSE c.user_a END
+            JOIN chat_members me ON me.chat_id = c.id AND me.user_id = ?1
+            JOIN chat_members o ON o.chat_id = c.id AND o.user_id <> ?1
+            JOIN users u ON u.id = o.user_id
             LEFT JOIN messages m ON m.id = (SELECT max(id) FROM messages WHERE chat_id = c.id)
             WHERE c.user_a = ?1 OR c.user_b = ?1
             ORDER BY coalesce(m.sent_at, c.created_at) DESC, c.id DESC
@@ -81,7 +121,7 @@ extension Store {
             let chatID = row.int(0)
             let last = row.optionalInt(4).map {
                 Message(id: $0, chatID: chatID, senderID: row.int(5), text: row.text(6), clientID: row.optionalText(7),
-                        sentAt: row.int(8), readAt: row.optionalInt(9))
+                        sentAt: row.int(8), isRead: row.int(9) != 0)
             }
             return ChatSummary(chatID: chatID, contact: User(id: row.int(2), name: row.text(3)), createdAt: row.int(1),
                                lastMessage: last, unreadCount: row.int(10))
@@ -89,36 +129,50 @@ extension Store {
     }
 
     /// The states of up to `limit` messages before `beforeID` (or the latest),
-    /// oldest first, read from the `messages_page` index alone.
+    /// oldest first, read from the `messages_page` index alone and the two
+    /// members' cursors.
     public func messagePageOutline(chat: Int, before beforeID: Int?, limit: Int) throws -> MessagePageOutline {
+        let cursors = try readCursors(of: chat)
         var newestFirst = try connection.query("""
-            SELECT id, sender_id, CASE WHEN read_at IS NULL THEN 0 ELSE 1 END FROM messages
-            WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?
+            SELECT id, sender_id FROM messages WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?
             """, chat, beforeID ?? Int.max, limit + 1) { row in
-            MessageState(id: row.int(0), senderID: row.int(1), isRead: row.int(2) != 0)
+            let (id, sender) = (row.int(0), row.int(1))
+            return MessageState(id: id, senderID: sender, isRead: id <= cursors.ofRecipient(whenSentBy: sender))
         }
         let hasEarlier = newestFirst.count > limit
         if hasEarlier { newestFirst.removeLast() }
         return MessagePageOutline(states: newestFirst.reversed(), hasEarlier: hasEarlier)
     }
 
-    public func message(id: Int) throws -> Message? {
-        try connection.first("SELECT id, chat_id, sender_id, text, client_id, sent_at, read_at FROM messages WHERE id = ?",
-                             id, row: Self.message)
+    /// Both members' cursors of `chat` (none when it has no members).
+    public func readCursors(of chat: Int) throws -> ReadCursors {
+        var cursors = ReadCursors()
+        _ = try connection.query("SELECT user_id, read_through FROM chat_members WHERE chat_id = ?", chat) { row in
+            cursors.readThrough[row.int(0)] = row.int(1)
+        }
+        return cursors
     }
 
-    // Unread counts walk the unread messages' index alone (`messages_unread`),
-    // so they cost what is unread, never the length of a chat.
+    public func message(id: Int) throws -> Message? {
+        try connection.first("SELECT \(Self.messageColumns) FROM messages m \(Self.recipientCursor) WHERE m.id = ?", id, row: Self.message)
+    }
+
+    // Unread counts walk the messages after the reader's cursor in the
+    // `messages_page` index, so they cost what came since the last read,
+    // never the length of a chat.
 
     public func unreadCount(chat: Int, reader: Int) throws -> Int {
-        try connection.first("SELECT count(*) FROM messages INDEXED BY messages_unread WHERE chat_id = ? AND sender_id <> ? AND read_at IS NULL", chat, reader) { $0.int(0) } ?? 0
+        try connection.first("""
+            SELECT count(*) FROM chat_members r JOIN messages m ON m.chat_id = r.chat_id AND m.id > r.read_through
+            WHERE r.chat_id = ?1 AND r.user_id = ?2 AND m.sender_id <> ?2
+            """, chat, reader) { $0.int(0) } ?? 0
     }
 
     /// Unread messages over all of a user's chats.
     public func unreadTotal(of user: Int) throws -> Int {
         try connection.first("""
-            SELECT count(*) FROM messages m INDEXED BY messages_unread JOIN chats c ON c.id = m.chat_id
-            WHERE (c.user_a = ?1 OR c.user_b = ?1) AND m.sender_id <> ?1 AND m.read_at IS NULL
+            SELECT count(*) FROM chat_members r JOIN messages m ON m.chat_id = r.chat_id AND m.id > r.read_through
+            WHERE r.user_id = ?1 AND m.sender_id <> ?1
             """, user) { $0.int(0) } ?? 0
     }
 
@@ -126,8 +180,13 @@ extension Store {
         Chat(id: row.int(0), userA: row.int(1), userB: row.int(2), createdAt: row.int(3))
     }
 
+    /// A message's columns, its read state from its recipient's cursor (`recipientCursor`).
+    private static let messageColumns = "m.id, m.chat_id, m.sender_id, m.text, m.client_id, m.sent_at, CASE WHEN m.id <= rc.read_through THEN 1 ELSE 0 END"
+    /// The cursor of the member who did not send `m`.
+    private static let recipientCursor = "JOIN chat_members rc ON rc.chat_id = m.chat_id AND rc.user_id <> m.sender_id"
+
     static func message(_ row: any DatabaseRow) -> Message {
         Message(id: row.int(0), chatID: row.int(1), senderID: row.int(2), text: row.text(3), clientID: row.optionalText(4),
-                sentAt: row.int(5), readAt: row.optionalInt(6))
+                sentAt: row.int(5), isRead: row.int(6) != 0)
     }
 }

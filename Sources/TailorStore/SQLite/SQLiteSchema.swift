@@ -183,6 +183,28 @@ public enum SQLiteSchema {
         ALTER TABLE orders ADD COLUMN search_key TEXT;
         CREATE INDEX orders_unkeyed ON orders(id) WHERE search_key IS NULL;
         """,
+        // 10: read state as a cursor per chat member (see `Store.markRead`):
+        // marking read updates one row, not every message read. Each member's
+        // cursor stops before the first message of the other's not yet read;
+        // with every message read, at the chat's newest.
+        """
+        CREATE TABLE chat_members (
+            chat_id INTEGER NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            read_through INTEGER NOT NULL,
+            PRIMARY KEY (chat_id, user_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX chat_members_user ON chat_members(user_id);
+        INSERT INTO chat_members (chat_id, user_id, read_through)
+        SELECT member.chat_id, member.user_id, coalesce(
+            (SELECT min(id) - 1 FROM messages WHERE chat_id = member.chat_id AND sender_id <> member.user_id AND read_at IS NULL),
+            (SELECT max(id) FROM messages WHERE chat_id = member.chat_id), 0)
+        FROM (SELECT id AS chat_id, user_a AS user_id FROM chats UNION ALL SELECT id, user_b FROM chats) member;
+        DROP INDEX messages_unread;
+        DROP INDEX messages_page;
+        ALTER TABLE messages DROP COLUMN read_at;
+        CREATE INDEX messages_page ON messages(chat_id, id, sender_id);
+        """,
     ]
 
     /// The version a database has once every migration is applied.
