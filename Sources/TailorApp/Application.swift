@@ -58,7 +58,7 @@ public final class Application: Sendable {
         let views = ViewModelBuilder(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
         streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
-        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams, lanes: lanes,
+        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams,
                                    onMessage: { message, chat in
                                        if Chatbot.isForBot(message, in: chat, botID: botID) { toBot.yield(Chatbot.Heard(message: message, chat: chat)) }
                                    })
@@ -170,6 +170,12 @@ public final class Application: Sendable {
 
     /// Open event streams, for tests and monitoring.
     public var streamCount: Int { streams.subscriberCount }
+
+    /// Builds every followed view model again and sends it, as at midnight
+    /// when date texts change; for tests of the order streams see.
+    public func republishFollowedViewModels() {
+        streams.republishAll()
+    }
 
     /// Waits until `condition` holds for the number of open connections, or
     /// `timeout` seconds pass; whether it holds. A stream has left every index

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Glibc
 import Testing
 import TailorTestSupport
@@ -335,5 +336,36 @@ import TailorTestSupport
         reader.connection.reset()
         #expect(app.waitForConnections(atMost: 2, timeout: 10))
         #expect(app.application.heldStreamBytes == 0)
+    }
+
+    /// Rebuilds (at midnight, after a failed build) take the lanes' ordered
+    /// path: raced against a burst of messages, a stream's chat only ever
+    /// moves forward.
+    @Test func rebuildsNeverSendAnOlderVersionAfterANewerOne() throws {
+        let app = try TestApp { $0.writeLimit = .unlimited }
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let stream = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)", timeout: 10)
+        _ = try stream.next()
+        let sending = Atomic(true)
+        let application = app.application
+        for _ in 0..<3 {
+            Thread {
+                while sending.load(ordering: .relaxed) { application.republishFollowedViewModels() }
+            }.start()
+        }
+        for index in 0..<150 {
+            #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#).status == 201)
+        }
+        sending.store(false, ordering: .relaxed)
+        var newest = -1
+        var wentBack: [(Int, Int)] = []
+        while newest < 149 {
+            let event = try stream.next()
+            guard event.name == "chat", let last = (event.json["messages"] as? [[String: Any]])?.last?["text"] as? String,
+                  let index = Int(last.dropFirst()) else { continue }
+            if index < newest { wentBack.append((newest, index)) }
+            newest = max(newest, index)
+        }
+        #expect(wentBack.isEmpty, "after m\(wentBack.first?.0 ?? 0) came m\(wentBack.first?.1 ?? 0), \(wentBack.count) times")
     }
 }

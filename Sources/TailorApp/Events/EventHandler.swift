@@ -26,19 +26,15 @@ final class EventHandler: Sendable {
     private let credentials: CredentialCache
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let streams: EventStreams
-    private let sharing: PublisherLanes
-    private let lanes: [PublisherLane]
     private let names = Mutex<[Int: String]>([:])
 
-    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, lanes sharing: PublisherLanes,
+    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams,
          onMessage: @escaping @Sendable (Message, Chat) -> Void) {
         self.cache = cache
         self.directory = directory
         self.credentials = credentials
         self.streams = streams
         self.onMessage = onMessage
-        self.sharing = sharing
-        lanes = (0..<sharing.count).map { PublisherLane(index: $0) }
     }
 
     /// Follows one entry of the feed, in position order. `snapshot` shows the
@@ -68,15 +64,9 @@ final class EventHandler: Sendable {
         guard !changes.isEmpty || !notifications.isEmpty else { return }
         // The dropped versions are freed by a lane after its pass: freeing them
         // here was a fifth of the writer's time when this ran on the writer.
-        var dropped = cache.apply(changes)
+        let dropped = cache.apply(changes)
         streams.noteApplied(Int64(entry.position))
-        var work = [(changes: Set<TopicChange>, notifications: [EventStreams.Notification])](repeating: ([], []), count: lanes.count)
-        for change in changes { work[sharing.lane(of: change.user)].changes.insert(change) }
-        for notification in notifications { work[sharing.lane(of: notification.recipient)].notifications.append(notification) }
-        for (lane, work) in zip(lanes, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
-            lane.publish(work.changes, notifications: work.notifications, position: Int64(entry.position), freeing: dropped, to: streams)
-            dropped = []
-        }
+        streams.handOver(changes, notifications: notifications, position: Int64(entry.position), freeing: dropped)
     }
 
     /// Forgets everything followed so far, which no longer holds for the
@@ -87,11 +77,7 @@ final class EventHandler: Sendable {
         directory.removeAll()
         cache.removeAll()
         streams.noteApplied(Int64(position))
-        var work = [Set<TopicChange>](repeating: [], count: lanes.count)
-        for change in streams.followedTopics() { work[sharing.lane(of: change.user)].insert(change) }
-        for (lane, changes) in zip(lanes, work) where !changes.isEmpty {
-            lane.publish(changes, notifications: [], position: Int64(position), to: streams)
-        }
+        streams.handOver(streams.followedTopics(), notifications: [], position: Int64(position))
     }
 
     /// A sender's name for a notification: read once, then kept, since a

@@ -3,10 +3,15 @@ import TailorHTTP
 import TailorLoop
 
 /// One thread on which the streams' new view models are built. Changes handed to
-/// it while it is busy wait together for its next pass.
+/// it while it is busy wait together for its next pass. Rebuilds (at midnight,
+/// after a failed build) wait here too, so that a stream gets every version of
+/// a view model in the order the lane built them, never an older one after a
+/// newer.
 final class PublisherLane: Sendable {
     private struct Waiting {
         var changes = Set<TopicChange>()
+        /// Topics to build again with no change of their own.
+        var rebuilds = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
         /// The feed position of the latest change waiting.
         var position: Int64 = 0
@@ -37,11 +42,21 @@ final class PublisherLane: Sendable {
         if schedule { thread.async { self.publishWaiting(to: streams) } }
     }
 
+    /// Hands over topics to build again, in the next pass.
+    func rebuild(_ changes: Set<TopicChange>, to streams: EventStreams) {
+        let schedule = waiting.withLock { waiting in
+            waiting.rebuilds.formUnion(changes)
+            defer { waiting.passScheduled = true }
+            return !waiting.passScheduled
+        }
+        if schedule { thread.async { self.publishWaiting(to: streams) } }
+    }
+
     /// Publishes what waits, until nothing does.
     private func publishWaiting(to streams: EventStreams) {
         while true {
             let next = waiting.withLock { waiting -> Waiting? in
-                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty else {
+                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty || !waiting.rebuilds.isEmpty else {
                     waiting.passScheduled = false
                     return nil
                 }
@@ -49,7 +64,12 @@ final class PublisherLane: Sendable {
                 return waiting
             }
             guard let next else { return }
-            streams.publish(next.changes, notifications: next.notifications, position: next.position)
+            if next.changes.isEmpty && next.notifications.isEmpty {
+                streams.publish(next.rebuilds, notifications: [])
+            } else {
+                // Built in this pass, a rebuilt topic shows what a changed one does.
+                streams.publish(next.changes.union(next.rebuilds), notifications: next.notifications, position: next.position)
+            }
         }
     }
 }

@@ -62,6 +62,8 @@ final class EventStreams: Sendable {
         var patchBases: [ViewKey: PatchBase] = [:]
         /// The latest version number given out (`nextVersion`).
         var lastVersion = TopicUpdate.unknown
+        /// View models whose builds failed, with the attempts made so far.
+        var failedBuilds: [ViewKey: Int] = [:]
         var subscribers = SubscriberIndex()
         /// Recent changes and notifications, at most `logCapacity`, each lane's in order.
         var log: [LogEntry] = []
@@ -108,6 +110,8 @@ final class EventStreams: Sendable {
 
     private let views: ViewModelBuilder
     private let lanes: PublisherLanes
+    /// The lanes' threads, by index (`PublisherLanes`).
+    private let publishers: [PublisherLane]
     private let state: Mutex<State>
     private let failures: ThrottledLog
     let memory: StreamMemory
@@ -125,6 +129,7 @@ final class EventStreams: Sendable {
     init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
         self.lanes = lanes
+        publishers = (0..<lanes.count).map { PublisherLane(index: $0) }
         state = Mutex(State(published: Array(repeating: position, count: lanes.count), loggedSince: position + 1))
         applied = Atomic(position)
         failures = ThrottledLog(logger: logger)
@@ -257,13 +262,34 @@ final class EventStreams: Sendable {
         applied.store(position, ordering: .releasing)
     }
 
-    /// After a commit: new events for the followed topics `changes` touched, and
+    /// Hands the changes at `position` and their notifications to their users'
+    /// lanes, and cached versions to free after a pass.
+    func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64, freeing toFree: [CachedRepresentation] = []) {
+        var work = [(changes: Set<TopicChange>, notifications: [Notification])](repeating: ([], []), count: publishers.count)
+        for change in changes { work[lanes.lane(of: change.user)].changes.insert(change) }
+        for notification in notifications { work[lanes.lane(of: notification.recipient)].notifications.append(notification) }
+        var toFree = toFree
+        for (lane, work) in zip(publishers, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
+            lane.publish(work.changes, notifications: work.notifications, position: position, freeing: toFree, to: self)
+            toFree = []
+        }
+    }
+
+    /// Hands topics to build again, with no change of their own, to their
+    /// users' lanes: they go out in order with the lanes' changes.
+    func rebuild(_ changes: Set<TopicChange>) {
+        var work = [Set<TopicChange>](repeating: [], count: publishers.count)
+        for change in changes { work[lanes.lane(of: change.user)].insert(change) }
+        for (lane, changes) in zip(publishers, work) where !changes.isEmpty { lane.rebuild(changes, to: self) }
+    }
+
+    /// A lane's pass: new events for the followed topics `changes` touched, and
     /// the notifications for streams not showing the chat a message arrived in,
-    /// with the feed position of the changes, from the users' lane. Rebuilds
-    /// (after a failure, at midnight) have no position of their own and take
-    /// the latest their lane published. A view model that fails to build is not
-    /// sent; its change is tried again.
-    func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil, attempt: Int = 1) {
+    /// with the feed position of the changes. Rebuilds (after a failure, at
+    /// midnight) have no position of their own and take the latest their lane
+    /// published. A view model that fails to build is not sent; it is built
+    /// again later.
+    func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) {
         let (keys, bases) = state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
             var keys = Set<ViewKey>()
             var bases: [ViewKey: PatchBase?] = [:]
@@ -279,7 +305,7 @@ final class EventStreams: Sendable {
         }
         // Built outside the lock: readers, encoding and patches take time.
         var built: [BuiltTopic] = []
-        var failed: [ViewKey] = []
+        var failed: [(ViewKey, any Error)] = []
         for (key, build) in zip(keys, views.representations(for: Array(keys), withLayout: Set(bases.keys))) {
             switch build {
             case .built(let representation, let layout):
@@ -287,11 +313,10 @@ final class EventStreams: Sendable {
             case .notVisible:
                 built.append(BuiltTopic(key: key, json: json(for: key, nil), layout: nil, base: nil))
             case .failed(let error):
-                failures.log("the \(key.topic) view model of user \(key.user) failed to build (attempt \(attempt)): \(error)")
-                failed.append(key)
+                failed.append((key, error))
             }
         }
-        if !failed.isEmpty { retry(failed, attempt: attempt) }
+        noteBuilds(built: built.map(\.key), failed: failed)
         let deliveries = state.withLock { state -> DeliveryBatches in
             if let position {
                 for user in changes.map(\.user) + notifications.map(\.recipient) {
@@ -400,18 +425,29 @@ final class EventStreams: Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { ProcessSetup.releaseFreeMemory() }
     }
 
-    /// Publishes the failed views' changes again after a growing delay; past
-    /// `buildAttempts` the streams keep their last good view model until the
-    /// next change (or reconnect) brings a new one.
-    private func retry(_ keys: [ViewKey], attempt: Int) {
-        guard attempt < Self.buildAttempts else {
-            failures.log("gave up rebuilding \(keys.count) view models after \(attempt) attempts")
-            return
+    /// Builds again, through their lanes and after a growing delay, the view
+    /// models that failed to build; past `buildAttempts` the streams keep
+    /// their last good view model until the next change (or reconnect)
+    /// brings a new one. A view model built is no longer retried.
+    private func noteBuilds(built: [ViewKey], failed: [(ViewKey, any Error)]) {
+        let retries = state.withLock { state -> [(ViewKey, attempt: Int)] in
+            if !state.failedBuilds.isEmpty { for key in built { state.failedBuilds[key] = nil } }
+            return failed.map { key, _ in
+                let attempt = (state.failedBuilds[key] ?? 0) + 1
+                state.failedBuilds[key] = attempt < Self.buildAttempts ? attempt : nil
+                return (key, attempt)
+            }
         }
-        let changes = Set(keys.map { TopicChange($0.topic, of: $0.user) })
-        let delay = Self.retryDelay * Double(1 << (attempt - 1))
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
-            publish(changes, notifications: [], attempt: attempt + 1)
+        for ((key, attempt), (_, error)) in zip(retries, failed) {
+            failures.log("the \(key.topic) view model of user \(key.user) failed to build (attempt \(attempt)): \(error)")
+            guard attempt < Self.buildAttempts else {
+                failures.log("gave up rebuilding the \(key.topic) view model of user \(key.user) after \(attempt) attempts")
+                continue
+            }
+            let delay = Self.retryDelay * Double(1 << (attempt - 1))
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+                rebuild([TopicChange(key.topic, of: key.user)])
+            }
         }
     }
 
@@ -435,9 +471,10 @@ final class EventStreams: Sendable {
         for subscriber in ended { subscriber.end() }
     }
 
-    /// Every followed view model anew, for when their date texts change at midnight.
+    /// Every followed view model anew, for when their date texts change at
+    /// midnight, through the lanes.
     func republishAll() {
-        publish(followedTopics(), notifications: [])
+        rebuild(followedTopics())
     }
 
     /// Every topic some stream follows, as a change of it.
