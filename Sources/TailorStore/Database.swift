@@ -87,7 +87,10 @@ public final class Database: Sendable {
     /// once rather than at every statement.
     public func read<T>(_ body: (Store) throws -> T) throws -> T {
         let box = try readers.withLock { $0.popLast() } ?? ThreadConfined(try openReader())
-        defer { readers.withLock { $0.append(box) } }
+        defer {
+            box.handOver()
+            readers.withLock { $0.append(box) }
+        }
         do {
             return try box.value.readTransaction { try body(Store(box.value)) }
         } catch let failure as any DatabaseFailure where failure.isConnectionLost {
