@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The targets follow the event path of DESIGN.md, lowest layer first; a layer
+// The targets follow the event path of docs/DESIGN.md, lowest layer first; a layer
 // never imports one above it.
 let package = Package(
     name: "Tailor",
