@@ -16,15 +16,6 @@ import TailorStore
 /// ones not touched since the turn before are let go, with the chats that no
 /// kept user has.
 final class ChatDirectory: Sendable {
-    /// A latest chat screen's makings.
-    struct Screen {
-        let chat: Chat
-        let viewer: User
-        let contact: User
-        let page: MessagePageOutline
-        let unread: Int
-        let recent: [Message]
-    }
 
     /// Chats kept at most over both generations, unless told otherwise: each
     /// holds a page of message states and a few whole messages, about 2 KiB.
@@ -88,10 +79,10 @@ final class ChatDirectory: Sendable {
 
     /// The latest screen of `chat` for `viewer`; nil if the chat is not kept or
     /// is not the viewer's.
-    func screen(of chat: Int, for viewer: Int) -> Screen? {
+    func screen(of chat: Int, for viewer: Int) -> ChatScreen? {
         state.withLock { state in
             guard let kept = state.chats[chat], kept.chat.includes(viewer) else { return nil }
-            return Screen(chat: kept.chat, viewer: kept.user(viewer), contact: kept.user(kept.chat.contact(of: viewer)),
+            return ChatScreen(chat: kept.chat, viewer: kept.user(viewer), contact: kept.user(kept.chat.contact(of: viewer)),
                           page: kept.outline, unread: kept.unread(of: viewer), recent: kept.recent)
         }
     }

@@ -101,58 +101,64 @@ final class ViewModelBuilder: Sendable {
         return results
     }
 
+    /// The chat view models, which a `ChatSource` makes.
+    private enum ChatView {
+        case list(ChatListPage)
+        case badge
+        case screen(id: Int, page: MessagePageRequest)
+
+        /// The chat view model a topic is; nil for the orders' topics.
+        init?(_ topic: Topic) {
+            switch topic {
+            case .chats(let page): self = .list(page)
+            case .badge: self = .badge
+            case .chat(let id, let page): self = .screen(id: id, page: page)
+            case .orders, .order: return nil
+            }
+        }
+    }
+
     /// A chat list, badge or latest chat screen from the kept chats; nil when
     /// they do not hold all it needs.
     func buildFromKeptChats(_ key: ViewKey, withLayout layout: Bool = false) -> EncodedView? {
-        switch key.topic {
-        case .chats(let page):
-            guard let summaries = directory.summaries(of: key.user) else { return nil }
-            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now()), layout: layout)
-        case .badge:
-            guard let unread = directory.unreadTotal(of: key.user) else { return nil }
-            return ViewModelEncoding.encoded(BadgeViewModel(unread: unread), layout: layout)
-        case .chat(let id, let page) where page == .latest:
-            guard let screen = directory.screen(of: id, for: key.user) else { return nil }
-            // Messages the screen has not written yet must be among the recent
-            // ones, else the database is asked after all.
-            do throws(NotKept) {
-                let model = try ChatViewModelBuilder(dates: dates, pages: messagePages).build(
-                    chat: screen.chat, viewer: screen.viewer, contact: screen.contact, page: screen.page, request: page,
-                    unread: screen.unread) { id throws(NotKept) in
-                    guard let message = screen.recent.first(where: { $0.id == id }) else { throw NotKept() }
-                    return message
-                }
-                return ViewModelEncoding.encoded(model, layout: layout)
-            } catch {
-                return nil
-            }
-        default:
+        guard let view = ChatView(key.topic) else { return nil }
+        do {
+            return try build(view, for: key.user, from: KeptChats(directory: directory), now: now(), withLayout: layout)
+        } catch {
             return nil
         }
     }
 
-    private struct NotKept: Error {}
+    /// A chat view model of `user` from `source`: one way, whatever the
+    /// source; nil for a chat that is not the user's to see.
+    private func build<Source: ChatSource>(_ view: ChatView, for user: Int, from source: Source, now: Int,
+                                           withLayout layout: Bool) throws(Source.Failure) -> EncodedView? {
+        switch view {
+        case .list(let page):
+            let summaries = try source.summaries(of: user)
+            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now), layout: layout)
+        case .badge:
+            return ViewModelEncoding.encoded(BadgeViewModel(unread: try source.unreadTotal(of: user)), layout: layout)
+        case .screen(let id, let page):
+            guard let screen = try source.screen(of: id, for: user, page: page) else { return nil }
+            let model = try ChatViewModelBuilder(dates: dates, pages: messagePages).build(
+                chat: screen.chat, viewer: screen.viewer, contact: screen.contact, page: screen.page, request: page,
+                unread: screen.unread) { id throws(Source.Failure) in try source.message(id, of: screen) }
+            return ViewModelEncoding.encoded(model, layout: layout)
+        }
+    }
 
     /// `shared` lets builds in one transaction read a chat's messages once.
     func build(_ key: ViewKey, from store: Store, sharing shared: SharedReads = SharedReads(), withLayout layout: Bool = false) throws -> EncodedView? {
         let now = now()
+        let chats = StoredChats(store: store, shared: shared)
         switch key.topic {
         case .chats(let page):
-            let summaries = try store.chatSummaries(of: key.user)
-            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now), layout: layout)
+            return try build(.list(page), for: key.user, from: chats, now: now, withLayout: layout)
         case .badge:
-            return ViewModelEncoding.encoded(BadgeViewModel(unread: try store.unreadTotal(of: key.user)), layout: layout)
+            return try build(.badge, for: key.user, from: chats, now: now, withLayout: layout)
         case .chat(let id, let page):
-            guard let chat = try shared.chat(id, in: store), chat.includes(key.user),
-                  let viewer = try shared.user(key.user, in: store), let contact = try shared.user(chat.contact(of: key.user), in: store)
-            else { return nil }
-            let messages = try shared.page(of: id, page, in: store)
-            let unread = try store.unreadCount(chat: id, reader: key.user)
-            let model = try ChatViewModelBuilder(dates: dates, pages: messagePages).build(
-                chat: chat, viewer: viewer, contact: contact, page: messages, request: page, unread: unread) { id in
-                try shared.message(id, in: store)
-            }
-            return ViewModelEncoding.encoded(model, layout: layout)
+            return try build(.screen(id: id, page: page), for: key.user, from: chats, now: now, withLayout: layout)
         case .orders(let query):
             // One more than the page: whether a next page exists.
             let orders = try store.orders(of: key.user, status: query.status, matching: query.text, sort: query.sort,
