@@ -55,8 +55,8 @@ struct ChatViewModelBuilder {
         for state in page.states {
             // Both lists are in id order, so one pass finds every message kept.
             while let first = reusable.first, first.id < state.id { reusable.removeFirst() }
-            if let previous, let kept = reusable.first, kept.id == state.id, messages.append(kept, of: previous, read: state.isRead) {
-                continue
+            if let previous, let kept = reusable.first, kept.id == state.id {
+                messages.append(kept, of: previous, read: state.isRead)
             } else if let message = try load(state.id) {
                 messages.append(id: state.id, self.message(for: message, viewer: viewer, contact: contact))
             }

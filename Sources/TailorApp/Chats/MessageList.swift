@@ -2,11 +2,11 @@
 /// buffer, and where it lies there, by message id, oldest first.
 ///
 /// A rebuilt screen takes the bytes of every message it had from the screen's
-/// previous list (`MessagePages`), and writes only the new ones.
-///
-/// A message's JSON shows its state as `"sent"` or `"read"`: four letters
-/// either way. So a kept message that was read since is copied and its state
-/// rewritten in place, rather than read from the database and written again.
+/// previous list (`MessagePages`), and writes only the new ones. What a
+/// message's JSON says of its state is not taken from the bytes: each entry
+/// holds whether the message is read (from the read cursors, when the screen
+/// is built), and the list writes `"sent"` or `"read"` there as it encodes, so
+/// a message read since is taken as it is.
 struct MessageList: JSONWritable, Equatable, Sendable {
     struct Entry: Equatable, Sendable {
         let id: Int
@@ -28,35 +28,19 @@ struct MessageList: JSONWritable, Equatable, Sendable {
     mutating func append(id: Int, _ message: MessageViewModel) {
         let start = bytes.count
         JSONWriter.append(message, to: &bytes)
-        entries.append(Entry(id: id, read: message.state == "read", range: start..<bytes.count,
+        entries.append(Entry(id: id, read: message.state == Self.letters(read: true).description, range: start..<bytes.count,
                              stateOffset: Self.stateOffset(in: bytes[start...])))
     }
 
-    /// Takes a message's bytes from another list, as `read` says it is now.
-    /// False, and nothing taken, unless its state is the one asked for or
-    /// `sent` becoming `read`: reading cannot be undone, so anything else
-    /// means the message must be written anew.
-    mutating func append(_ entry: Entry, of other: MessageList, read: Bool) -> Bool {
-        let rewrite = read && !entry.read
-        guard entry.read == read || (rewrite && other.shows(Self.letters(read: false), at: entry)) else { return false }
+    /// Takes a message's bytes from another list, shown as `read` says it is now.
+    mutating func append(_ entry: Entry, of other: MessageList, read: Bool) {
         let start = bytes.count
         bytes.append(contentsOf: other.bytes[entry.range])
-        if rewrite {
-            let state = start + entry.stateOffset
-            Self.letters(read: true).withUTF8Buffer { bytes.replaceSubrange(state..<state + $0.count, with: $0) }
-        }
         entries.append(Entry(id: entry.id, read: read, range: start..<bytes.count, stateOffset: entry.stateOffset))
-        return true
     }
 
-    /// Whether `entry`'s state reads `letters`.
-    private func shows(_ letters: StaticString, at entry: Entry) -> Bool {
-        let state = entry.range.lowerBound + entry.stateOffset
-        return letters.withUTF8Buffer { letters in
-            state + letters.count <= entry.range.upperBound && bytes[state..<state + letters.count].elementsEqual(letters)
-        }
-    }
-
+    /// `sent` and `read`: the same length, so a message's bytes are the same
+    /// size whichever it shows.
     private static func letters(read: Bool) -> StaticString { read ? "read" : "sent" }
 
     /// The state's offset in one message's JSON: just after the first
@@ -92,11 +76,12 @@ struct MessageList: JSONWritable, Equatable, Sendable {
         return kept
     }
 
-    /// Each message's JSON.
-    var messageJSON: [ArraySlice<UInt8>] { entries.map { bytes[$0.range] } }
-
     func write(to json: inout JSONWriter) {
-        json.array(count: entries.count) { json, index in json.fragment(bytes[entries[index].range]) }
+        json.array(count: entries.count) { json, index in
+            let entry = entries[index]
+            let letters = Self.letters(read: entry.read)
+            json.fragment(bytes[entry.range], writing: letters, at: entry.stateOffset..<(entry.stateOffset + letters.utf8CodeUnitCount))
+        }
     }
 
     var estimatedJSONSize: Int { bytes.count + entries.count + 2 }

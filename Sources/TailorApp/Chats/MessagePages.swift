@@ -6,8 +6,8 @@ import Synchronization
 /// messages are as they were.
 ///
 /// An entry can be old but never wrong: a message's JSON depends only on the
-/// message, its reader and whether it was read, and only the last can change;
-/// the list records it. Memory is bounded by two generations: when the newer
+/// message, its reader and whether it was read, and only the last can change,
+/// which a list writes from each build's read state as it encodes. Memory is bounded by two generations: when the newer
 /// one holds half the budget, the older one is dropped.
 final class MessagePages: Sendable {
     struct Screen: Hashable, Sendable {

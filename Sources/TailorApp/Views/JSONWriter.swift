@@ -141,6 +141,18 @@ struct JSONWriter {
         noteValue(from: start)
     }
 
+    /// A value written before, placed with the bytes at `span` (offsets from
+    /// its start) written as `replacement`, which is as long.
+    mutating func fragment(_ json: ArraySlice<UInt8>, writing replacement: StaticString, at span: Range<Int>) {
+        separate()
+        let start = bytes.count
+        bytes.append(contentsOf: json[json.startIndex..<(json.startIndex + span.lowerBound)])
+        replacement.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: json[(json.startIndex + span.upperBound)...])
+        atStart = false
+        noteValue(from: start)
+    }
+
     mutating func string(_ value: String) {
         separate()
         let start = bytes.count
