@@ -1,4 +1,4 @@
-// The measurement behind "io_uring for fan-out: tried, not kept" in README.
+// The measurement behind "io_uring for fan-out: tried, not kept" in docs/PERFORMANCE.md.
 // One event written to N loopback TCP sockets: a send() per socket against
 // one io_uring submission of all N sends, in alternating passes; prints the
 // sender thread's CPU per send. Not part of the server or its build; needs Debian's liburing-dev:
