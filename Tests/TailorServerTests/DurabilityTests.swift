@@ -102,4 +102,16 @@ import TailorTestSupport
         kill(survivor.process.processIdentifier, SIGTERM)
         #expect(survivor.waitForExit(timeout: 5) == 0)
     }
+
+    /// A backup taken while the server runs, as README's Backups says, holds
+    /// what was acknowledged, though it is still in the write-ahead log.
+    @Test func aBackupTakenWhileTheServerRunsHoldsItsData() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        for _ in 0..<20 { #expect(try alice.send("POST", "/api/orders", json: OrderAPITests.groceries).status == 201) }
+        let live = app.folder.appendingPathComponent("tailor.sqlite").path
+        let backup = app.folder.appendingPathComponent("backup.sqlite").path
+        _ = try SQLiteConnection(path: live).run("VACUUM INTO ?", backup)
+        #expect(try SQLiteConnection(path: backup).first("SELECT count(*) FROM orders", binding: []) { $0.int(0) } == 20)
+    }
 }
