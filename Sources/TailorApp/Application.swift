@@ -41,7 +41,7 @@ public final class Application: Sendable {
             return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
         }
 
-        let metrics = ServerMetrics()
+        let metrics = ServerMetrics(startTime: Double(now()) / 1000)
         let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous)
         self.database = database
         guard let bot = try Store(writer).user(named: User.botName) else { throw ConfigurationError("the database has no bot user") }
@@ -106,7 +106,7 @@ public final class Application: Sendable {
                     cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
                     checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter,
                     feedReads: follower?.reads ?? 0),
-                cpuMilliseconds: Int(process.cpuSeconds * 1000), residentBytes: process.residentKiB.now * 1024,
+                cpuSeconds: process.cpuSeconds, residentBytes: process.residentKiB.now * 1024,
                 openFiles: process.openFiles)
         }.register(on: &router)
         var fallback: Router.Handler?

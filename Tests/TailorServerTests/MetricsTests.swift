@@ -86,6 +86,9 @@ import Testing
         #expect(value(after, "tailor_sqlite_log_frames") > 0, "the message's commit is in the log")
         #expect(value(after, "process_resident_memory_bytes") > 1_000_000)
         #expect(value(after, "process_open_fds") > 3)
+        // The process's figures by Prometheus's own names.
+        #expect(value(after, "process_cpu_seconds_total") > 0)
+        #expect(abs(value(after, "process_start_time_seconds") - Date().timeIntervalSince1970) < 600)
         // No user's name or id is a label anywhere.
         #expect(!after.keys.contains { $0.labels.values.contains { $0.contains("alice") || $0.contains("bob") } })
         #expect(!after.keys.contains { $0.labels["route"]?.split(separator: "/").contains(Substring(chatID)) == true })

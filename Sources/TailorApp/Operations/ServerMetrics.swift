@@ -25,7 +25,7 @@ final class ServerMetrics: Sendable {
         var sqliteLogFrames = 0
         var totals = Totals()
         /// This process's CPU time, resident memory and open files (`ProcessProbe`).
-        var cpuMilliseconds = 0
+        var cpuSeconds = 0.0
         var residentBytes = 0
         var openFiles = 0
     }
@@ -75,8 +75,14 @@ final class ServerMetrics: Sendable {
     private let batchDuration: CoreMetrics.Timer
     /// The totals as of the last scrape: a counter goes up by the difference.
     private let lastTotals = Mutex([String: Int]())
+    private let lastCPUSeconds = Mutex(0.0)
+    /// When the server started, in seconds since 1970: Prometheus's
+    /// `process_start_time_seconds`, by which a restart shows.
+    private let startTime: Double
 
-    init() {
+    /// `startTime`: seconds since 1970.
+    init(startTime: Double) {
+        self.startTime = startTime
         var factory = PrometheusMetricsFactory(registry: registry)
         // From 100 µs (a cached GET) to 10 s (a request that waited on a busy database).
         factory.defaultDurationHistogramBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
@@ -122,7 +128,6 @@ final class ServerMetrics: Sendable {
             "tailor_checkpoints_total": sample.totals.checkpointsOnOwnThread,
             "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
             "tailor_feed_reads_total": sample.totals.feedReads,
-            "process_cpu_milliseconds_total": sample.cpuMilliseconds,
         ]
         lastTotals.withLock { last in
             for (name, total) in totals {
@@ -131,6 +136,12 @@ final class ServerMetrics: Sendable {
                 if grown > 0 { counter.increment(by: grown) }
                 last[name] = max(total, last[name, default: 0])
             }
+        }
+        Meter(label: "process_start_time_seconds", dimensions: [], factory: factory).set(startTime)
+        lastCPUSeconds.withLock { last in
+            let grown = sample.cpuSeconds - last
+            if grown > 0 { FloatingPointCounter(label: "process_cpu_seconds_total", dimensions: [], factory: factory).increment(by: grown) }
+            last = max(sample.cpuSeconds, last)
         }
         return registry.emitToBuffer()
     }
