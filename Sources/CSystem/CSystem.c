@@ -182,21 +182,22 @@ int csystem_usable_cpu_count(void) {
 
 void csystem_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
-static sigset_t termination_signals(void) {
+static sigset_t control_signals(void) {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     return set;
 }
 
-int csystem_block_termination_signals(void) {
-    sigset_t set = termination_signals();
+int csystem_block_control_signals(void) {
+    sigset_t set = control_signals();
     return pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
-int csystem_wait_termination_signal(void) {
-    sigset_t set = termination_signals();
+int csystem_wait_control_signal(void) {
+    sigset_t set = control_signals();
     int received = 0;
     while (sigwait(&set, &received) != 0) {}
     return received;

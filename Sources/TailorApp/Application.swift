@@ -118,7 +118,7 @@ public final class Application: Sendable {
         }
         routes = router.patterns
         let requests = metrics.requests(of: routes)
-        let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now) }
+        let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now, logger: logger) }
         self.accessLog = accessLog
         server = try HTTPServer(
             configuration: configuration.server,
@@ -239,6 +239,12 @@ public final class Application: Sendable {
     }
 
     /// Waits until every access-log line handed over is written.
+    /// Opens the access log's file anew (after it was moved for rotation),
+    /// once the lines handed over so far are written to the old one.
+    public func reopenLogs() {
+        accessLog?.reopen()
+    }
+
     public func flushAccessLog() {
         accessLog?.flush()
     }

@@ -4,20 +4,20 @@ import CSystem
 public enum ProcessSetup {
     /// Raises the open-files limit to the hard limit (each connection is a file),
     /// ignores SIGPIPE (a write to a closed peer is an `EPIPE`, not a crash), and
-    /// blocks SIGINT/SIGTERM so that only `waitForTerminationSignal` receives them.
+    /// blocks SIGINT, SIGTERM and SIGHUP so that only `waitForControlSignal` receives them.
     /// Sets the allocator to give large freed blocks back to the system.
     /// Returns the open-files limit now in force.
     @discardableResult
     public static func prepareServerProcess() -> Int {
         csystem_tune_allocator()
         csystem_ignore_sigpipe()
-        _ = csystem_block_termination_signals()
+        _ = csystem_block_control_signals()
         return csystem_raise_open_files_limit()
     }
 
-    /// Blocks the calling thread until SIGINT or SIGTERM arrives.
-    public static func waitForTerminationSignal() -> Int32 {
-        csystem_wait_termination_signal()
+    /// Blocks the calling thread until SIGINT, SIGTERM or SIGHUP arrives; its number.
+    public static func waitForControlSignal() -> Int32 {
+        csystem_wait_control_signal()
     }
 
     /// Gives free heap memory back to the system, after a burst of frees.

@@ -9,11 +9,12 @@ import TailorStore
 /// The configuration's defaults: what an absent setting means, and what the help says.
 private let defaults = TailorConfiguration()
 
-/// `tailor serve`: starts the server and runs until SIGINT or SIGTERM.
+/// `tailor serve`: starts the server and runs until SIGINT or SIGTERM; SIGHUP
+/// reopens the access log.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Start the server; SIGINT or SIGTERM stops it gracefully."
+        abstract: "Start the server; SIGINT or SIGTERM stops it gracefully, SIGHUP reopens the access log."
     )
 
     // Every option is also read from the environment, `TAILOR_` and its name
@@ -253,7 +254,13 @@ struct ServeCommand: ParsableCommand {
         fflush(nil)  // stdout may be a pipe: the line must leave now
         logger.info("serving \(configuration.publicFolder ?? "no files") with \(configuration.server.loopCount) loops; open-files limit \(openFiles)")
 
-        let signal = ProcessSetup.waitForTerminationSignal()
+        var signal = ProcessSetup.waitForControlSignal()
+        // SIGHUP: the log files were rotated; the server goes on.
+        while signal == SIGHUP {
+            application.reopenLogs()
+            logger.info("signal \(signal): the access log reopened")
+            signal = ProcessSetup.waitForControlSignal()
+        }
         logger.info("signal \(signal): shutting down")
         application.shutdown()
         logger.info("stopped")

@@ -175,4 +175,36 @@ import Testing
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.contains("--max-connections lowered from 10000 to 36"), "\(message)")
     }
+
+    /// SIGHUP reopens the access log, so that a rotation that moves the file
+    /// is followed; the server goes on serving.
+    @Test func sighupReopensTheAccessLog() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-rotate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("access.log")
+        let server = try RunningServer(arguments: ["--access-log", log.path])
+        defer { server.process.terminate(); server.process.waitUntilExit() }
+        let client = try APIClient(port: server.port)
+        #expect(try client.get("/healthz").status == 200)
+        let rotated = folder.appendingPathComponent("access.log.1")
+        func lines(_ file: URL) -> Int {
+            ((try? String(contentsOf: file, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        // The line of the first request reaches the file a moment after its answer.
+        for _ in 0..<100 where lines(log) < 1 { usleep(20_000) }
+        try FileManager.default.moveItem(at: log, to: rotated)
+        kill(server.process.processIdentifier, SIGHUP)
+        var reopened = false
+        for _ in 0..<100 where !reopened {
+            usleep(20_000)
+            reopened = FileManager.default.fileExists(atPath: log.path)
+        }
+        #expect(reopened, "a new file was opened at the log's path")
+        #expect(try client.get("/healthz").status == 200)
+        for _ in 0..<100 where lines(log) < 1 { usleep(20_000) }
+        #expect(lines(log) == 1)
+        #expect(lines(rotated) == 1)
+        #expect(server.process.isRunning)
+    }
 }

@@ -60,10 +60,10 @@ long csystem_raise_open_files_limit(void);
 /// How many CPUs this process may run on (taskset narrows it).
 int csystem_usable_cpu_count(void);
 void csystem_ignore_sigpipe(void);
-/// Blocks SIGINT and SIGTERM in the calling thread and the threads it starts later.
-int csystem_block_termination_signals(void);
-/// Waits for SIGINT or SIGTERM (blocked beforehand) and returns its number.
-int csystem_wait_termination_signal(void);
+/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and the threads it starts later.
+int csystem_block_control_signals(void);
+/// Waits for SIGINT, SIGTERM or SIGHUP (blocked beforehand) and returns its number.
+int csystem_wait_control_signal(void);
 
 /// Sets the allocator so that large freed blocks go back to the system.
 void csystem_tune_allocator(void);

@@ -1,4 +1,6 @@
 import Glibc
+import Logging
+import Synchronization
 import TailorHTTP
 import TailorLoop
 
@@ -9,11 +11,17 @@ import TailorLoop
 ///
 /// Lines are made on the loop that answered and written on a thread of their
 /// own, so a slow disk never holds a loop.
+///
+/// A file is reopened on `reopen` (SIGHUP), so that a rotation that moves it
+/// (logrotate's default) is followed.
 final class AccessLog: Sendable {
-    private let descriptor: Int32
-    private let ownsDescriptor: Bool
+    /// The file's path; nil for standard output.
+    private let path: String?
+    /// Used on the access log's thread only, and at the end.
+    private let descriptor: Mutex<Int32>
     private let thread = SerialThread(name: "access-log")
     private let now: @Sendable () -> Int
+    private let logger: Logger
 
     struct CannotOpen: Error, CustomStringConvertible {
         let path: String
@@ -22,27 +30,52 @@ final class AccessLog: Sendable {
     }
 
     /// `path` is a file, created if missing and appended to, or `-` for standard output.
-    init(path: String, now: @escaping @Sendable () -> Int) throws {
+    init(path: String, now: @escaping @Sendable () -> Int, logger: Logger) throws {
         self.now = now
+        self.logger = logger
         if path == "-" {
-            descriptor = STDOUT_FILENO
-            ownsDescriptor = false
+            self.path = nil
+            descriptor = Mutex(STDOUT_FILENO)
         } else {
-            descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw CannotOpen(path: path, code: errno) }
-            ownsDescriptor = true
+            self.path = path
+            descriptor = Mutex(try Self.open(path))
         }
     }
 
+    private static func open(_ path: String) throws(CannotOpen) -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CannotOpen(path: path, code: errno) }
+        return descriptor
+    }
+
     deinit {
-        if ownsDescriptor { close(descriptor) }
+        if path != nil { close(descriptor.withLock { $0 }) }
+    }
+
+    /// Opens the file anew after the lines handed over so far; one that cannot
+    /// be opened leaves the old one in use, and says so on standard error.
+    func reopen() {
+        guard let path else { return }
+        thread.async { [self] in
+            do {
+                let fresh = try Self.open(path)
+                let old = descriptor.withLock { old in
+                    defer { old = fresh }
+                    return old
+                }
+                close(old)
+            } catch {
+                logger.error("\(error); going on with the file it had")
+            }
+        }
     }
 
     func write(_ answered: HTTPResponder.Answered) {
         var bytes = JSONWriter.bytes(of: AccessLogLine(answered, time: now()))
         bytes.append(UInt8(ascii: "\n"))
         let line = bytes
-        thread.async { [descriptor] in
+        thread.async { [self] in
+            let descriptor = descriptor.withLock { $0 }
             var written = 0
             while written < line.count {
                 let count = line.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
