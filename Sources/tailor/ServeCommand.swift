@@ -14,7 +14,12 @@ private let defaults = TailorConfiguration()
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Start the server; SIGINT or SIGTERM stops it gracefully, SIGHUP reopens the access log."
+        abstract: "Start the server; SIGINT or SIGTERM stops it gracefully, SIGHUP reopens the access log.",
+        discussion: """
+            Every option is also read from the environment as TAILOR_ and its name in capitals \
+            (--max-body as TAILOR_MAX_BODY, --demo as TAILOR_DEMO=1); a flag given beats the \
+            environment. --print-config shows each setting and where it came from.
+            """
     )
 
     // Every option is also read from the environment, `TAILOR_` and its name
