@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TailorApp
 
 /// `GET /metrics`: Prometheus's text format, parsed here line by line as a
 /// scraper would, with the figures moving as requests, streams and writes happen.
@@ -89,6 +90,7 @@ import Testing
         // The process's figures by Prometheus's own names.
         #expect(value(after, "process_cpu_seconds_total") > 0)
         #expect(abs(value(after, "process_start_time_seconds") - Date().timeIntervalSince1970) < 600)
+        #expect(value(after, "tailor_build_info", ["version": TailorVersion.number]) == 1)
         // No user's name or id is a label anywhere.
         #expect(!after.keys.contains { $0.labels.values.contains { $0.contains("alice") || $0.contains("bob") } })
         #expect(!after.keys.contains { $0.labels["route"]?.split(separator: "/").contains(Substring(chatID)) == true })

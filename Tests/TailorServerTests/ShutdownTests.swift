@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TailorApp
 
 /// The real `tailor` executable: it prints its port, serves, and on SIGTERM or
 /// SIGINT finishes what is in flight and exits 0.
@@ -206,5 +207,19 @@ import Testing
         #expect(lines(log) == 1)
         #expect(lines(rotated) == 1)
         #expect(server.process.isRunning)
+    }
+
+    /// `tailor --version` prints the version and exits 0.
+    @Test func theVersionIsPrinted() throws {
+        let process = Process()
+        process.executableURL = ShutdownTests.executable
+        process.arguments = ["--version"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == TailorVersion.number)
     }
 }

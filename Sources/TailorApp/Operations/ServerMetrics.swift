@@ -138,6 +138,7 @@ final class ServerMetrics: Sendable {
             }
         }
         Meter(label: "process_start_time_seconds", dimensions: [], factory: factory).set(startTime)
+        Meter(label: "tailor_build_info", dimensions: [("version", TailorVersion.number)], factory: factory).set(1)
         lastCPUSeconds.withLock { last in
             let grown = sample.cpuSeconds - last
             if grown > 0 { FloatingPointCounter(label: "process_cpu_seconds_total", dimensions: [], factory: factory).increment(by: grown) }
