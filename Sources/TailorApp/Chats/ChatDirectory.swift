@@ -136,9 +136,9 @@ final class ChatDirectory: Sendable {
             case .messageSent(let message, let chat):
                 touched.formUnion([chat.userA, chat.userB])
                 if behind.contains(chat.id) { state.chats[chat.id]?.sent(message) }
-            case .messagesRead(let chat, let reader, let time):
+            case .messagesRead(let chat, let reader, _):
                 touched.formUnion([chat.userA, chat.userB])
-                if behind.contains(chat.id) { state.chats[chat.id]?.read(by: reader, at: time) }
+                if behind.contains(chat.id) { state.chats[chat.id]?.read(by: reader) }
             case .orderChanged, .orderDeleted, .sessionEnded:
                 break
             }

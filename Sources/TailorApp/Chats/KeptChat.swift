@@ -59,8 +59,9 @@ struct KeptChat: Sendable {
         if recent.count > Self.recentCount { recent.removeFirst(recent.count - Self.recentCount) }
     }
 
-    /// `reader` read every message of the other side at `time`.
-    mutating func read(by reader: Int, at time: Int) {
+    /// `reader`'s cursor moved to the newest message: every message of the
+    /// other side is read.
+    mutating func read(by reader: Int) {
         if reader == chat.userA { unreadOfA = 0 } else { unreadOfB = 0 }
         latest = latest.map { state in
             state.senderID == reader || state.isRead ? state : MessageState(id: state.id, senderID: state.senderID, isRead: true)
