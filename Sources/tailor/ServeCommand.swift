@@ -77,6 +77,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Log level: trace, debug, info (the default), notice, warning, error, critical.")
     var logLevel: String?
 
+    @Option(help: "Log lines on standard error as text (the default) or json: one object per line with time, level, logger, message, source and metadata.")
+    var logFormat: String?
+
     @Option(help: "Event loop threads; defaults to the CPUs this process may use.")
     var threads: Int?
 
@@ -129,7 +132,12 @@ struct ServeCommand: ParsableCommand {
     var printConfig = false
 
     /// Every setting, from its flag, the environment or the default, checked.
-    func resolve(_ settings: inout SettingsResolver) throws -> (TailorConfiguration, Logger.Level) {
+    /// How log lines are written (`--log-format`).
+    enum LogFormat: String {
+        case text, json
+    }
+
+    func resolve(_ settings: inout SettingsResolver) throws -> (TailorConfiguration, Logger.Level, LogFormat) {
         var configuration = defaults
         func check<Number: Comparable>(_ value: Number, in range: ClosedRange<Number>, _ flag: String) throws -> Number {
             // Every number has a range: a value past it (or inf, nan) would
@@ -162,6 +170,8 @@ struct ServeCommand: ParsableCommand {
         configuration.accountLimit = RateLimit(
             perSecond: try check(try settings.value(accountRate, "account-rate", default: defaults.accountLimit.perSecond), in: 0...1_000_000, "account-rate"),
             burst: try check(try settings.value(accountBurst, "account-burst", default: defaults.accountLimit.burst), in: 1...1_000_000, "account-burst"))
+        let format = try settings.value(logFormat, "log-format", default: LogFormat.text.rawValue)
+        guard let logFormat = LogFormat(rawValue: format) else { throw ValidationError("--log-format must be text or json.") }
         let level = try settings.value(logLevel, "log-level", default: "info")
         guard let logLevel = Logger.Level(rawValue: level) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
@@ -208,7 +218,7 @@ struct ServeCommand: ParsableCommand {
             }
             return serialized
         })
-        return (configuration, logLevel)
+        return (configuration, logLevel, logFormat)
     }
 
     /// The items of a comma-separated setting.
@@ -222,14 +232,17 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         var settings = SettingsResolver()
-        let (resolved, level) = try resolve(&settings)
+        let (resolved, level, format) = try resolve(&settings)
         var configuration = resolved
         if printConfig {
             print(settings.table)
             return
         }
         LoggingSystem.bootstrap { label in
-            var handler = EscapingLogHandler(StreamLogHandler.standardError(label: label))
+            var handler: any LogHandler = switch format {
+            case .text: EscapingLogHandler(StreamLogHandler.standardError(label: label))
+            case .json: JSONLogHandler(label: label)
+            }
             handler.logLevel = level
             return handler
         }

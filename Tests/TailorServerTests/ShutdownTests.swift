@@ -222,4 +222,25 @@ import TailorApp
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == TailorVersion.number)
     }
+
+    /// `--log-format json` writes the server's log as JSON lines on standard error.
+    @Test func theLogIsJSONLinesWhenAsked() throws {
+        let process = Process()
+        process.executableURL = ShutdownTests.executable
+        process.arguments = ["serve", "--port", "0", "--db", ":memory:", "--public", FileManager.default.temporaryDirectory.path,
+                             "--log-format", "json"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        usleep(500_000)
+        process.terminate()
+        process.waitUntilExit()
+        let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(!lines.isEmpty)
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count, "every line is a JSON object: \(lines)")
+        #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("serving") == true })
+        #expect(objects.contains { ($0["message"] as? String)?.contains("shutting down") == true })
+    }
 }

@@ -1,0 +1,84 @@
+import Glibc
+import Logging
+
+/// A log handler that writes each entry as one JSON line (`--log-format
+/// json`), for a collector that reads fields rather than text: `time` (UTC,
+/// milliseconds), `level`, `logger` (the label), `message`, `source`, and the
+/// entry's metadata under `metadata`, every value a string. Keys are sorted.
+/// A line is one `write` to standard error, so lines of several threads
+/// never interleave.
+public struct JSONLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let output: @Sendable ([UInt8]) -> Void
+
+    /// `output` takes each line, its newline included: standard error unless told.
+    public init(label: String, output: @escaping @Sendable ([UInt8]) -> Void = JSONLogHandler.writeToStandardError) {
+        self.label = label
+        self.output = output
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields: [(String, String)] = [
+            ("level", event.level.rawValue), ("logger", label), ("message", event.message.description),
+            ("source", event.source), ("time", Self.time(Self.nowMilliseconds())),
+        ]
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        var line: [UInt8] = [UInt8(ascii: "{")]
+        if !merged.isEmpty { fields.append(("metadata", "")) }
+        for (index, (key, value)) in fields.sorted(by: { $0.0 < $1.0 }).enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            JSONText.appendQuoted(key, to: &line)
+            line.append(UInt8(ascii: ":"))
+            if key == "metadata" {
+                line.append(UInt8(ascii: "{"))
+                for (place, (name, field)) in merged.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if place > 0 { line.append(UInt8(ascii: ",")) }
+                    JSONText.appendQuoted(name, to: &line)
+                    line.append(UInt8(ascii: ":"))
+                    JSONText.appendQuoted(field.description, to: &line)
+                }
+                line.append(UInt8(ascii: "}"))
+            } else {
+                JSONText.appendQuoted(value, to: &line)
+            }
+        }
+        line.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+        output(line)
+    }
+
+    public static let writeToStandardError: @Sendable ([UInt8]) -> Void = { line in
+        var written = 0
+        while written < line.count {
+            let count = line.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            written += count
+        }
+    }
+
+    private static func nowMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+    }
+
+    /// `2026-11-23T16:20:05.123Z`.
+    static func time(_ milliseconds: Int) -> String {
+        var seconds = milliseconds / 1000
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int32, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))T"
+            + "\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2)).\(digits(Int32(milliseconds % 1000), 3))Z"
+    }
+}
