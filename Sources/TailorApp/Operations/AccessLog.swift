@@ -75,15 +75,8 @@ final class AccessLog: Sendable {
         bytes.append(UInt8(ascii: "\n"))
         let line = bytes
         thread.async { [self] in
-            let descriptor = descriptor.withLock { $0 }
-            var written = 0
-            while written < line.count {
-                let count = line.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
-                if count < 0 && errno == EINTR { continue }
-                // A full disk or a closed pipe: the line is lost, the server goes on.
-                guard count > 0 else { return }
-                written += count
-            }
+            // A full disk or a closed pipe: the line is lost, the server goes on.
+            WholeWrite.write(line, to: descriptor.withLock { $0 })
         }
     }
 

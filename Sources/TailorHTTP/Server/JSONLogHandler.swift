@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import TailorLoop
 
 /// A log handler that writes each entry as one JSON line (`--log-format
 /// json`), for a collector that reads fields rather than text: `time` (UTC,
@@ -54,13 +55,7 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public static let writeToStandardError: @Sendable ([UInt8]) -> Void = { line in
-        var written = 0
-        while written < line.count {
-            let count = line.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            written += count
-        }
+        WholeWrite.write(line, to: STDERR_FILENO)
     }
 
     private static func nowMilliseconds() -> Int {

@@ -195,11 +195,7 @@ public enum SQLiteSchema {
             PRIMARY KEY (chat_id, user_id)
         ) WITHOUT ROWID;
         CREATE INDEX chat_members_user ON chat_members(user_id);
-        INSERT INTO chat_members (chat_id, user_id, read_through)
-        SELECT member.chat_id, member.user_id, coalesce(
-            (SELECT min(id) - 1 FROM messages WHERE chat_id = member.chat_id AND sender_id <> member.user_id AND read_at IS NULL),
-            (SELECT max(id) FROM messages WHERE chat_id = member.chat_id), 0)
-        FROM (SELECT id AS chat_id, user_a AS user_id FROM chats UNION ALL SELECT id, user_b FROM chats) member;
+        \(SharedMigrations.readCursorsFromReadMarks)
         DROP INDEX messages_unread;
         DROP INDEX messages_page;
         ALTER TABLE messages DROP COLUMN read_at;
