@@ -3,10 +3,10 @@
 /// A commit costs about the same for one message as for several: the pages
 /// they share (the table's last leaf, the id counter, the index leaves of a
 /// busy chat) are written to the log once, the feed thread and the lanes are
-/// woken once, a checkpoint is asked for once. At a steady rate each event used
-/// to find the writer resting and be committed alone. So when events come close
-/// together — the
-/// oldest one waiting arrived less than `delay` after the last batch ended —
+/// woken once, a checkpoint is asked for once. At a steady rate an event
+/// nearly always finds the writer resting, and would be committed alone. So
+/// when events come close together — the oldest one waiting arrived less
+/// than `delay` after the last batch ended —
 /// the writer takes the next batch only once that event has waited `delay`,
 /// and the events that arrive meanwhile join it. An event that finds the
 /// writer idle for longer is committed at once: a quiet server adds no wait,

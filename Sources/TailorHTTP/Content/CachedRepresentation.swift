@@ -11,8 +11,9 @@ import TailorLoop
 /// The gzip variant is made when a client first asks for it, not with the
 /// representation: a view model rebuilt for event streams after every change
 /// may never be fetched gzipped at all. Nor are the response fields kept: most
-/// versions are built for streams and never fetched, and building and freeing
-/// four lists of fields with each was a fifth of the publisher lanes' work.
+/// versions are built for streams and never fetched, and lists of fields made
+/// with each would cost the publisher lanes much of their work for answers
+/// never given.
 public final class CachedRepresentation: Sendable {
     public let contentType: String
     public let identity: SharedBytes

@@ -10,8 +10,8 @@ import TailorLoop
 /// read once and kept as `CachedRepresentation`s (with ETag and gzip) within a
 /// byte budget; a kept file is looked at again (a `stat`) when it was last
 /// looked at more than `revalidateAfter` seconds ago, so a changed file is
-/// served within that time. A `stat` on every request was 7% of the server's
-/// CPU for a small file. Larger ones are sent from disk by the kernel, never
+/// served within that time: a `stat` on every request would cost a small
+/// file's answer several percent of its CPU. Larger ones are sent from disk by the kernel, never
 /// read into memory.
 ///
 /// A kept file that is fresh is answered on the loop. Looking at the disk

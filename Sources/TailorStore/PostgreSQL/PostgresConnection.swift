@@ -89,8 +89,8 @@ public final class PostgresConnection: DatabaseConnection {
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         // Every statement here is small and by index. Compiling one costs
         // milliseconds, and PostgreSQL does it whenever the planner's estimate
-        // is large: on a table not yet analyzed (a new feed in its first
-        // minute) the feed's read took 7–60 ms to compile and 0.1 ms to run.
+        // is large, as on a table not yet analyzed (a new feed in its first
+        // minute), where compiling a read costs a hundred times running it.
         let settings = PQexec(handle, "SET jit = off")
         defer { PQclear(settings) }
         guard PQresultStatus(settings) == PGRES_COMMAND_OK else {

@@ -7,7 +7,7 @@ import TailorLoop
 ///
 /// SQLite's own checkpoints run inside the commit that crosses the log's size
 /// limit, and one syncs the log and the file to disk: under a steady load of
-/// writes they were most of the slowest answers. Here a commit only asks for a
+/// writes they would be most of the slowest answers. Here a commit only asks for a
 /// checkpoint; this thread copies what the log holds while the writer goes on.
 /// A checkpoint that ends with every frame copied lets the writer start the log
 /// over at its next commit, so the log stays bounded.

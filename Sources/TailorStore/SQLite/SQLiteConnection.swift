@@ -5,7 +5,7 @@ import CSQLiteLogWrites
 ///
 /// Statements are prepared once per SQL text and reused, transaction control
 /// too: BEGIN and COMMIT run for every read and every event, and parsing them
-/// each time was a visible part of building view models. SQLite's errors become
+/// each time would be a visible part of building view models. SQLite's errors become
 /// `SQLiteError`s that carry its message and the SQL.
 public final class SQLiteConnection: DatabaseConnection {
     let handle: OpaquePointer
