@@ -62,7 +62,13 @@ let package = Package(
         // The model on SQLite or PostgreSQL: connections, statements, schemas, and the queries.
         .target(name: "TailorStore", dependencies: ["CSQLite", "CSQLiteLogWrites", "CLibPQ", "TailorLoop"]),
 
-        // The application: events, router, handler, builders, view models, cache, routes.
+        // The domain: the events raised, their outcomes, and the changes the feed carries.
+        .target(name: "TailorDomain", dependencies: ["TailorStore"]),
+
+        // The read model: the kept chats, builders, view models, their JSON and patches, the view cache.
+        .target(name: "TailorViews", dependencies: ["TailorDomain", "TailorStore", "TailorHTTP", "TailorLoop"]),
+
+        // The application: the router and writer, the feed's followers, streams, accounts, routes, operations.
         .target(
             name: "TailorApp",
             dependencies: [
@@ -70,6 +76,8 @@ let package = Package(
                 "TailorLoop",
                 "TailorHTTP",
                 "TailorStore",
+                "TailorDomain",
+                "TailorViews",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -101,8 +109,8 @@ let package = Package(
         // Fresh databases on either engine, and thread names, for the tests.
         .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
-        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorStore", "TailorTestSupport"]),
-        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
     ]
 )
 

@@ -1,10 +1,11 @@
 import Dispatch
-import Synchronization
 import Glibc
 import Logging
-import TailorLoop
+import Synchronization
 import TailorHTTP
+import TailorLoop
 import TailorStore
+import TailorViews
 
 /// Tailor assembled: the database, the event path (router → store → handler →
 /// cache), the routes, the static files, and the HTTP server that serves them.

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Glibc
 import Logging
-import TailorHTTP
 import TailorApp
+import TailorHTTP
 import TailorLoop
 import TailorStore
 

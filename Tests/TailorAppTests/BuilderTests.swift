@@ -1,7 +1,9 @@
 import Foundation
-import Testing
-import TailorStore
 @testable import TailorApp
+@testable import TailorDomain
+import TailorStore
+@testable import TailorViews
+import Testing
 
 /// Builders are pure: model state and a fixed clock in, view models out.
 @Suite struct BuilderTests {

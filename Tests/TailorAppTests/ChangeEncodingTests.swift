@@ -1,6 +1,8 @@
-import Testing
-import TailorStore
 @testable import TailorApp
+@testable import TailorDomain
+import TailorStore
+@testable import TailorViews
+import Testing
 
 /// The feed's encoding of changes gives back exactly what was written: the
 /// server that wrote an entry applies its changes from memory, every other

@@ -1,7 +1,9 @@
 import Foundation
-import Testing
-import TailorStore
 @testable import TailorApp
+@testable import TailorDomain
+import TailorStore
+@testable import TailorViews
+import Testing
 
 /// The kept chats against a real SQLite file: after every change the writer
 /// makes, what they show must be what the database answers.

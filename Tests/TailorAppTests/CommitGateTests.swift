@@ -1,9 +1,11 @@
 import Synchronization
-import Testing
+@testable import TailorApp
+@testable import TailorDomain
 import TailorLoop
 import TailorStore
 import TailorTestSupport
-@testable import TailorApp
+@testable import TailorViews
+import Testing
 
 /// On SQLite the writer's latest position is known only in memory: a reader's
 /// snapshot begun under the gate must show exactly that position while the

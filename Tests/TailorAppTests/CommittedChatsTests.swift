@@ -1,6 +1,8 @@
-import Testing
-import TailorStore
 @testable import TailorApp
+@testable import TailorDomain
+import TailorStore
+@testable import TailorViews
+import Testing
 
 /// The writer's memory of committed chats, alone: only what a committed batch
 /// produced comes in, and it is bounded.

@@ -1,6 +1,8 @@
-import Testing
-import TailorStore
 @testable import TailorApp
+@testable import TailorDomain
+import TailorStore
+@testable import TailorViews
+import Testing
 
 /// The memory of valid tokens alone: what was forgotten after a token was
 /// checked is never learnt again, and is seen by whoever asks.

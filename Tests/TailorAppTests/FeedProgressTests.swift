@@ -1,7 +1,9 @@
 import Dispatch
 import Synchronization
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// How far the feed is applied, and the waits on it, alone.
 @Suite struct FeedProgressTests {

@@ -1,7 +1,9 @@
-import Testing
+@testable import TailorApp
+@testable import TailorDomain
 import TailorStore
 import TailorTestSupport
-@testable import TailorApp
+@testable import TailorViews
+import Testing
 
 /// The follower's snapshot on PostgreSQL: begun by its first read, and the
 /// position it shows read in that same snapshot, so that a chat read from it

@@ -1,5 +1,7 @@
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// When the writer holds a batch back for more events, alone.
 @Suite struct GroupCommitTests {

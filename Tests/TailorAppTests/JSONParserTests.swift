@@ -1,6 +1,8 @@
 import Foundation
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// Request bodies are read by our own parser; on every input of these tables
 /// it must agree with Foundation's: the same value, or both refuse.

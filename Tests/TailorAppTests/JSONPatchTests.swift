@@ -1,9 +1,11 @@
 import Foundation
-import Testing
+@testable import TailorApp
+@testable import TailorDomain
 import TailorLoop
 import TailorStore
 import TailorTestSupport
-@testable import TailorApp
+@testable import TailorViews
+import Testing
 
 /// A patch found from two versions of a view model, applied to the first by
 /// an applier of RFC 6902 written here on its own, gives the second exactly.

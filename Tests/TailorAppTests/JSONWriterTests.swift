@@ -1,6 +1,8 @@
 import Foundation
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// The view models write their own JSON. It must be exactly what a sorted-keys
 /// encoder gives: Foundation's serializer, reading our bytes and writing them
@@ -52,6 +54,6 @@ import Testing
                                             next: .get("/api/orders?q=caf%C3%A9&offset=2&limit=2")))
         try expectCanonical(OrdersViewModel(title: "Orders", count: 0, sort: "total", layout: "compact", items: [], next: nil))
         try expectCanonical(DeletedViewModel(id: "1", deleted: true))
-        try expectCanonical(NotificationViewModel(.init(recipient: 1, chatID: 2, contact: "bob", text: Self.awkward, position: 3)))
+        try expectCanonical(NotificationViewModel(chatID: 2, contact: "bob", text: Self.awkward))
     }
 }

@@ -1,6 +1,8 @@
-import Testing
-import TailorStore
 @testable import TailorApp
+@testable import TailorDomain
+import TailorStore
+@testable import TailorViews
+import Testing
 
 /// A kept chat alone, without a database: changes from the feed in the order
 /// several servers may commit them.

@@ -1,5 +1,7 @@
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// When the server gives free heap memory back: after many connections close,
 /// and once the resident size grew by a step since the last trim — under a

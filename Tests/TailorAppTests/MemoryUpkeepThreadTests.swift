@@ -1,9 +1,11 @@
 import Glibc
 import Logging
-import Testing
+@testable import TailorApp
+@testable import TailorDomain
 import TailorLoop
 import TailorTestSupport
-@testable import TailorApp
+@testable import TailorViews
+import Testing
 
 /// The upkeep looks at the process on a thread of its own, not on a loop, and
 /// ends when stopped.

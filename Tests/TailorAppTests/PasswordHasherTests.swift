@@ -1,5 +1,7 @@
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// The stored form of a password: scrypt with its parameters and salt in it.
 @Suite struct PasswordHasherTests {

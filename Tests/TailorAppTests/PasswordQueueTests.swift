@@ -1,9 +1,11 @@
 import Dispatch
 import Synchronization
-import Testing
+@testable import TailorApp
+@testable import TailorDomain
 import TailorHTTP
 import TailorLoop
-@testable import TailorApp
+@testable import TailorViews
+import Testing
 
 /// The queue in front of the `passwords` thread alone, with work that records
 /// its turn instead of hashing: bounded in all and per client, clients in

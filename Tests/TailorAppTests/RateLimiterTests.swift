@@ -1,5 +1,7 @@
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// The token bucket alone, on a clock the test moves.
 @Suite struct RateLimiterTests {

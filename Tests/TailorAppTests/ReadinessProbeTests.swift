@@ -1,6 +1,8 @@
 import Synchronization
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// `/readyz`'s write alone, with a clock the test moves: one write however
 /// many ask at once or within a second, a new one after.

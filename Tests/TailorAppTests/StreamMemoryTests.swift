@@ -1,5 +1,7 @@
-import Testing
 @testable import TailorApp
+@testable import TailorDomain
+@testable import TailorViews
+import Testing
 
 /// Which slow streams end past a budget, alone: one user's fan-out ends that
 /// user's streams before another's stream that holds more on its own.

@@ -1,6 +1,8 @@
-import Testing
-import TailorLoop
 @testable import TailorApp
+@testable import TailorDomain
+import TailorLoop
+@testable import TailorViews
+import Testing
 
 /// An event stream's queue alone, without a socket or a loop: when it writes,
 /// what waits for a write under way, what a slow reader keeps, and what is

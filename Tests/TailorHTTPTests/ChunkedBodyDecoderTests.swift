@@ -1,5 +1,5 @@
-import Testing
 @testable import TailorHTTP
+import Testing
 
 @Suite struct ChunkedBodyDecoderTests {
     private func decodeSplit(_ raw: String, at split: Int, limit: Int = 1000) -> (ChunkedBodyDecoder.Progress, String) {

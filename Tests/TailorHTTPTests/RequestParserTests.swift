@@ -1,5 +1,5 @@
-import Testing
 @testable import TailorHTTP
+import Testing
 
 /// The request parser over a table of valid and malformed heads, fed whole, byte
 /// by byte, and several requests at once.

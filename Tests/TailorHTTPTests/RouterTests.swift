@@ -1,7 +1,7 @@
 import Logging
 import Synchronization
-import Testing
 @testable import TailorHTTP
+import Testing
 
 @Suite struct RouterTests {
     private func router() -> Router {

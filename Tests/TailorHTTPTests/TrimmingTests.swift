@@ -1,5 +1,5 @@
-import Testing
 @testable import TailorHTTP
+import Testing
 
 @Suite struct TrimmingTests {
     @Test func plainTextComesBackAsItIs() {

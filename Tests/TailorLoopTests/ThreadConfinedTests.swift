@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorLoop
+import Testing
 
 /// A thread-confined value in a debug build: its thread may use it, a pool
 /// may hand it to another, and a second thread using it stops the program.

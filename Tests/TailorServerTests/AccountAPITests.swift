@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorTestSupport
+import Testing
 
 /// Sign-up, tokens, the session cookie, and the order of checks: route, then credentials.
 @Suite struct AccountAPITests {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TailorTestSupport
+import Testing
 
 /// Chats, messages, read receipts, the badge, the chatbot, and isolation.
 @Suite struct ChatAPITests {

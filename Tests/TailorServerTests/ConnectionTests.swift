@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorHTTP
+import Testing
 
 /// Keep-alive, pipelining, HTTP/1.0, HEAD and many clients, over real sockets.
 @Suite struct ConnectionTests {

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TailorStore
 import TailorTestSupport
+import Testing
 
 /// An acknowledged write survives the process being killed at once.
 @Suite struct DurabilityTests {

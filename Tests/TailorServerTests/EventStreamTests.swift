@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Glibc
-import Testing
+import Synchronization
 import TailorTestSupport
+import Testing
 
 /// Server-Sent Events over a raw socket, parsed as a browser would.
 @Suite struct EventStreamTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorApp
+import Testing
 
 /// `GET /metrics`: Prometheus's text format, parsed here line by line as a
 /// scraper would, with the figures moving as requests, streams and writes happen.

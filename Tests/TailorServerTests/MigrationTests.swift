@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TailorStore
 import TailorTestSupport
+import Testing
 
 /// Databases made by earlier releases answer as they did: chat lists, screens
 /// with their read ticks, and badges are the same after the migrations.

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TailorStore
 import TailorTestSupport
+import Testing
 
 /// Two servers on one PostgreSQL database, each spoken to directly: what one
 /// is told, the other shows and streams, with the same event ids.

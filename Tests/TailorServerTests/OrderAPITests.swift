@@ -1,8 +1,8 @@
 import Foundation
 import TailorApp
 import TailorHTTP
-import Testing
 import TailorTestSupport
+import Testing
 
 /// Orders: validation, lists, details, transitions, deletion, isolation.
 @Suite struct OrderAPITests {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TailorApp
 import TailorLoop
 import TailorTestSupport
+import Testing
 
 /// Accounts with passwords: chosen at sign-up, used with the name to sign a
 /// new browser in; every wrong try answered alike, and tries per name limited.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorTestSupport
+import Testing
 
 /// Streams that ask for patches (`patch=json`): a topic's first view model is
 /// whole, later changes come as JSON Patches against the version before, and

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TailorApp
 import TailorLoop
+import Testing
 
 /// Behind a trusted proxy the forwarded client address and scheme are
 /// believed, from anyone else they are not; pages of allowed origins may call

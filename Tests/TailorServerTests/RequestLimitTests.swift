@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorHTTP
+import Testing
 
 /// Every limit and malformed input answers with its status and the JSON error,
 /// and the connection closes where the stream can no longer be trusted.

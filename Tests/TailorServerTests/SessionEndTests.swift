@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TailorApp
 import TailorStore
 import TailorTestSupport
+import Testing
 
 /// A session that ends stops at once, whatever it was doing as it ended: a
 /// stream being opened with it, a request that read it from the store, a

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorApp
+import Testing
 
 /// The real `tailor` executable: it prints its port, serves, and on SIGTERM or
 /// SIGINT finishes what is in flight and exits 0.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TailorHTTP
+import Testing
 
 /// Files from the public folder: content types, ETags, gzip, and no way out.
 @Suite struct StaticFileTests {

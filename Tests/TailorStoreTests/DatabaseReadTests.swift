@@ -1,6 +1,6 @@
-import Testing
 import TailorStore
 import TailorTestSupport
+import Testing
 
 /// Reads asked for by a loop run on the database's reader threads, never on
 /// the loop itself, on either engine.

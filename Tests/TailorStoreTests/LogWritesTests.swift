@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TailorTestSupport
 @testable import TailorStore
+import TailorTestSupport
+import Testing
 
 /// The write-ahead log's frames reach the file a commit at a time (see
 /// CSQLiteLogWrites): one system call where SQLite makes two per page, and a

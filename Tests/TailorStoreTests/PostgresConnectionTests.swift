@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TailorTestSupport
 @testable import TailorStore
+import TailorTestSupport
+import Testing
 
 /// PostgreSQL's connection as it goes over the wire: `BEGIN` goes with the
 /// first statement, queued statements with the next exchange and `COMMIT`

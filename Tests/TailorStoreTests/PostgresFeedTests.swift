@@ -1,6 +1,6 @@
-import Testing
-import TailorTestSupport
 @testable import TailorStore
+import TailorTestSupport
+import Testing
 
 /// PostgreSQL's change feed as the writer keeps it: entries in position
 /// order, pruned to the window, the horizon moved with them.

@@ -1,6 +1,6 @@
 import CSQLite
-import Testing
 @testable import TailorStore
+import Testing
 
 /// Result codes as SQLite gives them: a primary pattern matches its extended
 /// codes, an extended one only itself.

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
-import TailorTestSupport
 @testable import TailorStore
+import TailorTestSupport
+import Testing
 
 /// The model's rules, the same on SQLite and on PostgreSQL: each test runs on
 /// a fresh database of both engines.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import TailorStore
+import Testing
 
 /// What only SQLite has: its migrations, pragmas, query plans and write-ahead
 /// log, on a real file in a temporary folder. The rules both engines share

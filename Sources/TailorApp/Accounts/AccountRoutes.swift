@@ -1,5 +1,6 @@
 import TailorHTTP
 import TailorStore
+import TailorViews
 
 /// Sign-up, sign-in with a token, sign-out, `GET /api/me`, and a user's
 /// browser sessions.

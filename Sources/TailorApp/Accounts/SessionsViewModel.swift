@@ -1,4 +1,5 @@
 import TailorStore
+import TailorViews
 
 /// A page of a user's signed-in browsers (`GET /api/sessions`), newest first,
 /// with `next`: the following page, or null.

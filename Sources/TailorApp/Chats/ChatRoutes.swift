@@ -1,5 +1,6 @@
 import TailorHTTP
 import TailorStore
+import TailorViews
 
 /// The chat list, chats, messages, read receipts and the badge.
 struct ChatRoutes {

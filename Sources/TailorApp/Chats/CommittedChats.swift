@@ -1,3 +1,4 @@
+import TailorDomain
 import TailorStore
 
 /// Chats the writer has seen committed, by id, so that a message or a read

@@ -1,3 +1,4 @@
+import TailorDomain
 import TailorStore
 
 /// Applies one event to the store, inside the writer's transaction, and says what

@@ -1,5 +1,7 @@
 import Synchronization
+import TailorDomain
 import TailorStore
+import TailorViews
 
 /// Works out, for each entry of the change feed, which users' view models it
 /// touched, and tells those who care: the kept chats follow it, the view cache

@@ -1,3 +1,4 @@
+import TailorDomain
 import TailorStore
 
 /// One entry point per event, each with its own kind of answer: the HTTP

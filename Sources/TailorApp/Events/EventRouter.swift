@@ -2,9 +2,11 @@ import Dispatch
 import Glibc
 import Logging
 import Synchronization
+import TailorDomain
 import TailorHTTP
 import TailorLoop
 import TailorStore
+import TailorViews
 
 /// The one entry point for changes: applies events in one total order on the
 /// single writer connection, records what they changed in the change feed in

@@ -1,6 +1,7 @@
 import Synchronization
 import TailorHTTP
 import TailorLoop
+import TailorViews
 
 /// One thread on which the streams' new view models are built. Changes handed to
 /// it while it is busy wait together for its next pass. Rebuilds (at midnight,

@@ -1,4 +1,6 @@
+import TailorDomain
 import TailorStore
+import TailorViews
 
 /// The changes of one commit as the feed's table stores them: a JSON array,
 /// one object per change, its kind under `"k"`. Read by every server that

@@ -1,7 +1,9 @@
 import Logging
+import TailorDomain
 import TailorHTTP
 import TailorLoop
 import TailorStore
+import TailorViews
 
 /// Applies the writer's commits on a thread of its own when this server is
 /// the database's only writer (SQLite), as the follower does on PostgreSQL:

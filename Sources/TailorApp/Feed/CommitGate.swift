@@ -1,4 +1,5 @@
 import Synchronization
+import TailorDomain
 import TailorStore
 
 /// The position of the writer's latest commit on SQLite, exact for a

@@ -2,9 +2,11 @@ import CSystem
 import Glibc
 import Logging
 import Synchronization
+import TailorDomain
 import TailorHTTP
 import TailorLoop
 import TailorStore
+import TailorViews
 
 /// Follows the change feed of a PostgreSQL database that several servers
 /// write: reads its entries past the last one applied, strictly in position

@@ -1,3 +1,4 @@
+import TailorDomain
 import TailorHTTP
 import TailorStore
 

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import TailorHTTP
 import TailorLoop
+import TailorViews
 
 /// `--access-log`: one JSON line per answered request, to standard output
 /// (`-`) or appended to a file: time, request id, method, path (without its

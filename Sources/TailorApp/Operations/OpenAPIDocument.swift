@@ -1,4 +1,6 @@
+import TailorDomain
 import TailorHTTP
+import TailorViews
 
 /// `GET /api/openapi.json`: the HTTP API as an OpenAPI 3.1 document — routes,
 /// bodies, view models, errors, and the event stream with its event types.

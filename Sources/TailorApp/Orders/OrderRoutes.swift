@@ -1,5 +1,6 @@
 import TailorHTTP
 import TailorStore
+import TailorViews
 
 /// Orders: create, list with sort, layout, search and status, details, status
 /// changes, delete.

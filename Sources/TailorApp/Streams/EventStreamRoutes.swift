@@ -1,5 +1,7 @@
+import TailorDomain
 import TailorHTTP
 import TailorStore
+import TailorViews
 
 /// `GET /api/events?topics=chats,badge,chat:ID,orders,order:ID[&patch=json]`: one
 /// stream per client, multiplexing its topics (browsers allow six connections

@@ -1,9 +1,11 @@
 import Dispatch
 import Logging
 import Synchronization
+import TailorDomain
 import TailorHTTP
 import TailorLoop
 import TailorStore
+import TailorViews
 
 /// Every open event stream.
 ///
@@ -234,7 +236,7 @@ final class EventStreams: Sendable {
                         version = state.keepBase(JSONPatch.Version(json: bytes, layout: layout), for: key, eventID: id)
                     }
                 }
-                subscriber.pushInitial(StreamEvent(id: id, name: StreamEvent.name(of: topic), json: bytes), version: version, showing: shown, for: topic)
+                subscriber.pushInitial(StreamEvent(id: id, name: topic.eventName, json: bytes), version: version, showing: shown, for: topic)
             }
         }
         return true
@@ -329,7 +331,7 @@ final class EventStreams: Sendable {
             // pass's, which the view models have; a stream's loop may take
             // what is queued between two pushes, and ids must not go back.
             for notification in notifications {
-                let event = StreamEvent(id: notification.position, name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(notification))))
+                let event = StreamEvent(id: notification.position, name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(chatID: notification.chatID, contact: notification.contact, text: notification.text))))
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
                 for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {
@@ -382,14 +384,14 @@ final class EventStreams: Sendable {
         /// The events for this topic's streams at `id`, keeping this version
         /// as the next patch's base.
         func update(id: Int64, isRebuild: Bool, keeping state: inout State) -> TopicUpdate {
-            let whole = StreamEvent(id: id, name: StreamEvent.name(of: key.topic), json: json)
+            let whole = StreamEvent(id: id, name: key.topic.eventName, json: json)
             guard let layout else {
                 state.patchBases[key] = nil
                 return TopicUpdate(whole: whole, isRebuild: isRebuild)
             }
             let version = state.keepBase(JSONPatch.Version(json: json, layout: layout), for: key, eventID: id)
             guard let base, let patchJSON else { return TopicUpdate(whole: whole, version: version, isRebuild: isRebuild) }
-            let patch = StreamEvent(id: id, name: StreamEvent.name(of: key.topic) + ".patch", json: SharedBytes(patchJSON))
+            let patch = StreamEvent(id: id, name: key.topic.eventName + ".patch", json: SharedBytes(patchJSON))
             return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version, isRebuild: isRebuild)
         }
     }

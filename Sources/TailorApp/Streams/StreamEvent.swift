@@ -1,3 +1,4 @@
+import TailorDomain
 import TailorHTTP
 import TailorLoop
 
@@ -26,25 +27,6 @@ struct StreamEvent: Sendable {
     static let end = SharedBytes("\n\n")
 
     /// The event name of a topic's view model.
-    static func name(of topic: Topic) -> String {
-        switch topic {
-        case .chats: "chats"
-        case .badge: "badge"
-        case .chat: "chat"
-        case .orders: "orders"
-        case .order: "order"
-        }
-    }
-
-    /// A topic as a stream names it in `?topics=`.
-    static func topicName(of topic: Topic) -> String {
-        switch topic {
-        case .chat(let id, _): "chat:\(id)"
-        case .order(let id): "order:\(id)"
-        default: name(of: topic)
-        }
-    }
-
     static let retry = SharedBytes("retry: 3000\n\n")
     static let heartbeat = SharedBytes(": ping\n\n")
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import TailorDomain
 
 /// The bytes that event streams hold for events not yet written, over all
 /// streams, against a budget.

@@ -1,3 +1,4 @@
+import TailorDomain
 import TailorLoop
 
 /// What one event stream has to send, and when it may write, as a state

@@ -1,6 +1,8 @@
 import Synchronization
+import TailorDomain
 import TailorHTTP
 import TailorLoop
+import TailorViews
 
 /// One open event stream: the topics it follows and what waits to be sent.
 ///

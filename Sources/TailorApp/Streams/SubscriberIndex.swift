@@ -1,3 +1,4 @@
+import TailorViews
 /// The open streams, found by user and by the topic they follow, so that a
 /// change to one topic visits only that topic's streams, however many others
 /// the user has open.

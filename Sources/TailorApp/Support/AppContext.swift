@@ -1,5 +1,6 @@
 import TailorHTTP
 import TailorStore
+import TailorViews
 
 /// What route handlers share: the event path, the view models, and who is asking.
 struct AppContext: Sendable {

@@ -1,0 +1,219 @@
+import Synchronization
+import TailorDomain
+import TailorStore
+
+/// The chats of recently active users, as their lists, badges and latest chat
+/// screens show them, kept in memory and brought up to date with each entry
+/// of the change feed, in order. Those views are then built without reading the
+/// database; under load they are most of what the publishers build.
+///
+/// Only the thread that applies the feed changes it, and it reads what it
+/// adds from a snapshot whose place in the feed it knows (`FeedSnapshot`). A user is kept with all of their
+/// chats or not at all, so a chat list built from here is never missing one.
+/// A view whose user or chat is not kept is built from the database as before.
+///
+/// Memory is bounded by two generations of users, like `MessagePages`: when
+/// the users touched since the last turn hold half of the chat budget, the
+/// ones not touched since the turn before are let go, with the chats that no
+/// kept user has.
+package final class ChatDirectory: Sendable {
+
+    /// Chats kept at most over both generations, unless told otherwise: each
+    /// holds a page of message states and a few whole messages, about 2 KiB.
+    package static let defaultChatBudget = 10_000
+
+    /// Chats the users of both generations may hold (a user without chats
+    /// counts as one).
+    package let chatBudget: Int
+
+    /// A user with more chats than this is not kept (the chatbot talks with
+    /// everyone): reading them all would hold the feed up, and their views
+    /// are built from the database.
+    package static let maxChatsOfKeptUser = 256
+
+    package init(chatBudget: Int = defaultChatBudget) {
+        self.chatBudget = max(chatBudget, 2)
+    }
+
+    /// Chats kept now.
+    package var keptChatCount: Int { state.withLock { $0.chats.count } }
+
+    private struct State {
+        var chats: [Int: KeptChat] = [:]
+        /// Each kept user's chats, by id.
+        var newer: [Int: [Int]] = [:]
+        var older: [Int: [Int]] = [:]
+        var newerChats = 0
+
+        func chatIDs(of user: Int) -> [Int]? { newer[user] ?? older[user] }
+    }
+
+    private let state = Mutex(State())
+
+    /// Lets every kept chat and user go.
+    package func removeAll() {
+        state.withLock { $0 = State() }
+    }
+
+    // MARK: Reading
+
+    /// A user's chat list, most recent activity first; nil if not kept.
+    package func summaries(of user: Int) -> [ChatSummary]? {
+        state.withLock { state in
+            guard let ids = state.chatIDs(of: user) else { return nil }
+            let chats = ids.compactMap { state.chats[$0] }
+            guard chats.count == ids.count else { return nil }
+            return chats.sorted { ($0.lastActivityAt, $0.chat.id) > ($1.lastActivityAt, $1.chat.id) }
+                .map { $0.summary(for: user) }
+        }
+    }
+
+    /// Unread messages over all of a user's chats; nil if not kept.
+    package func unreadTotal(of user: Int) -> Int? {
+        state.withLock { state in
+            guard let ids = state.chatIDs(of: user) else { return nil }
+            let chats = ids.compactMap { state.chats[$0] }
+            guard chats.count == ids.count else { return nil }
+            return chats.reduce(0) { $0 + $1.unread(of: user) }
+        }
+    }
+
+    /// The latest screen of `chat` for `viewer`; nil if the chat is not kept or
+    /// is not the viewer's.
+    package func screen(of chat: Int, for viewer: Int) -> ChatScreen? {
+        state.withLock { state in
+            guard let kept = state.chats[chat], kept.chat.includes(viewer) else { return nil }
+            return ChatScreen(chat: kept.chat, viewer: kept.user(viewer), contact: kept.user(kept.chat.contact(of: viewer)),
+                          page: kept.outline, unread: kept.unread(of: viewer), recent: kept.recent)
+        }
+    }
+
+    // MARK: Keeping up, where the feed is applied
+
+    /// Brings kept chats up to date with the feed's entry at `position`, and
+    /// keeps the users it touched, read from `snapshot` if new. The snapshot
+    /// may show the feed past `position`, since the writer commits on
+    /// meanwhile and other servers may write too: a chat
+    /// read from it already holds the entries up to there, and skips them
+    /// when they come.
+    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) {
+        let (touched, stale) = state.withLock { Self.apply(changes, at: position, to: &$0) }
+        guard !touched.isEmpty else { return }
+        let unknown = state.withLock { state in touched.filter { state.chatIDs(of: $0) == nil } }
+        let read = Self.read(users: stale.union(unknown), from: snapshot, knowing: { id in
+            self.state.withLock { $0.chats[id] != nil }
+        })
+        state.withLock { state in
+            for (id, kept) in read.chats where state.chats[id] == nil { state.chats[id] = kept }
+            for user in touched {
+                if let ids = read.users[user] {
+                    Self.keep(user, chats: ids, in: &state)
+                } else if stale.contains(user) {
+                    // Not read again, so its kept list may lack a chat: let it go.
+                    Self.forget(user, in: &state)
+                } else if let ids = state.chatIDs(of: user) {
+                    Self.keep(user, chats: ids, in: &state)
+                }
+            }
+            Self.evictOlderGenerationIfFull(&state, budget: chatBudget)
+        }
+    }
+
+    /// Applies what changed to the kept chats. Returns the users touched, and
+    /// those whose kept lists now lack a chat.
+    private static func apply(_ changes: [Change], at position: Int, to state: inout State) -> (touched: Set<Int>, stale: Set<Int>) {
+        var touched = Set<Int>()
+        var stale = Set<Int>()
+        // The kept chats that do not show this entry yet; one read from a
+        // snapshot past it shows it already and is left alone.
+        let behind = Set(changes.compactMap(\.chatID).filter { (state.chats[$0]?.asOf ?? position) < position })
+        for change in changes {
+            switch change {
+            case .signedUp(let user):
+                touched.insert(user)
+            case .chatOpened(let chat):
+                touched.formUnion([chat.userA, chat.userB])
+                stale.formUnion([chat.userA, chat.userB])
+            case .messageSent(let message, let chat):
+                touched.formUnion([chat.userA, chat.userB])
+                if behind.contains(chat.id) { state.chats[chat.id]?.sent(message) }
+            case .messagesRead(let chat, let reader, _):
+                touched.formUnion([chat.userA, chat.userB])
+                if behind.contains(chat.id) { state.chats[chat.id]?.read(by: reader) }
+            case .orderChanged, .orderDeleted, .sessionEnded:
+                break
+            }
+        }
+        for id in behind { state.chats[id]?.asOf = position }
+        return (touched, stale)
+    }
+
+    /// Reads `users` whole: each one's chat ids, and every chat not known yet.
+    /// A user whose chats cannot all be read, or who has too many, is left out.
+    private static func read(users: Set<Int>, from snapshot: FeedSnapshot, knowing isKnown: (Int) -> Bool)
+        -> (users: [Int: [Int]], chats: [Int: KeptChat]) {
+        var readUsers: [Int: [Int]] = [:]
+        var readChats: [Int: KeptChat] = [:]
+        // Asked only when there is something to read: it may begin the snapshot.
+        guard !users.isEmpty else { return ([:], [:]) }
+        let position: Int
+        let store: Store
+        do {
+            store = try snapshot.reading()
+            position = try snapshot.position()
+        } catch {
+            // Without the position nothing read could be placed in the feed:
+            // every user is left out, as one whose chats cannot be read is.
+            return ([:], [:])
+        }
+        for user in users {
+            guard let ids = try? store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1), ids.count <= maxChatsOfKeptUser else { continue }
+            let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store, asOf: position)) }
+            guard chats.allSatisfy({ $0.1 != nil }) else { continue }
+            for case let (id, kept?) in chats { readChats[id] = kept }
+            readUsers[user] = ids
+        }
+        return (readUsers, readChats)
+    }
+
+    /// Puts `user` in the newer generation.
+    private static func keep(_ user: Int, chats ids: [Int], in state: inout State) {
+        takeOut(user, from: &state)
+        state.newer[user] = ids
+        state.newerChats += max(ids.count, 1)
+    }
+
+    /// Lets `user` go, with their chats that no kept user has.
+    private static func forget(_ user: Int, in state: inout State) {
+        guard let ids = takeOut(user, from: &state) else { return }
+        evictChats(ids, in: &state)
+    }
+
+    /// Removes `user` from both generations; returns their chats if kept.
+    @discardableResult
+    private static func takeOut(_ user: Int, from state: inout State) -> [Int]? {
+        if let held = state.newer.removeValue(forKey: user) {
+            state.newerChats -= max(held.count, 1)
+            return held
+        }
+        return state.older.removeValue(forKey: user)
+    }
+
+    /// When the newer generation holds half the budget, evicts the older one.
+    private static func evictOlderGenerationIfFull(_ state: inout State, budget: Int) {
+        guard state.newerChats >= budget / 2 else { return }
+        let dropped = state.older
+        state.older = state.newer
+        state.newer = [:]
+        state.newerChats = 0
+        for ids in dropped.values { evictChats(ids, in: &state) }
+    }
+
+    /// Evicts those of `ids` that no kept user has.
+    private static func evictChats(_ ids: [Int], in state: inout State) {
+        for id in ids {
+            guard let chat = state.chats[id]?.chat else { continue }
+            if state.chatIDs(of: chat.userA) == nil && state.chatIDs(of: chat.userB) == nil { state.chats[id] = nil }
+        }
+    }
+}

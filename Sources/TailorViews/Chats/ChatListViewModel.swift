@@ -1,0 +1,52 @@
+import TailorDomain
+/// The chat list screen (topic `chats`).
+package struct ChatListViewModel: JSONWritable, Equatable, Sendable {
+    package struct Actions: JSONWritable, Equatable, Sendable {
+        package let addChat: ActionViewModel
+
+        package func write(to json: inout JSONWriter) {
+            json.object { $0.field("addChat", addChat) }
+        }
+    }
+
+    package let title: String
+    package let unreadTotal: Int
+    package let items: [ChatListItemViewModel]
+    /// The page after this one, or null.
+    package let next: ActionViewModel?
+    package let actions: Actions
+
+    package func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("actions", actions)
+            $0.field("items", items)
+            $0.field("next", next)
+            $0.field("title", title)
+            $0.field("unreadTotal", unreadTotal)
+        }
+    }
+}
+
+/// One chat in the list.
+package struct ChatListItemViewModel: JSONWritable, Equatable, Sendable {
+    package let id: String
+    package let contact: String
+    package let message: String
+    package let lastMessageDate: String
+    package let lastMessageAt: String?
+    package let unreadMessageCount: Int
+    package let open: ActionViewModel
+
+    /// A missing last message is `null`, not left out.
+    package func write(to json: inout JSONWriter) {
+        json.object {
+            $0.field("contact", contact)
+            $0.field("id", id)
+            $0.field("lastMessageAt", lastMessageAt)
+            $0.field("lastMessageDate", lastMessageDate)
+            $0.field("message", message)
+            $0.field("open", open)
+            $0.field("unreadMessageCount", unreadMessageCount)
+        }
+    }
+}

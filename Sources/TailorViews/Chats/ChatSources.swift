@@ -1,0 +1,87 @@
+import TailorDomain
+import TailorStore
+
+/// Where the chat view models (a chat list, a badge, a chat screen) read a
+/// chat's state: the kept chats, which follow the feed in memory, or on a miss
+/// the store. One build reads either through this, so a view model is made
+/// one way whatever its source.
+package protocol ChatSource {
+    associatedtype Failure: Error
+
+    /// A user's chats, most recent activity first.
+    func summaries(of user: Int) throws(Failure) -> [ChatSummary]
+    /// Unread messages over all of a user's chats.
+    func unreadTotal(of user: Int) throws(Failure) -> Int
+    /// A page of `chat` as `viewer` sees it; nil when it is not the viewer's.
+    func screen(of chat: Int, for viewer: Int, page: MessagePageRequest) throws(Failure) -> ChatScreen?
+    /// A message of the screen whose JSON the build has not kept.
+    func message(_ id: Int, of screen: ChatScreen) throws(Failure) -> Message?
+}
+
+/// A page of one chat as one of its users sees it, without its messages'
+/// texts: the messages' states, the unread count, and the newest messages
+/// whole where the source holds them.
+package struct ChatScreen {
+    package let chat: Chat
+    package let viewer: User
+    package let contact: User
+    package let page: MessagePageOutline
+    package let unread: Int
+    package let recent: [Message]
+}
+
+/// The kept chats as a source: a user or chat they do not hold, or a page
+/// before the latest, is `NotKept`, and the build goes to the store.
+package struct KeptChats: ChatSource {
+    package struct NotKept: Error {}
+
+    package let directory: ChatDirectory
+
+    package func summaries(of user: Int) throws(NotKept) -> [ChatSummary] {
+        guard let summaries = directory.summaries(of: user) else { throw NotKept() }
+        return summaries
+    }
+
+    package func unreadTotal(of user: Int) throws(NotKept) -> Int {
+        guard let unread = directory.unreadTotal(of: user) else { throw NotKept() }
+        return unread
+    }
+
+    package func screen(of chat: Int, for viewer: Int, page: MessagePageRequest) throws(NotKept) -> ChatScreen? {
+        guard page == .latest, let screen = directory.screen(of: chat, for: viewer) else { throw NotKept() }
+        return screen
+    }
+
+    /// Messages the screen has not written yet must be among the recent ones.
+    package func message(_ id: Int, of screen: ChatScreen) throws(NotKept) -> Message? {
+        guard let message = screen.recent.first(where: { $0.id == id }) else { throw NotKept() }
+        return message
+    }
+}
+
+/// The store as a source, in one read transaction whose builds share what
+/// they read (`SharedReads`).
+package struct StoredChats: ChatSource {
+    package let store: Store
+    package let shared: SharedReads
+
+    package func summaries(of user: Int) throws -> [ChatSummary] {
+        try store.chatSummaries(of: user)
+    }
+
+    package func unreadTotal(of user: Int) throws -> Int {
+        try store.unreadTotal(of: user)
+    }
+
+    package func screen(of chat: Int, for viewer: Int, page: MessagePageRequest) throws -> ChatScreen? {
+        guard let found = try shared.chat(chat, in: store), found.includes(viewer),
+              let viewerUser = try shared.user(viewer, in: store), let contact = try shared.user(found.contact(of: viewer), in: store)
+        else { return nil }
+        return ChatScreen(chat: found, viewer: viewerUser, contact: contact, page: try shared.page(of: chat, page, in: store),
+                          unread: try store.unreadCount(chat: chat, reader: viewer), recent: [])
+    }
+
+    package func message(_ id: Int, of screen: ChatScreen) throws -> Message? {
+        try shared.message(id, in: store)
+    }
+}

@@ -1,0 +1,102 @@
+import TailorDomain
+import TailorStore
+
+/// Builds a page of the chat list: newest activity first, with each chat's last
+/// message, its date text and the unread count; the total unread over all chats.
+package struct ChatListViewModelBuilder {
+    package let dates: DateText
+
+    /// Characters of a last message a list shows: a list item is a preview,
+    /// and a list of long messages would otherwise weigh megabytes.
+    package static let previewLength = 200
+
+    package static func preview(_ text: String) -> String {
+        text.utf8.count <= previewLength || text.count <= previewLength ? text : String(text.prefix(previewLength - 1)) + "…"
+    }
+
+    /// `summaries` holds every chat of the user, newest activity first.
+    package func build(_ summaries: [ChatSummary], page: ChatListPage, now: Int) -> ChatListViewModel {
+        let end = min(summaries.count, page.offset + page.limit)
+        let shown = page.offset < end ? summaries[page.offset..<end] : []
+        let items = shown.map { summary in
+            ChatListItemViewModel(
+                id: String(summary.chatID),
+                contact: summary.contact.name,
+                message: summary.lastMessage.map { Self.preview($0.text) } ?? "",
+                lastMessageDate: summary.lastMessage.map { dates.text($0.sentAt, now: now) } ?? "",
+                lastMessageAt: summary.lastMessage.map { DateText.iso($0.sentAt) },
+                unreadMessageCount: summary.unreadCount,
+                open: .get("/api/chats/\(summary.chatID)"))
+        }
+        return ChatListViewModel(
+            title: "Chats",
+            unreadTotal: summaries.reduce(0) { $0 + $1.unreadCount },
+            items: items,
+            next: end < summaries.count ? .get(page.href(offset: end)) : nil,
+            actions: .init(addChat: .post("/api/chats")))
+    }
+}
+
+/// Builds one chat's screen for one of its two users. The latest page takes
+/// what it can from the screen's previous list in `pages`, which every build
+/// may share, and `load`s only the messages it has to write: the new ones.
+package struct ChatViewModelBuilder {
+    package let dates: DateText
+
+    package var pages: MessagePages
+
+    package init(dates: DateText, pages: MessagePages = MessagePages()) {
+        self.dates = dates
+        self.pages = pages
+    }
+
+    /// Bytes of message JSON one page holds at most, whatever its limit.
+    package static let maxPageBytes = 512 * 1024
+
+    package func build<Failure: Error>(chat: Chat, viewer: User, contact: User, page: MessagePageOutline, request: MessagePageRequest, unread: Int,
+                               load: (Int) throws(Failure) -> Message?) throws(Failure) -> ChatViewModel {
+        let screen = MessagePages.Screen(chat: chat.id, viewer: viewer.id)
+        let previous = request == .latest ? pages.latest(of: screen) : nil
+        var messages = MessageList(capacity: page.states.count)
+        var reusable = previous?.entries[...] ?? []
+        for state in page.states {
+            // Both lists are in id order, so one pass finds every message kept.
+            while let first = reusable.first, first.id < state.id { reusable.removeFirst() }
+            if let previous, let kept = reusable.first, kept.id == state.id {
+                messages.append(kept, of: previous, read: state.isRead)
+            } else if let message = try load(state.id) {
+                messages.append(id: state.id, self.message(for: message, viewer: viewer, contact: contact))
+            }
+        }
+        var hasEarlier = page.hasEarlier
+        if messages.bytes.count > Self.maxPageBytes {
+            // Long messages: the page holds the newest that fit, and `earlier`
+            // leads to the rest, so that no chat view model grows past the cap.
+            messages = messages.newest(fitting: Self.maxPageBytes)
+            hasEarlier = true
+        }
+        if request == .latest { pages.keep(messages, for: screen) }
+        let earlier: ActionViewModel? = hasEarlier ? messages.entries.first.map { first in
+            .get("/api/chats/\(chat.id)?before=\(first.id)" + (request.limit == MessagePageRequest.latest.limit ? "" : "&limit=\(request.limit)"))
+        } : nil
+        return ChatViewModel(
+            id: String(chat.id),
+            title: contact.name,
+            unreadMessageCount: unread,
+            messages: messages,
+            earlier: earlier,
+            actions: .init(send: .post("/api/chats/\(chat.id)/messages"), markRead: .post("/api/chats/\(chat.id)/read")))
+    }
+
+    package func message(for message: Message, viewer: User, contact: User) -> MessageViewModel {
+        let mine = message.senderID == viewer.id
+        return MessageViewModel(
+            id: String(message.id),
+            text: message.text,
+            sender: mine ? "me" : "other",
+            senderName: mine ? viewer.name : contact.name,
+            state: message.isRead ? "read" : "sent",
+            time: dates.time(message.sentAt),
+            sentAt: DateText.iso(message.sentAt))
+    }
+}

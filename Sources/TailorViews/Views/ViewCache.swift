@@ -1,0 +1,119 @@
+import Synchronization
+import TailorDomain
+import TailorHTTP
+
+/// Every view model built, encoded once into a `CachedRepresentation` (bytes,
+/// gzip, ETags), until a change touches it; bounded by a byte budget, least
+/// recently used first out.
+///
+/// A read that missed builds from a reader connection and then offers its result.
+/// A write that committed meanwhile may have made that result stale, so every
+/// change bumps a sequence number and an offer is taken only if the sequence is
+/// still the one seen before the read began.
+package final class ViewCache: Sendable {
+    private struct Entry {
+        let representation: CachedRepresentation
+        var lastUsed: UInt64
+    }
+
+    private struct State {
+        var entries: [Int: [Topic: Entry]] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+        var sequence: UInt64 = 0
+    }
+
+    package let budgetBytes: Int
+    private let state = Mutex(State())
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
+
+    package init(budgetBytes: Int) {
+        self.budgetBytes = budgetBytes
+    }
+
+    /// The sequence to pass to `offer` for a build that starts now.
+    package var sequence: UInt64 { state.withLock { $0.sequence } }
+
+    package func lookup(_ key: ViewKey) -> CachedRepresentation? {
+        let found = state.withLock { state -> CachedRepresentation? in
+            guard var entry = state.entries[key.user]?[key.topic] else { return nil }
+            state.clock += 1
+            entry.lastUsed = state.clock
+            state.entries[key.user]![key.topic] = entry
+            return entry.representation
+        }
+        if found == nil {
+            misses.add(1, ordering: .relaxed)
+        } else {
+            hits.add(1, ordering: .relaxed)
+        }
+        return found
+    }
+
+    /// Lookups answered and not, since the start.
+    package var counts: (hits: Int, misses: Int) { (hits.load(ordering: .relaxed), misses.load(ordering: .relaxed)) }
+
+    /// Bytes of the representations kept.
+    package var byteCount: Int { state.withLock { $0.bytes } }
+
+    /// Keeps `representation` unless a change happened since `sequence`.
+    package func offer(_ representation: CachedRepresentation, for key: ViewKey, builtAfter sequence: UInt64) {
+        let size = representation.byteCount
+        guard size <= budgetBytes / 4 else { return }
+        state.withLock { state in
+            guard state.sequence == sequence else { return }
+            state.clock += 1
+            if let old = state.entries[key.user]?.updateValue(Entry(representation: representation, lastUsed: state.clock), forKey: key.topic) {
+                state.bytes -= old.representation.byteCount
+            } else {
+                state.entries[key.user, default: [:]][key.topic] = Entry(representation: representation, lastUsed: state.clock)
+            }
+            state.bytes += size
+            if state.bytes > budgetBytes { evict(&state) }
+        }
+    }
+
+    /// Drops what `changes` touched.
+    /// Returns the versions it dropped, for the caller to free where it costs
+    /// least: not under the lock, where readers wait, nor where the feed is applied.
+    package func apply(_ changes: Set<TopicChange>) -> [CachedRepresentation] {
+        var dropped: [CachedRepresentation] = []
+        state.withLock { state in
+            state.sequence += 1
+            for change in changes {
+                // Taken out while changed, so that the user's topics are not copied.
+                guard var topics = state.entries.removeValue(forKey: change.user) else { continue }
+                for topic in topics.keys.filter({ change.touches($0) }) {
+                    guard let entry = topics.removeValue(forKey: topic) else { continue }
+                    state.bytes -= entry.representation.byteCount
+                    dropped.append(entry.representation)
+                }
+                if !topics.isEmpty { state.entries[change.user] = topics }
+            }
+        }
+        return dropped
+    }
+
+    /// Drops everything, e.g. when date texts roll over at midnight.
+    package func removeAll() {
+        state.withLock { state in
+            state.sequence += 1
+            state.entries.removeAll()
+            state.bytes = 0
+        }
+    }
+
+    /// Removes the least recently used entries until a quarter of the budget is free.
+    private func evict(_ state: inout State) {
+        var all: [(user: Int, topic: Topic, lastUsed: UInt64, bytes: Int)] = []
+        for (user, topics) in state.entries {
+            for (topic, entry) in topics { all.append((user, topic, entry.lastUsed, entry.representation.byteCount)) }
+        }
+        all.sort { $0.lastUsed < $1.lastUsed }
+        for victim in all where state.bytes > budgetBytes * 3 / 4 {
+            state.entries[victim.user]![victim.topic] = nil
+            state.bytes -= victim.bytes
+        }
+    }
+}
