@@ -68,7 +68,13 @@ let package = Package(
         // The read model: the kept chats, builders, view models, their JSON and patches, the view cache.
         .target(name: "TailorViews", dependencies: ["TailorDomain", "TailorStore", "TailorHTTP", "TailorLoop"]),
 
-        // The application: the router and writer, the feed's followers, streams, accounts, routes, operations.
+        // The event streams: subscribers and their queues, the publisher lanes, resume, patches between versions, slow readers.
+        .target(
+            name: "TailorStreams",
+            dependencies: ["TailorDomain", "TailorViews", "TailorStore", "TailorHTTP", "TailorLoop", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // The application: the router and writer, the feed's followers, accounts, routes, operations, the wiring.
         .target(
             name: "TailorApp",
             dependencies: [
@@ -78,6 +84,7 @@ let package = Package(
                 "TailorStore",
                 "TailorDomain",
                 "TailorViews",
+                "TailorStreams",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -109,8 +116,8 @@ let package = Package(
         // Fresh databases on either engine, and thread names, for the tests.
         .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
-        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStore", "TailorTestSupport"]),
-        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
     ]
 )
 

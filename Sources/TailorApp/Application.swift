@@ -5,6 +5,7 @@ import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
+import TailorStreams
 import TailorViews
 
 /// Tailor assembled: the database, the event path (router → store → handler →

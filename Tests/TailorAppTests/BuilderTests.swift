@@ -2,6 +2,7 @@ import Foundation
 @testable import TailorApp
 @testable import TailorDomain
 import TailorStore
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

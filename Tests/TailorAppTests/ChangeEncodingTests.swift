@@ -1,6 +1,7 @@
 @testable import TailorApp
 @testable import TailorDomain
 import TailorStore
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

@@ -4,6 +4,7 @@ import Synchronization
 import TailorLoop
 import TailorStore
 import TailorTestSupport
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

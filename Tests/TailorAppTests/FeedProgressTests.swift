@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 @testable import TailorApp
 @testable import TailorDomain
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

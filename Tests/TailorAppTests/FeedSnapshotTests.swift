@@ -2,6 +2,7 @@
 @testable import TailorDomain
 import TailorStore
 import TailorTestSupport
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

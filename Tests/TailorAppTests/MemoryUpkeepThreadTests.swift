@@ -4,6 +4,7 @@ import Logging
 @testable import TailorDomain
 import TailorLoop
 import TailorTestSupport
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

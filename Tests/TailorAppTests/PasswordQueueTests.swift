@@ -4,6 +4,7 @@ import Synchronization
 @testable import TailorDomain
 import TailorHTTP
 import TailorLoop
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

@@ -1,5 +1,6 @@
 @testable import TailorApp
 @testable import TailorDomain
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

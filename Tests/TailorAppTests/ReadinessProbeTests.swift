@@ -1,6 +1,7 @@
 import Synchronization
 @testable import TailorApp
 @testable import TailorDomain
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

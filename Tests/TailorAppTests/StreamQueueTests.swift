@@ -1,6 +1,7 @@
 @testable import TailorApp
 @testable import TailorDomain
 import TailorLoop
+@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

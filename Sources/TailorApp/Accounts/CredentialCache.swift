@@ -1,5 +1,6 @@
 import Synchronization
 import TailorStore
+import TailorStreams
 
 /// Who a request is, once its token is known to be valid.
 struct Credential: Sendable {

@@ -1,6 +1,7 @@
 import Synchronization
 import TailorHTTP
 import TailorLoop
+import TailorStreams
 
 /// The password hashes waiting for the `passwords` thread, which makes one at
 /// a time. Waiting is bounded in all (`Limits.waiting`) and per client

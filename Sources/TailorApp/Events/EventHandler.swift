@@ -1,6 +1,7 @@
 import Synchronization
 import TailorDomain
 import TailorStore
+import TailorStreams
 import TailorViews
 
 /// Works out, for each entry of the change feed, which users' view models it

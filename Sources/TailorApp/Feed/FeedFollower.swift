@@ -107,11 +107,7 @@ final class FeedFollower: Sendable {
         while !stopping.load(ordering: .acquiring) {
             do {
                 let connection = try PostgresConnection(url: url)
-                // Told apart from the server's other connections in pg_stat_activity.
-                try connection.run("SELECT set_config('application_name', left(current_setting('application_name') || ?, 63), false)",
-                                   Self.applicationNameSuffix)
-                let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
-                try connection.execute("LISTEN \(Self.channel(of: schema))")
+                try Store.listenToFeed(on: connection, namedWith: Self.applicationNameSuffix)
                 pause = 0.05
                 try follow(on: connection)
             } catch {
@@ -251,11 +247,5 @@ final class FeedFollower: Sendable {
         _ = poll(&descriptors, nfds_t(descriptors.count), Int32((seconds * 1000).rounded(.up)))
         _ = csystem_eventfd_drain(wakeDescriptor)
         return descriptors[0].revents != 0 ? .woken : .socketOrTime
-    }
-
-    /// The channel a database's commits notify on: one per schema, so that
-    /// databases side by side in one PostgreSQL database do not wake each other.
-    static func channel(of schema: String) -> String {
-        "\"tailor_feed_" + schema.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import TailorLoop
+import TailorStreams
 
 /// How far this server has applied the change feed, and who waits for it to
 /// get further: the one record of it, kept by whoever applies the feed (the

@@ -1,6 +1,7 @@
 import TailorDomain
 import TailorHTTP
 import TailorStore
+import TailorStreams
 import TailorViews
 
 /// `GET /api/events?topics=chats,badge,chat:ID,orders,order:ID[&patch=json]`: one

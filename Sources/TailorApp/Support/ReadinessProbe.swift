@@ -1,5 +1,6 @@
 import Synchronization
 import TailorLoop
+import TailorStreams
 
 /// `/readyz`'s proof that writes commit, made at most once per `interval`
 /// however often it is asked: a load balancer, or anyone, asking thousands of

@@ -26,6 +26,24 @@ extension Store {
             """, PostgresSchema.feedLock, body, origin) { $0.int(0) })
     }
 
+    /// Readies a PostgreSQL connection of its own to follow the feed: its
+    /// application name gets `suffix`, so that it is told apart from the
+    /// server's other connections in `pg_stat_activity`, and it listens to the
+    /// notifications `appendChangeAndCommit` sends, on the channel named after
+    /// the schema.
+    public static func listenToFeed(on connection: PostgresConnection, namedWith suffix: String) throws {
+        try connection.run("SELECT set_config('application_name', left(current_setting('application_name') || ?, 63), false)", suffix)
+        let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
+        try connection.execute("LISTEN \(feedChannel(of: schema))")
+    }
+
+    /// The channel a database's commits notify on, quoted as an identifier:
+    /// one per schema, so that databases side by side in one PostgreSQL
+    /// database do not wake each other.
+    static func feedChannel(of schema: String) -> String {
+        "\"tailor_feed_" + schema.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+
     /// Records on SQLite that positions up to `position` may be in use.
     func reservePositions(through position: Int) throws {
         try connection.run("UPDATE feed_reserved SET position = ?", position)

@@ -10,38 +10,38 @@ import TailorDomain
 /// of every stream is counted here; past the budget the streams holding the
 /// most are ended (they resume with Last-Event-ID). Bytes shared by several
 /// streams are counted once for each: the count is an upper bound.
-final class StreamMemory: Sendable {
+package final class StreamMemory: Sendable {
     /// All streams together.
-    let budget: Int
+    package let budget: Int
     /// All the streams of one user together.
-    let budgetPerUser: Int
+    package let budgetPerUser: Int
     private let held = Atomic<Int>(0)
     private let endedSlow = Atomic<Int>(0)
 
-    init(budget: Int, budgetPerUser: Int) {
+    package init(budget: Int, budgetPerUser: Int) {
         self.budget = budget
         self.budgetPerUser = budgetPerUser
     }
 
     /// Bytes held now.
-    var total: Int { held.load(ordering: .relaxed) }
+    package var total: Int { held.load(ordering: .relaxed) }
 
-    func change(by delta: Int) {
+    package func change(by delta: Int) {
         if delta != 0 { held.add(delta, ordering: .relaxed) }
     }
 
     /// Streams ended for reading too slowly (past the budget or the
     /// notifications' bound), since the start.
-    var streamsEndedSlow: Int { endedSlow.load(ordering: .relaxed) }
+    package var streamsEndedSlow: Int { endedSlow.load(ordering: .relaxed) }
 
-    func noteEndedSlow(_ count: Int = 1) {
+    package func noteEndedSlow(_ count: Int = 1) {
         endedSlow.add(count, ordering: .relaxed)
     }
 
     /// What one stream holds, for choosing which to end.
-    struct Holding {
-        let user: Int
-        let bytes: Int
+    package struct Holding {
+        package let user: Int
+        package let bytes: Int
     }
 
     /// Which of `holdings` to end (their indexes) so that what they hold
@@ -49,7 +49,7 @@ final class StreamMemory: Sendable {
     /// the next change does not end another at once. Each time the largest
     /// holding of the user whose streams hold the most goes: one user's
     /// fan-out ends that user's streams before anyone else's.
-    static func toEnd(_ holdings: [Holding], over limit: Int) -> [Int] {
+    package static func toEnd(_ holdings: [Holding], over limit: Int) -> [Int] {
         var sum = holdings.reduce(0) { $0 + $1.bytes }
         guard sum > limit else { return [] }
         // Each user's holdings, the largest last; and what each user holds in all.

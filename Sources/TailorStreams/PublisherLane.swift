@@ -8,7 +8,7 @@ import TailorViews
 /// after a failed build) wait here too, so that a stream gets every version of
 /// a view model in the order the lane built them, never an older one after a
 /// newer.
-final class PublisherLane: Sendable {
+package final class PublisherLane: Sendable {
     private struct Waiting {
         var changes = Set<TopicChange>()
         /// Topics to build again with no change of their own.
@@ -24,13 +24,13 @@ final class PublisherLane: Sendable {
     private let thread: SerialThread
     private let waiting = Mutex(Waiting())
 
-    init(index: Int) {
+    package init(index: Int) {
         thread = SerialThread(name: "publish-\(index)")
     }
 
     /// Hands over changes at `position`, which is never below what was handed
     /// before, and cached versions to free after the next pass.
-    func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
+    package func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
                  freeing toFree: [CachedRepresentation] = [], to streams: EventStreams) {
         let schedule = waiting.withLock { waiting in
             waiting.changes.formUnion(changes)
@@ -44,7 +44,7 @@ final class PublisherLane: Sendable {
     }
 
     /// Hands over topics to build again, in the next pass.
-    func rebuild(_ changes: Set<TopicChange>, to streams: EventStreams) {
+    package func rebuild(_ changes: Set<TopicChange>, to streams: EventStreams) {
         let schedule = waiting.withLock { waiting in
             waiting.rebuilds.formUnion(changes)
             defer { waiting.passScheduled = true }

@@ -3,14 +3,14 @@
 ///
 /// A stream is one user's, so all of its events come from one lane, which
 /// publishes them in feed order: the ids along a stream never go back.
-struct PublisherLanes: Sendable {
-    let count: Int
+package struct PublisherLanes: Sendable {
+    package let count: Int
 
-    init(count: Int) {
+    package init(count: Int) {
         self.count = max(1, count)
     }
 
-    func lane(of user: Int) -> Int {
+    package func lane(of user: Int) -> Int {
         user % count
     }
 }

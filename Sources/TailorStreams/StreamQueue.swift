@@ -10,9 +10,9 @@ import TailorLoop
 /// of streams is one job per loop and one `sendmsg` per stream. One write at a
 /// time: events that come while a chunk is being written, or while the rest of
 /// one waits for room in the socket, wait for that write to finish.
-struct StreamQueue {
+package struct StreamQueue {
     /// What the stream is doing.
-    enum State {
+    package enum State {
         /// Its first view models are being queued; nothing is written before `start`.
         case starting
         /// Nothing to write; new events ask for a delivery.
@@ -50,29 +50,29 @@ struct StreamQueue {
 
     /// Notifications held for a stream that is not reading; past this it is
     /// too far behind and is ended, to resume with Last-Event-ID.
-    static let maxQueuedNotifications = 64
+    package static let maxQueuedNotifications = 64
 
     /// At most 64 topics: their places are bits of `changed`.
-    init(topicCount: Int, takesPatches: Bool) {
+    package init(topicCount: Int, takesPatches: Bool) {
         precondition(topicCount <= UInt64.bitWidth, "a stream follows at most 64 topics")
         pending = Array(repeating: nil, count: topicCount)
         shown = Array(repeating: 0, count: topicCount)
         versions = takesPatches ? Array(repeating: TopicUpdate.unknown, count: topicCount) : []
     }
 
-    var isEnded: Bool {
+    package var isEnded: Bool {
         if case .ended = state { return true }
         return false
     }
 
     /// Events waiting to be written.
-    var queuedCount: Int { pendingCount + notifications.count }
+    package var queuedCount: Int { pendingCount + notifications.count }
 
     // MARK: - Writing
 
     /// On the loop, once the stream is subscribed: its first write, the
     /// reconnection delay and what was queued; nil when it ended meanwhile.
-    mutating func start() -> [SharedBytes]? {
+    package mutating func start() -> [SharedBytes]? {
         switch state {
         case .starting:
             state = .writing
@@ -86,7 +86,7 @@ struct StreamQueue {
 
     /// On the loop, for a queued delivery: what to write, or nil when nothing
     /// is (the stream ended since).
-    mutating func deliver() -> [SharedBytes]? {
+    package mutating func deliver() -> [SharedBytes]? {
         switch state {
         case .deliveryQueued:
             guard let events = takeEvents() else {
@@ -104,7 +104,7 @@ struct StreamQueue {
 
     /// A write finished whole: the bytes it held are free. What came while it
     /// was written is to be written next.
-    mutating func wrote() -> Wrote {
+    package mutating func wrote() -> Wrote {
         let freed = -writingBytes
         heldBytes -= writingBytes
         writingBytes = 0
@@ -117,15 +117,15 @@ struct StreamQueue {
     }
 
     /// What a finished write leaves to do.
-    struct Wrote {
-        var heldBytesChange: Int
+    package struct Wrote {
+        package var heldBytesChange: Int
         /// Events to write at once, when some came meanwhile.
-        var next: [SharedBytes]?
+        package var next: [SharedBytes]?
     }
 
     /// The stream is to end, whatever it is writing: true the first time, when
     /// the caller must close it (on its loop) and take it out of every index.
-    mutating func end() -> Bool {
+    package mutating func end() -> Bool {
         if case .ended = state { return false }
         state = .ended
         return true
@@ -133,7 +133,7 @@ struct StreamQueue {
 
     /// Once the stream has left every index: nothing it held is counted any
     /// more. The change in bytes held.
-    mutating func releaseAll() -> Int {
+    package mutating func releaseAll() -> Int {
         defer {
             pending = pending.map { _ in nil }
             pendingCount = 0
@@ -147,19 +147,19 @@ struct StreamQueue {
     // MARK: - New events
 
     /// What queuing an event asks of its caller.
-    struct Queued {
+    package struct Queued {
         /// The change in bytes held.
-        var heldBytesChange = 0
+        package var heldBytesChange = 0
         /// A `deliver` job is to be queued on the stream's loop.
-        var mustDeliver = false
+        package var mustDeliver = false
         /// The stream is too far behind and is to end.
-        var tooFarBehind = false
+        package var tooFarBehind = false
     }
 
     /// A topic's initial view model (at `version`, for patches), showing every
     /// change up to the feed position `shown`, unless a change has already
     /// brought a newer one; written by `start`.
-    mutating func pushInitial(_ event: StreamEvent, version: UInt64, showing shown: Int64, at place: Int) -> Int {
+    package mutating func pushInitial(_ event: StreamEvent, version: UInt64, showing shown: Int64, at place: Int) -> Int {
         self.shown[place] = shown
         guard changed & (1 << place) == 0 else { return 0 }
         if !versions.isEmpty { versions[place] = version }
@@ -171,7 +171,7 @@ struct StreamQueue {
     /// its first view model already shows (committed before the stream
     /// opened, published after); a stream of patches gets every version, since
     /// each patch names the event it applies to.
-    mutating func push(_ update: TopicUpdate, at place: Int) -> Queued {
+    package mutating func push(_ update: TopicUpdate, at place: Int) -> Queued {
         if versions.isEmpty && !update.isRebuild && update.whole.id <= shown[place] { return Queued() }
         changed |= 1 << place
         let delta = setPending(event(of: update, at: place), at: place)
@@ -179,7 +179,7 @@ struct StreamQueue {
     }
 
     /// A notification, or the news that the stream is too far behind to take it.
-    mutating func pushNotification(_ event: StreamEvent) -> Queued {
+    package mutating func pushNotification(_ event: StreamEvent) -> Queued {
         guard notifications.count < Self.maxQueuedNotifications else { return Queued(tooFarBehind: true) }
         notifications.append(event)
         heldBytes += event.byteCount
@@ -187,7 +187,7 @@ struct StreamQueue {
     }
 
     /// A comment is due, to keep proxies from closing a quiet stream.
-    mutating func heartbeat() -> Queued {
+    package mutating func heartbeat() -> Queued {
         heartbeatDue = true
         return Queued(mustDeliver: needsDelivery())
     }

@@ -18,22 +18,22 @@ import TailorViews
 /// The rules of when it writes are `StreamQueue`'s; this class carries out
 /// what its transitions say: the lock, the loop's jobs, the socket. It has no
 /// task: once subscribed, its loop writes it, and closes it when it ends.
-final class Subscriber: Sendable {
-    let user: Int
+package final class Subscriber: Sendable {
+    package let user: Int
     /// The token hash of the browser session the stream was opened with; nil for the account token.
-    let session: [UInt8]?
-    let topics: [Topic]
+    package let session: [UInt8]?
+    package let topics: [Topic]
     /// Whether the stream asked for patches (`patch=json`).
-    let takesPatches: Bool
+    package let takesPatches: Bool
     /// Confined to its loop: written only by jobs there.
-    let stream: ResponseStream
+    package let stream: ResponseStream
 
     private let queue: Mutex<StreamQueue>
     private let memory: StreamMemory
     /// Takes the ended stream out of every index, before its socket closes.
     private let leave: @Sendable (Subscriber) -> Void
 
-    init(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, stream: ResponseStream, memory: StreamMemory,
+    package init(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, stream: ResponseStream, memory: StreamMemory,
          leave: @escaping @Sendable (Subscriber) -> Void) {
         self.user = user
         self.session = session
@@ -46,23 +46,23 @@ final class Subscriber: Sendable {
     }
 
     /// Whether the stream is to end: it takes no part in memory decisions then.
-    var isEnding: Bool { queue.withLock { $0.isEnded } }
+    package var isEnding: Bool { queue.withLock { $0.isEnded } }
 
     /// Bytes this stream keeps alive for events not yet written.
-    var heldBytes: Int { queue.withLock { $0.heldBytes } }
+    package var heldBytes: Int { queue.withLock { $0.heldBytes } }
 
     /// Events waiting to be written.
-    var queuedCount: Int { queue.withLock { $0.queuedCount } }
+    package var queuedCount: Int { queue.withLock { $0.queuedCount } }
 
     /// Once the stream has left every index: nothing it held is counted any more.
-    func releaseAll() {
+    package func releaseAll() {
         memory.change(by: queue.withLock { $0.releaseAll() })
     }
 
     // MARK: - On the loop
 
     /// Once subscribed: writes what was queued, and from then on whatever comes.
-    func start() {
+    package func start() {
         assert(stream.loop.inLoopThread, "a stream is started off its loop")
         guard let first = queue.withLock({ $0.start() }) else { return }
         stream.onPeerClosed { [self] in end() }
@@ -70,7 +70,7 @@ final class Subscriber: Sendable {
     }
 
     /// Writes what came since the stream was last idle.
-    func deliver() {
+    package func deliver() {
         assert(stream.loop.inLoopThread, "a stream is delivered off its loop")
         guard let events = queue.withLock({ $0.deliver() }) else { return }
         write(events)
@@ -115,26 +115,26 @@ final class Subscriber: Sendable {
     /// A topic's initial view model, at `version` for patches and showing
     /// every change up to the feed position `shown`, unless a change has
     /// already brought a newer one. Written by `start`.
-    func pushInitial(_ event: StreamEvent, version: UInt64 = TopicUpdate.unknown, showing shown: Int64, for topic: Topic) {
+    package func pushInitial(_ event: StreamEvent, version: UInt64 = TopicUpdate.unknown, showing shown: Int64, for topic: Topic) {
         guard let place = topics.firstIndex(of: topic) else { return }
         memory.change(by: queue.withLock { $0.pushInitial(event, version: version, showing: shown, at: place) })
     }
 
     /// A topic's new view model, or its patch; replaces what of the topic is
     /// not yet sent. True when the caller must have the stream's loop `deliver` it.
-    func push(_ update: TopicUpdate, for topic: Topic) -> Bool {
+    package func push(_ update: TopicUpdate, for topic: Topic) -> Bool {
         guard let place = topics.firstIndex(of: topic) else { return false }
         return carryOut(queue.withLock { $0.push(update, at: place) })
     }
 
     /// Queues a notification, or ends a stream too far behind to take it. True
     /// when the caller must have the stream's loop `deliver` it.
-    func pushNotification(_ event: StreamEvent) -> Bool {
+    package func pushNotification(_ event: StreamEvent) -> Bool {
         carryOut(queue.withLock { $0.pushNotification(event) })
     }
 
     /// A comment is due. True when the caller must have the stream's loop `deliver` it.
-    func heartbeat() -> Bool {
+    package func heartbeat() -> Bool {
         carryOut(queue.withLock { $0.heartbeat() })
     }
 
@@ -142,7 +142,7 @@ final class Subscriber: Sendable {
     /// take: on its loop, it leaves every index and its bytes are released,
     /// then its socket closes; so once the server counts the connection
     /// closed, the stream is gone.
-    func end() {
+    package func end() {
         guard queue.withLock({ $0.end() }) else { return }
         let stream = stream
         stream.loop.execute { [self] in

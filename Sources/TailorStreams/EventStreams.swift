@@ -25,16 +25,24 @@ import TailorViews
 /// published last, with its layout, and finds the next version's patch from
 /// it, once for every such stream (`TopicUpdate`). A stream resumed or opened
 /// anew starts from whole view models.
-final class EventStreams: Sendable {
+package final class EventStreams: Sendable {
     /// A message for a user, to show as the in-app banner.
-    struct Notification: Sendable {
-        let recipient: Int
-        let chatID: Int
-        let contact: String
-        let text: String
+    package struct Notification: Sendable {
+        package let recipient: Int
+        package let chatID: Int
+        package let contact: String
+        package let text: String
         /// The feed position of the message: its event's id on every server,
         /// whichever pass publishes it.
-        let position: Int64
+        package let position: Int64
+
+        package init(recipient: Int, chatID: Int, contact: String, text: String, position: Int64) {
+            self.recipient = recipient
+            self.chatID = chatID
+            self.contact = contact
+            self.text = text
+            self.position = position
+        }
     }
 
     private enum LogEntry {
@@ -108,7 +116,7 @@ final class EventStreams: Sendable {
     }
 
     /// Changes and notifications remembered for resuming streams.
-    static let logCapacity = 10_000
+    package static let logCapacity = 10_000
 
     private let views: ViewModelBuilder
     private let lanes: PublisherLanes
@@ -116,19 +124,19 @@ final class EventStreams: Sendable {
     private let publishers: [PublisherLane]
     private let state: Mutex<State>
     private let failures: ThrottledLog
-    let memory: StreamMemory
+    package let memory: StreamMemory
     private let eventsMade = Atomic<Int>(0)
     /// The feed position the view cache and the kept chats have followed up to.
     private let applied: Atomic<Int64>
 
     /// A change whose view model failed to build is tried again this many
     /// times, after `retryDelay` and twice as long each time after that.
-    static let buildAttempts = 5
-    static let retryDelay = 0.05
+    package static let buildAttempts = 5
+    package static let retryDelay = 0.05
 
     /// `position`: the feed's latest when the server starts; its changes are in
     /// every view model built from now on.
-    init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
+    package init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
         self.lanes = lanes
         publishers = (0..<lanes.count).map { PublisherLane(index: $0) }
@@ -138,16 +146,16 @@ final class EventStreams: Sendable {
         self.memory = memory
     }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Topics some stream follows, each user's counted apart.
-    var followedTopicCount: Int { state.withLock { $0.subscribers.followedKeyCount } }
+    package var followedTopicCount: Int { state.withLock { $0.subscribers.followedKeyCount } }
 
     /// Events made for changes since the start (each once, however many streams it went to).
-    var eventsPublished: Int { eventsMade.load(ordering: .relaxed) }
+    package var eventsPublished: Int { eventsMade.load(ordering: .relaxed) }
 
     /// Events queued and not yet written, over all streams.
-    var queuedEventCount: Int {
+    package var queuedEventCount: Int {
         state.withLock { $0.subscribers.all }.reduce(0) { $0 + $1.queuedCount }
     }
 
@@ -158,7 +166,7 @@ final class EventStreams: Sendable {
     /// shuts down. Returns once it is going: the stream needs no task.
     /// `session`: the token hash of the browser session the stream was opened
     /// with; the stream ends when that session does.
-    func serve(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, lastEventID: Int64?,
+    package func serve(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, lastEventID: Int64?,
                on stream: ResponseStream) async {
         let subscriber = Subscriber(user: user, session: session, topics: topics, takesPatches: takesPatches, stream: stream, memory: memory) {
             [self] in unsubscribe($0)
@@ -260,13 +268,13 @@ final class EventStreams: Sendable {
     /// The view cache and the kept chats have followed the feed up to
     /// `position`: every view model built from now on shows its changes. Called
     /// in position order, before the changes at `position` are published.
-    func noteApplied(_ position: Int64) {
+    package func noteApplied(_ position: Int64) {
         applied.store(position, ordering: .releasing)
     }
 
     /// Hands the changes at `position` and their notifications to their users'
     /// lanes, and cached versions to free after a pass.
-    func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64, freeing toFree: [CachedRepresentation] = []) {
+    package func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64, freeing toFree: [CachedRepresentation] = []) {
         var work = [(changes: Set<TopicChange>, notifications: [Notification])](repeating: ([], []), count: publishers.count)
         for change in changes { work[lanes.lane(of: change.user)].changes.insert(change) }
         for notification in notifications { work[lanes.lane(of: notification.recipient)].notifications.append(notification) }
@@ -279,7 +287,7 @@ final class EventStreams: Sendable {
 
     /// Hands topics to build again, with no change of their own, to their
     /// users' lanes: they go out in order with the lanes' changes.
-    func rebuild(_ changes: Set<TopicChange>) {
+    package func rebuild(_ changes: Set<TopicChange>) {
         var work = [Set<TopicChange>](repeating: [], count: publishers.count)
         for change in changes { work[lanes.lane(of: change.user)].insert(change) }
         for (lane, changes) in zip(publishers, work) where !changes.isEmpty { lane.rebuild(changes, to: self) }
@@ -291,7 +299,7 @@ final class EventStreams: Sendable {
     /// midnight) have no position of their own and take the latest their lane
     /// published. A view model that fails to build is not sent; it is built
     /// again later.
-    func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) {
+    package func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) {
         let (keys, bases) = state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
             var keys = Set<ViewKey>()
             var bases: [ViewKey: PatchBase?] = [:]
@@ -339,6 +347,11 @@ final class EventStreams: Sendable {
                 }
             }
             for topic in built {
+                // The version its patch followers have already (a stream that
+                // subscribed while the lane built it): nothing to send.
+                if topic.layout != nil, let current = state.patchBases[topic.key], current.document.json.hasSameBytes(as: topic.json) {
+                    continue
+                }
                 let update = topic.update(id: position ?? state.published[lanes.lane(of: topic.key.user)], isRebuild: position == nil, keeping: &state)
                 for subscriber in state.subscribers.followers(of: topic.key) {
                     if subscriber.push(update, for: topic.key.topic) { deliveries.add(subscriber) }
@@ -468,19 +481,19 @@ final class EventStreams: Sendable {
 
     /// Ends the streams opened with the session whose token hash this is: it
     /// was signed out, revoked, or ended by a new password.
-    func endStreams(ofSession tokenHash: [UInt8]) {
+    package func endStreams(ofSession tokenHash: [UInt8]) {
         let ended = state.withLock { state in state.subscribers.all.filter { $0.session == tokenHash } }
         for subscriber in ended { subscriber.end() }
     }
 
     /// Every followed view model anew, for when their date texts change at
     /// midnight, through the lanes.
-    func republishAll() {
+    package func republishAll() {
         rebuild(followedTopics())
     }
 
     /// Every topic some stream follows, as a change of it.
-    func followedTopics() -> Set<TopicChange> {
+    package func followedTopics() -> Set<TopicChange> {
         state.withLock { state in
             Set(state.subscribers.all.flatMap { subscriber in
                 subscriber.topics.map { TopicChange($0, of: subscriber.user) }
@@ -490,7 +503,7 @@ final class EventStreams: Sendable {
 
     /// A comment on every stream, so that proxies keep it open and a vanished
     /// peer is noticed by the write.
-    func heartbeat() {
+    package func heartbeat() {
         let all = state.withLock { $0.subscribers.all }
         var deliveries = DeliveryBatches()
         for subscriber in all where subscriber.heartbeat() { deliveries.add(subscriber) }
@@ -498,7 +511,7 @@ final class EventStreams: Sendable {
     }
 
     /// Ends every stream and accepts no new one (shutdown).
-    func closeAll() {
+    package func closeAll() {
         let all = state.withLock { state -> [Subscriber] in
             state.closed = true
             return state.subscribers.all

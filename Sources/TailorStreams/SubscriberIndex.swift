@@ -2,7 +2,7 @@ import TailorViews
 /// The open streams, found by user and by the topic they follow, so that a
 /// change to one topic visits only that topic's streams, however many others
 /// the user has open.
-struct SubscriberIndex {
+package struct SubscriberIndex {
     private var byUser: [Int: [ObjectIdentifier: Subscriber]] = [:]
     private var byTopic: [ViewKey: [ObjectIdentifier: Subscriber]] = [:]
     /// Per user, how many streams follow each topic.
@@ -12,7 +12,7 @@ struct SubscriberIndex {
 
     private(set) var count = 0
 
-    mutating func insert(_ subscriber: Subscriber) {
+    package mutating func insert(_ subscriber: Subscriber) {
         let id = ObjectIdentifier(subscriber)
         byUser[subscriber.user, default: [:]][id] = subscriber
         for topic in subscriber.topics {
@@ -24,7 +24,7 @@ struct SubscriberIndex {
     }
 
     /// Removes `subscriber`, if it is here.
-    mutating func remove(_ subscriber: Subscriber) {
+    package mutating func remove(_ subscriber: Subscriber) {
         let id = ObjectIdentifier(subscriber)
         let user = subscriber.user
         guard byUser[user]?.removeValue(forKey: id) != nil else { return }
@@ -45,28 +45,28 @@ struct SubscriberIndex {
     }
 
     /// Every stream of `user`.
-    func streams(of user: Int) -> Dictionary<ObjectIdentifier, Subscriber>.Values {
+    package func streams(of user: Int) -> Dictionary<ObjectIdentifier, Subscriber>.Values {
         (byUser[user] ?? [:]).values
     }
 
     /// The streams that follow `key`.
-    func followers(of key: ViewKey) -> Dictionary<ObjectIdentifier, Subscriber>.Values {
+    package func followers(of key: ViewKey) -> Dictionary<ObjectIdentifier, Subscriber>.Values {
         (byTopic[key] ?? [:]).values
     }
 
     /// Whether some stream takes `key`'s patches.
-    func hasPatchFollowers(_ key: ViewKey) -> Bool {
+    package func hasPatchFollowers(_ key: ViewKey) -> Bool {
         patched[key] != nil
     }
 
     /// The topics of `user` that some stream follows.
-    func followedTopics(of user: Int) -> Dictionary<Topic, Int>.Keys {
+    package func followedTopics(of user: Int) -> Dictionary<Topic, Int>.Keys {
         (followed[user] ?? [:]).keys
     }
 
     /// Topics followed, each user's counted apart.
-    var followedKeyCount: Int { byTopic.count }
+    package var followedKeyCount: Int { byTopic.count }
 
     /// Every stream.
-    var all: [Subscriber] { byUser.values.flatMap(\.values) }
+    package var all: [Subscriber] { byUser.values.flatMap(\.values) }
 }

@@ -1,23 +1,23 @@
 /// What one change of a topic's view model sends to the streams that follow
 /// it, made once for all of them: the whole new view model, and for streams
 /// that take patches, the patch from the version before.
-struct TopicUpdate: Sendable {
+package struct TopicUpdate: Sendable {
     /// A version no stream is known to have.
-    static let unknown: UInt64 = 0
+    package static let unknown: UInt64 = 0
 
-    let whole: StreamEvent
+    package let whole: StreamEvent
     /// The new version, for the next patch; `unknown` when no patch can follow it.
-    let version: UInt64
+    package let version: UInt64
     /// The patch, when one was found and is smaller than the whole view model.
-    let patch: StreamEvent?
+    package let patch: StreamEvent?
     /// The version the patch applies to.
-    let base: UInt64
+    package let base: UInt64
     /// Made again without a change of its own (after a failed build, at
     /// midnight), at the latest position published: what it shows may be new
     /// even to a stream whose view model is as of a later position.
-    let isRebuild: Bool
+    package let isRebuild: Bool
 
-    init(whole: StreamEvent, version: UInt64 = TopicUpdate.unknown, patch: StreamEvent? = nil, base: UInt64 = TopicUpdate.unknown,
+    package init(whole: StreamEvent, version: UInt64 = TopicUpdate.unknown, patch: StreamEvent? = nil, base: UInt64 = TopicUpdate.unknown,
          isRebuild: Bool = false) {
         self.whole = whole
         self.version = version
