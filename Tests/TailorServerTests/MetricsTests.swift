@@ -91,6 +91,11 @@ import Testing
         #expect(value(after, "process_cpu_seconds_total") > 0)
         #expect(abs(value(after, "process_start_time_seconds") - Date().timeIntervalSince1970) < 600)
         #expect(value(after, "tailor_build_info", ["version": TailorVersion.number]) == 1)
+        // Every figure says what it means.
+        let text = String(decoding: try app.client().get("/metrics").body, as: UTF8.self).split(separator: "\n")
+        let typed = Set(text.filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] })
+        let helped = Set(text.filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] })
+        #expect(!typed.isEmpty && typed == helped, "\(typed.subtracting(helped))")
         // No user's name or id is a label anywhere.
         #expect(!after.keys.contains { $0.labels.values.contains { $0.contains("alice") || $0.contains("bob") } })
         #expect(!after.keys.contains { $0.labels["route"]?.split(separator: "/").contains(Substring(chatID)) == true })

@@ -144,6 +144,6 @@ final class ServerMetrics: Sendable {
             if grown > 0 { FloatingPointCounter(label: "process_cpu_seconds_total", dimensions: [], factory: factory).increment(by: grown) }
             last = max(sample.cpuSeconds, last)
         }
-        return registry.emitToBuffer()
+        return MetricHelp.added(to: registry.emitToBuffer())
     }
 }

@@ -1,0 +1,51 @@
+/// What each figure of `/metrics` means: its `# HELP` line. The registry
+/// writes each figure's `# TYPE` line; the help is written before it from
+/// here, since swift-prometheus takes help texts only for figures made
+/// through its own registry calls, and ours are made through swift-metrics.
+enum MetricHelp {
+    static let texts: [String: String] = [
+        "tailor_http_requests_total": "Answers by route pattern (static for files, unmatched for none) and status class.",
+        "tailor_http_request_seconds": "Time from the parsed request to its answer, by route pattern.",
+        "tailor_connections_open": "Open connections.",
+        "tailor_streams_open": "Open event streams.",
+        "tailor_stream_topics_followed": "Topics followed by event streams, each user's counted apart.",
+        "tailor_stream_held_bytes": "Bytes of events queued for streams and not yet written.",
+        "tailor_streams_ended_slow_total": "Event streams ended for reading too slowly.",
+        "tailor_stream_events_published_total": "Events made for changes, each once however many streams it went to.",
+        "tailor_writer_batch_events": "Events per batch the writer committed.",
+        "tailor_writer_batch_seconds": "Time to write and commit a batch.",
+        "tailor_feed_applied_position": "The change feed's position this server has applied.",
+        "tailor_feed_lag_positions": "How far the latest feed position this server has seen is ahead of the one applied.",
+        "tailor_feed_reads_total": "Reads of the change feed by the follower (PostgreSQL).",
+        "tailor_view_cache_hits_total": "View-model cache lookups that found a version.",
+        "tailor_view_cache_misses_total": "View-model cache lookups that found none.",
+        "tailor_view_cache_bytes": "Bytes of view models in the cache.",
+        "tailor_checkpoints_total": "SQLite checkpoints on their own thread.",
+        "tailor_checkpoints_by_writer_total": "SQLite checkpoints the writer made itself, the log having grown past its limit.",
+        "tailor_sqlite_log_frames": "Frames in SQLite's write-ahead log after the last commit.",
+        "tailor_build_info": "This build's version, as a label; always 1.",
+        "process_cpu_seconds_total": "CPU time of the process, user and system.",
+        "process_resident_memory_bytes": "Resident memory of the process.",
+        "process_open_fds": "Open file descriptors of the process.",
+        "process_start_time_seconds": "When the server started, in seconds since 1970.",
+    ]
+
+    /// `exposition` with a `# HELP` line before each figure's `# TYPE` line.
+    static func added(to exposition: [UInt8]) -> [UInt8] {
+        let typePrefix = Array("# TYPE ".utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(exposition.count + texts.count * 80)
+        var lineStart = exposition.startIndex
+        while lineStart < exposition.endIndex {
+            let lineEnd = exposition[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? exposition.endIndex
+            let line = exposition[lineStart..<lineEnd]
+            if line.starts(with: typePrefix) {
+                let name = String(decoding: line.dropFirst(typePrefix.count).prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+                if let text = texts[name] { result.append(contentsOf: Array("# HELP \(name) \(text)\n".utf8)) }
+            }
+            result.append(contentsOf: line)
+            lineStart = lineEnd
+        }
+        return result
+    }
+}
