@@ -103,7 +103,7 @@ import Testing
         #expect(survivor.waitForExit(timeout: 5) == 0)
     }
 
-    /// A backup taken while the server runs, as README's Backups says, holds
+    /// A backup taken while the server runs, as docs/OPERATIONS.md says, holds
     /// what was acknowledged, though it is still in the write-ahead log.
     @Test func aBackupTakenWhileTheServerRunsHoldsItsData() throws {
         let app = try TestApp()
