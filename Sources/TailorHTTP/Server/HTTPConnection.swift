@@ -21,6 +21,12 @@ final class HTTPConnection {
     private var awaitingFirstRequest = true
     /// When the body being read must be complete.
     private var bodyDeadline: UInt64 = 0
+    /// Whether the client is still there, for the request being answered:
+    /// one for the connection, since a hang-up ends it.
+    private let presence = ClientPresence()
+    /// Notes a hang-up while a request is answered; made once, so that
+    /// handing it to the socket for each request allocates nothing.
+    private let noteHangUp: () -> Void
 
     /// Reads happen in pieces at least this large.
     private static let readSize = 4096
@@ -33,6 +39,7 @@ final class HTTPConnection {
         self.server = server
         self.date = date
         parser = HTTPRequestParser(limits: server.configuration.parserLimits)
+        noteHangUp = { [presence] in presence.noteLeft() }
     }
 
     func run() async {
@@ -77,10 +84,9 @@ final class HTTPConnection {
             socket.deadline = 0
             var request = HTTPRequest(head: head, body: body)
             request.peer = peer
-            let presence = ClientPresence()
             request.presence = presence
             // Nothing reads while the request is answered: a hang-up is reported here.
-            socket.peerClosedHandler = { presence.noteLeft() }
+            socket.peerClosedHandler = noteHangUp
             let response = await server.responder.respond(to: request)
             socket.peerClosedHandler = nil
             if let stream = response.stream, head.method != .head {
