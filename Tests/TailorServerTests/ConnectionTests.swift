@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TailorHTTP
 import Testing
 
@@ -219,5 +220,28 @@ import Testing
         #expect(try held[0].readResponse().status == 200)
         #expect(server.waitForConnectionCount(2))
         #expect(try server.get("/healthz").status == 200)
+    }
+
+    /// A request whose client hangs up while it is answered says so to its
+    /// handler (costly work for it, a password's hash, is then dropped); one
+    /// whose client waits does not.
+    @Test func aHandlerLearnsThatItsClientHungUp() throws {
+        let seen = Mutex<[String: Bool]>([:])
+        let server = try TestServer(routes: { router in
+            router.get("/slow/{name}") { request in
+                try await Task.sleep(for: .milliseconds(300))
+                seen.withLock { $0[request.parameters.first?.value ?? ""] = request.presence?.hasLeft }
+                return .json(#"{"status":"ok"}"#)
+            }
+        })
+        let leaving = try server.client()
+        try leaving.send("GET /slow/leaving HTTP/1.1\r\nHost: t\r\n\r\n")
+        usleep(50_000)
+        leaving.reset()
+        let staying = try server.client()
+        try staying.send("GET /slow/staying HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(try staying.readResponse().status == 200)
+        for _ in 0..<50 where seen.withLock({ $0.count }) < 2 { usleep(20_000) }
+        #expect(seen.withLock { $0 } == ["leaving": true, "staying": false])
     }
 }
