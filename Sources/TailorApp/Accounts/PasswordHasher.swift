@@ -1,5 +1,6 @@
 import CLibCrypto
 import TailorLoop
+import TailorStore
 
 /// Passwords are stored as scrypt hashes (RFC 7914, OpenSSL's implementation):
 /// memory-hard, so guessing costs memory as well as time. A stored hash says
@@ -91,10 +92,9 @@ final class PasswordHasher: Sendable {
 
     /// The password's bytes in Unicode's composed form (NFC): "é" typed as one
     /// character or as "e" and an accent is one password, whichever keyboard
-    /// or system typed it. The standard library's own normalizer (the one its
-    /// string comparison uses) makes it: no ICU.
+    /// or system typed it.
     static func normalized(_ password: String) -> [UInt8] {
-        Array(password._nfcCodeUnits)
+        password.composedUTF8
     }
 
     private static func derive(_ utf8: [UInt8], salt: [UInt8], parameters: Parameters) -> [UInt8] {

@@ -27,8 +27,13 @@ package enum SearchKey {
 }
 
 package extension String {
-    /// The text in Unicode's composed form (NFC), made by the standard
+    /// The text's UTF-8 in Unicode's composed form (NFC), made by the standard
     /// library's own normalizer (the one its string comparison uses): no ICU.
+    var composedUTF8: [UInt8] {
+        Array(_nfcCodeUnits)
+    }
+
+    /// The text in Unicode's composed form (NFC).
     var composed: String {
         String(decoding: _nfcCodeUnits, as: UTF8.self)
     }
