@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorStore
 
 /// The store as the handler reads it while it follows the feed, and the

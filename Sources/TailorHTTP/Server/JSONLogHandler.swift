@@ -28,7 +28,7 @@ public struct JSONLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var fields: [(String, String)] = [
             ("level", event.level.rawValue), ("logger", label), ("message", event.message.description),
-            ("source", event.source), ("time", Self.time(Self.nowMilliseconds())),
+            ("source", event.source), ("time", ISOTime.text(Self.nowMilliseconds(), fraction: true)),
         ]
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         var line: [UInt8] = [UInt8(ascii: "{")]
@@ -62,18 +62,5 @@ public struct JSONLogHandler: LogHandler {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
-    }
-
-    /// `2026-11-23T16:20:05.123Z`.
-    static func time(_ milliseconds: Int) -> String {
-        var seconds = milliseconds / 1000
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int32, _ count: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, count - text.count)) + text
-        }
-        return "\(digits(parts.tm_year + 1900, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))T"
-            + "\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2)).\(digits(Int32(milliseconds % 1000), 3))Z"
     }
 }

@@ -1,4 +1,3 @@
-import TailorDomain
 /// The chat list screen (topic `chats`).
 package struct ChatListViewModel: JSONWritable, Equatable, Sendable {
     package struct Actions: JSONWritable, Equatable, Sendable {

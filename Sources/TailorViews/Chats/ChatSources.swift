@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorStore
 
 /// Where the chat view models (a chat list, a badge, a chat screen) read a

@@ -1,4 +1,3 @@
-import TailorDomain
 /// One chat's screen (topic `chat:ID`): its messages oldest first.
 package struct ChatViewModel: JSONWritable, Equatable, Sendable {
     package struct Actions: JSONWritable, Equatable, Sendable {

@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorStore
 
 /// Builds a page of the chat list: newest activity first, with each chat's last

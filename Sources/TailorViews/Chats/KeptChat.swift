@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorStore
 
 /// One chat as its users' lists and screens show it now: what `ChatDirectory`

@@ -1,4 +1,3 @@
-import TailorDomain
 /// A chat screen's messages as JSON: each message written once into one
 /// buffer, and where it lies there, by message id, oldest first.
 ///

@@ -1,5 +1,4 @@
 import Synchronization
-import TailorDomain
 
 /// The latest message list of each chat screen (a chat as one of its users
 /// sees it), kept so that a rebuild writes only what changed: a new message

@@ -1,4 +1,3 @@
-import TailorDomain
 /// The in-app banner for a message in a chat the stream does not show.
 package struct NotificationViewModel: JSONWritable, Sendable {
     package let chatId: String

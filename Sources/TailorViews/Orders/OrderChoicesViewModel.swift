@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorStore
 
 /// What an orders screen lets a person choose, so that a page draws its

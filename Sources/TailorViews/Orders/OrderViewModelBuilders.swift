@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorStore
 
 /// Builds orders and order lists: `Name #id`, money per currency, status labels,

@@ -1,4 +1,3 @@
-import TailorDomain
 /// The orders screen (topic `orders`, and its sorted, filtered variants).
 package struct OrdersViewModel: JSONWritable, Equatable, Sendable {
     package let title: String

@@ -1,4 +1,3 @@
-import TailorDomain
 /// Where each value of a JSON document lies in its bytes, noted by the
 /// `JSONWriter` while it writes them: objects and arrays with their members,
 /// every other value as one piece (a pre-written fragment, such as a chat

@@ -1,5 +1,4 @@
 import Glibc
-import TailorDomain
 import TailorLoop
 
 /// The change from one version of a view model to the next as RFC 6902 JSON

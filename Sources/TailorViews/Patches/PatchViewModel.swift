@@ -1,4 +1,3 @@
-import TailorDomain
 /// The data of a patch event (`chat.patch`, `orders.patch`, …): the
 /// operations, the id of the event whose view model they apply to, and the
 /// topic, since one stream may follow several chats or orders.

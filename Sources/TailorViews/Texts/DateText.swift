@@ -1,5 +1,4 @@
-import Glibc
-import TailorDomain
+import TailorHTTP
 
 /// The date texts of API.md, in the server's time zone: the same day `14:05`,
 /// the day before `Yesterday`, within the last 6 days the weekday (`Monday`),
@@ -51,35 +50,7 @@ package struct DateText: Sendable {
 
     /// `2026-11-21T14:05:09Z`.
     package static func iso(_ milliseconds: Int) -> String {
-        var seconds = milliseconds / 1000
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let year = Int(parts.tm_year) + 1900
-        guard (0...9999).contains(year) else {
-            return "\(year)-\(twoDigits(Int64(parts.tm_mon) + 1))-\(twoDigits(Int64(parts.tm_mday)))T"
-                + "\(twoDigits(Int64(parts.tm_hour))):\(twoDigits(Int64(parts.tm_min))):\(twoDigits(Int64(parts.tm_sec)))Z"
-        }
-        // Written digit by digit: every message of a chat's view model has one,
-        // and string interpolation made this a noticeable part of a rebuild.
-        return String(unsafeUninitializedCapacity: 20) { text in
-            var index = 0
-            func put(_ value: Int, digits: Int) {
-                var value = value
-                for position in stride(from: digits - 1, through: 0, by: -1) {
-                    text[index + position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                index += digits
-            }
-            func put(_ character: Unicode.Scalar) {
-                text[index] = UInt8(ascii: character)
-                index += 1
-            }
-            put(year, digits: 4); put("-"); put(Int(parts.tm_mon) + 1, digits: 2); put("-"); put(Int(parts.tm_mday), digits: 2)
-            put("T"); put(Int(parts.tm_hour), digits: 2); put(":"); put(Int(parts.tm_min), digits: 2); put(":")
-            put(Int(parts.tm_sec), digits: 2); put("Z")
-            return index
-        }
+        ISOTime.text(milliseconds)
     }
 
     private func localTime(_ milliseconds: Int) -> LocalTime {
@@ -99,9 +70,5 @@ package struct DateText: Sendable {
             text[4] = UInt8(ascii: "0") + UInt8(minute % 10)
             return 5
         }
-    }
-
-    private static func twoDigits(_ value: Int64) -> String {
-        value < 10 ? "0\(value)" : "\(value)"
     }
 }

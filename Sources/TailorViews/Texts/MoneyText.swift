@@ -1,4 +1,3 @@
-import TailorDomain
 /// Money in the currencies orders accept: `$1,234.50`, `€2.58`, `£2.58`, `¥258`.
 package enum Currency: String, CaseIterable, Sendable {
     case usd = "USD", eur = "EUR", gbp = "GBP", jpy = "JPY"

@@ -1,5 +1,4 @@
 import Glibc
-import TailorDomain
 import TailorLoop
 
 /// A time zone from the system's tz database: the offsets of a TZif file

@@ -1,4 +1,3 @@
-import TailorDomain
 /// A link a client follows to act: the server's version of the articles'
 /// "itemTapped" closures. `body` is present where the action needs one.
 package struct ActionViewModel: JSONWritable, Equatable, Sendable {

@@ -1,4 +1,3 @@
-import TailorDomain
 /// What a followed order or chat becomes when it is deleted.
 package struct DeletedViewModel: JSONWritable, Sendable {
     package let id: String

@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorHTTP
 
 /// A view model that writes itself as JSON.

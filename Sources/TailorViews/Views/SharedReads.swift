@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorStore
 
 /// What several builds in one read transaction may share: a chat, its users, a

@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorHTTP
 import TailorStore
 

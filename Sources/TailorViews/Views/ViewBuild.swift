@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorHTTP
 
 /// What building one view model came to. A failure is not an absence: a busy

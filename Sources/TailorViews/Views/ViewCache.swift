@@ -1,5 +1,4 @@
 import Synchronization
-import TailorDomain
 import TailorHTTP
 
 /// Every view model built, encoded once into a `CachedRepresentation` (bytes,

@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorHTTP
 import TailorLoop
 import TailorStore

@@ -1,4 +1,3 @@
-import TailorDomain
 import TailorHTTP
 
 /// View models become JSON once per version, with sorted keys so that the same
