@@ -35,6 +35,11 @@ public protocol DatabaseConnection: AnyObject {
     /// Queues a statement, as `firstLater` does; its answer is how many rows it changed.
     func runLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int>
 
+    /// Queues, as `firstLater` does, an INSERT of one row into a table keyed
+    /// by `id` that may insert none (a conflict it does nothing on); its
+    /// answer is the new row's id, nil when none was inserted.
+    func insertLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int?>
+
     /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T
 
@@ -67,6 +72,15 @@ extension DatabaseConnection {
 
     public func runLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int> {
         Later(result: Result { try run(sql, binding: values) })
+    }
+
+    /// The id comes back with `RETURNING` (PostgreSQL).
+    public func insertLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int?> {
+        firstLater(sql + " RETURNING id", binding: values) { $0.int(0) }
+    }
+
+    public func insertLater(_ sql: String, _ values: any DatabaseBindable...) -> Later<Int?> {
+        insertLater(sql, binding: values)
     }
 
     public func firstLater<Row>(_ sql: String, _ values: any DatabaseBindable...,

@@ -39,15 +39,15 @@ extension Store {
         let insert = switch connection.engine {
         case .sqlite: """
             INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
+            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
             """
         case .postgres: """
             INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at)
             SELECT CAST(?1 AS BIGINT), ?2, ?3, ?4, ?5 FROM (SELECT count(*) FROM (SELECT id FROM chats WHERE id = ?1 FOR KEY SHARE) chat) locked
-            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
+            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
             """
         }
-        return connection.firstLater(insert, chat, sender, text, clientID, now) { $0.int(0) }
+        return connection.insertLater(insert, chat, sender, text, clientID, now)
         .then { id in
             guard let id else {
                 return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true)

@@ -74,6 +74,12 @@ public final class SQLiteConnection: DatabaseConnection {
         return Int(sqlite3_changes(handle))
     }
 
+    /// The id is the connection's last inserted row: SQLite makes a `RETURNING`
+    /// clause by filling a temporary table, a tenth of a message's insert.
+    public func insertLater(_ sql: String, binding values: [any DatabaseBindable]) -> Later<Int?> {
+        Later(result: Result { try run(sql, binding: values) == 0 ? nil : Int(sqlite3_last_insert_rowid(handle)) })
+    }
+
     public func query<Row>(_ sql: String, binding values: [any DatabaseBindable], row: (any DatabaseRow) throws -> Row) throws -> [Row] {
         let statement = try prepared(sql)
         try statement.bind(values)
