@@ -45,6 +45,8 @@ let package = Package(
         // A SQLite VFS that writes a commit's log frames in one call.
         .target(name: "CSQLiteLogWrites", dependencies: ["CSQLite"]),
         .target(name: "CAllocationCounter"),
+        // Files of the repository the server serves as they are (the OpenAPI document), built in.
+        .target(name: "CEmbeddedFiles", cSettings: [.unsafeFlags(["-std=c23"])]),
 
         // The socket loop: epoll threads that are also the executors of their connections.
         .target(name: "TailorLoop", dependencies: ["CSystem"]),
@@ -79,6 +81,7 @@ let package = Package(
             name: "TailorApp",
             dependencies: [
                 "CLibCrypto",
+                "CEmbeddedFiles",
                 "TailorLoop",
                 "TailorHTTP",
                 "TailorStore",

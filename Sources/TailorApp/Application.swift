@@ -26,8 +26,10 @@ public final class Application: Sendable {
     /// Messages for the bot, from the handler; finished when the server stops.
     private let toBot: AsyncStream<Chatbot.Heard>.Continuation
     private let chatbotAnswers: Task<Void, Never>
-    /// Every route's pattern (`/api/chats/{id}`), as registered.
-    public let routes: [String]
+    /// Every route's pattern (`/api/chats/{id}`), as registered, with its methods.
+    public let routeTable: [(pattern: String, methods: [HTTPMethod])]
+    /// Every route's pattern.
+    public var routes: [String] { routeTable.map(\.pattern) }
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration
@@ -118,8 +120,8 @@ public final class Application: Sendable {
             }
             fallback = files.handler
         }
-        routes = router.patterns
-        let requests = metrics.requests(of: routes)
+        routeTable = router.table
+        let requests = metrics.requests(of: routeTable.map(\.pattern))
         let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now, logger: logger) }
         self.accessLog = accessLog
         server = try HTTPServer(

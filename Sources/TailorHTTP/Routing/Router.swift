@@ -43,8 +43,11 @@ public struct Router: Sendable {
         }
     }
 
-    /// Every route's pattern, as registered.
-    public var patterns: [String] { literalRoutes.keys.sorted() + patternRoutes.map(\.pattern.text) }
+    /// Every route: its pattern, as registered, and the methods it has a
+    /// handler for, in the order they were added (HEAD, answered by GET, is not one).
+    public var table: [(pattern: String, methods: [HTTPMethod])] {
+        (literalRoutes.sorted { $0.key < $1.key }.map(\.value) + patternRoutes).map { ($0.pattern.text, $0.methodOrder) }
+    }
 
     public mutating func get(_ path: String, _ handler: @escaping Handler) { add(.get, path, handler) }
     public mutating func post(_ path: String, _ handler: @escaping Handler) { add(.post, path, handler) }
