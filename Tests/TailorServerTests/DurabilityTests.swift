@@ -103,15 +103,80 @@ import Testing
         #expect(survivor.waitForExit(timeout: 5) == 0)
     }
 
-    /// A backup taken while the server runs, as docs/OPERATIONS.md says, holds
-    /// what was acknowledged, though it is still in the write-ahead log.
-    @Test func aBackupTakenWhileTheServerRunsHoldsItsData() throws {
-        let app = try TestApp()
-        let alice = try app.user("alice")
-        for _ in 0..<20 { #expect(try alice.send("POST", "/api/orders", json: OrderAPITests.groceries).status == 201) }
-        let live = app.folder.appendingPathComponent("tailor.sqlite").path
-        let backup = app.folder.appendingPathComponent("backup.sqlite").path
-        _ = try SQLiteConnection(path: live).run("VACUUM INTO ?", backup)
-        #expect(try SQLiteConnection(path: backup).first("SELECT count(*) FROM orders", binding: []) { $0.int(0) } == 20)
+    /// `tailor backup` copies the database while its server takes writes. A
+    /// copy taken in the middle of them holds the messages acknowledged up to
+    /// one moment, in order; one taken once they stop, with the latest still in
+    /// the write-ahead log, is served by a server of its own with every view
+    /// model as the original answers it.
+    @Test func tailorBackupCopiesADatabaseWhileItsServerTakesWrites() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let live = folder.appendingPathComponent("tailor.sqlite").path
+        let server = try ShutdownTests.RunningServer(arguments: ["--db", live, "--write-rate", "0"])
+        defer { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 5) }
+        let alice = try APIClient(port: server.port)
+        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
+        let bob = try APIClient(port: server.port)
+        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        #expect(try alice.send("POST", "/api/orders", json: OrderAPITests.groceries).status == 201)
+
+        func backUp(to name: String, writingMeanwhile: Bool) throws -> String {
+            let destination = folder.appendingPathComponent(name).path
+            let backup = Process()
+            backup.executableURL = ShutdownTests.executable
+            backup.arguments = ["backup", "--db", live, destination]
+            backup.standardOutput = FileHandle.nullDevice
+            try backup.run()
+            var sent = 0
+            while writingMeanwhile && (backup.isRunning || sent < 10) {
+                #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(sent)"}"#).status == 201)
+                sent += 1
+            }
+            backup.waitUntilExit()
+            #expect(backup.terminationStatus == 0)
+            return destination
+        }
+        func texts(on port: Int) throws -> [String] {
+            let reader = try APIClient(port: port)
+            reader.token = bob.token
+            let view = try reader.get("/api/chats/\(chatID)?limit=200").json
+            return (view["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        }
+
+        let midway = try backUp(to: "midway.sqlite", writingMeanwhile: true)
+        let all = try texts(on: server.port)
+        let stopped = try backUp(to: "stopped.sqlite", writingMeanwhile: false)
+
+        let midwayServer = try ShutdownTests.RunningServer(arguments: ["--db", midway])
+        let copied = try texts(on: midwayServer.port)
+        #expect(all.starts(with: copied))
+        kill(midwayServer.process.processIdentifier, SIGTERM)
+        #expect(midwayServer.waitForExit(timeout: 5) == 0)
+
+        let copy = try ShutdownTests.RunningServer(arguments: ["--db", stopped])
+        defer { kill(copy.process.processIdentifier, SIGTERM); _ = copy.waitForExit(timeout: 5) }
+        let orderID = try #require((alice.get("/api/orders").json["items"] as? [[String: Any]])?.first?["id"] as? String)
+        for user in [alice, bob] {
+            let onCopy = try APIClient(port: copy.port)
+            onCopy.token = user.token
+            for path in ["/api/chats", "/api/chats/\(chatID)?limit=200", "/api/badge", "/api/orders", "/api/orders/\(orderID)", "/api/me"] {
+                #expect(try onCopy.get(path).body == user.get(path).body, "\(path)")
+            }
+        }
+        // Refused: an existing destination, a PostgreSQL URL, a missing database.
+        for arguments in [["backup", "--db", live, stopped], ["backup", "--db", "postgres://db/tailor", folder.appendingPathComponent("x").path],
+                          ["backup", "--db", folder.appendingPathComponent("none.sqlite").path, folder.appendingPathComponent("y").path]] {
+            let refused = Process()
+            refused.executableURL = ShutdownTests.executable
+            refused.arguments = arguments
+            refused.standardOutput = FileHandle.nullDevice
+            refused.standardError = FileHandle.nullDevice
+            try refused.run()
+            refused.waitUntilExit()
+            #expect(refused.terminationStatus != 0, "\(arguments)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("none.sqlite").path))
     }
 }
