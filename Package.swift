@@ -18,6 +18,9 @@ let package = Package(
         // neither pulls in NIO or Foundation.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Web Push's P-256 keys, ECDH, HKDF, AES-GCM and ES256 signatures; on
+        // Linux it needs FoundationEssentials only.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // C libraries and the few Linux calls Glibc does not import cleanly.
@@ -35,6 +38,11 @@ let package = Package(
             name: "CLibPQ",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
             name: "CLibCrypto",
@@ -76,6 +84,13 @@ let package = Package(
             dependencies: ["TailorDomain", "TailorViews", "TailorStore", "TailorHTTP", "TailorLoop", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Web Push: payload encryption, the server's key, endpoints, and the
+        // HTTPS client that posts pushes to push services.
+        .target(
+            name: "TailorPush",
+            dependencies: ["CLibCurl", "TailorLoop", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+
         // The application: the router and writer, the feed's followers, accounts, routes, operations, the wiring.
         .target(
             name: "TailorApp",
@@ -88,6 +103,7 @@ let package = Package(
                 "TailorDomain",
                 "TailorViews",
                 "TailorStreams",
+                "TailorPush",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
