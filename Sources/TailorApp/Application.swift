@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import TailorHTTP
 import TailorLoop
+import TailorPush
 import TailorStore
 import TailorStreams
 import TailorViews
@@ -26,6 +27,7 @@ public final class Application: Sendable {
     /// Messages for the bot, from the handler; finished when the server stops.
     private let toBot: AsyncStream<Chatbot.Heard>.Continuation
     private let chatbotAnswers: Task<Void, Never>
+    private let pushDelivery: PushDelivery
     /// Every route's pattern (`/api/chats/{id}`), as registered, with its methods.
     public let routeTable: [(pattern: String, methods: [HTTPMethod])]
     /// Every route's pattern.
@@ -62,9 +64,15 @@ public final class Application: Sendable {
         let views = ViewModelBuilder(database: database, cache: cache, directory: directory, dates: dates, now: now)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
         streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
+        let pushKey = try Self.pushKey(configuration.push, store: Store(writer))
+        // Made once the writer is; the feed applies nothing before the server starts.
+        let pushes = Mutex<PushDelivery?>(nil)
         let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams,
                                    onMessage: { message, chat in
                                        if Chatbot.isForBot(message, in: chat, botID: botID) { toBot.yield(Chatbot.Heard(message: message, chat: chat)) }
+                                   },
+                                   onPushesQueued: { message, chat, recipient in
+                                       pushes.withLock { $0 }?.queued(message: message, chat: chat, recipient: recipient)
                                    })
         // Other servers write a PostgreSQL database too: their commits come
         // through the feed's follower, this server's own as well.
@@ -73,9 +81,12 @@ public final class Application: Sendable {
         follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
         let feed: FeedApplier = if let follower { .follower(follower) }
             else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
-        events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas,
+        events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
                              feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
                              observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
+        pushDelivery = PushDelivery(events: events, streams: streams, key: pushKey, settings: configuration.push, metrics: metrics,
+                                    now: now, logger: logger)
+        pushes.withLock { [pushDelivery] in $0 = pushDelivery }
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit,
                                  passwords: PasswordGate(hasher: PasswordHasher(limits: configuration.passwordQueue),
@@ -92,6 +103,7 @@ public final class Application: Sendable {
         ChatRoutes(context: context).register(on: &router)
         OrderRoutes(context: context).register(on: &router)
         EventStreamRoutes(context: context, streams: streams).register(on: &router)
+        PushRoutes(context: context, key: pushKey, settings: configuration.push).register(on: &router)
         // Taken apart from self, which the closures below must not hold before it is whole.
         let streams = streams
         let follower = follower
@@ -169,6 +181,20 @@ public final class Application: Sendable {
         memoryUpkeep = MemoryUpkeepThread(interval: Self.memoryUpkeepInterval, openConnections: { server.connectionCount }, logger: logger)
     }
 
+    /// The server's VAPID key: from the file given, else the one kept in the
+    /// database, made at the first start.
+    private static func pushKey(_ settings: PushSettings, store: Store) throws -> VAPIDKey {
+        guard let path = settings.keyFile else {
+            return try VAPIDKey(rawRepresentation: try store.keepPushKey(VAPIDKey().rawRepresentation))
+        }
+        guard let pem = SmallFile.read(path, limit: 64 * 1024) else { throw ConfigurationError("the VAPID key file \(path) cannot be read") }
+        do {
+            return try VAPIDKey(pem: String(decoding: pem, as: UTF8.self))
+        } catch {
+            throw ConfigurationError("the VAPID key file \(path) holds no P-256 private key in PEM: \(error)")
+        }
+    }
+
     /// Seconds between looks at the connections closed and the resident size.
     static let memoryUpkeepInterval = 5.0
 
@@ -230,6 +256,7 @@ public final class Application: Sendable {
         midnight.cancel()
         heartbeat.cancel()
         memoryUpkeep.stop()
+        pushDelivery.stop()
         streams.closeAll()
         server.shutdown()
         follower?.stop()

@@ -67,6 +67,8 @@ public struct TailorConfiguration: Sendable {
     public var trustedProxies: Set<PeerAddress> = []
     /// Origins whose pages may call the API from a browser (CORS); none by default.
     public var allowedOrigins: Set<String> = []
+    /// Web Push: which push services, the key, the delays.
+    public var push = PushSettings()
 
     public init() {}
 }

@@ -15,6 +15,10 @@ package enum Change: Sendable, Equatable {
     case orderDeleted(user: Int, order: Int)
     /// A browser signed out: its token no longer signs in, on any server.
     case sessionEnded(tokenHash: [UInt8])
+    /// Pushes of `message` wait for `recipient`'s push subscriptions: a server
+    /// with a stream of theirs showing the chat cancels them, and every
+    /// server's delivery learns that pushes are due.
+    case pushesQueued(message: Int, chat: Chat, recipient: Int)
 
     /// The chat whose messages it changed.
     package var chatID: Int? {
@@ -38,14 +42,17 @@ package enum Change: Sendable, Equatable {
             ended.map { .sessionEnded(tokenHash: $0.tokenHash) }
         case .chatOpened(let chat, _, let created):
             created ? [.chatOpened(chat)] : []
-        case .messageSent(let message, let chat, let duplicate):
+        case .messageSent(let message, let chat, let duplicate, let pushes):
             duplicate ? [] : [.messageSent(message, in: chat)]
+                + (pushes > 0 ? [.pushesQueued(message: message.id, chat: chat, recipient: chat.contact(of: message.senderID))] : [])
         case .messagesRead(let chat, let reader, let count, let time):
             count > 0 ? [.messagesRead(chat: chat, reader: reader, at: time)] : []
         case .orderChanged(let order):
             [.orderChanged(user: order.userID, order: order.id)]
         case .orderDeleted(let user, let order):
             [.orderDeleted(user: user, order: order)]
+        case .pushSubscribed, .pushRecorded, .pushesClaimed:
+            []
         }
     }
 }

@@ -7,6 +7,7 @@ public enum Event: Sendable {
     case chat(ChatEvent)
     case message(MessageEvent)
     case order(OrderEvent)
+    case push(PushEvent)
 }
 
 /// What applying an event produced, for its source to answer with.
@@ -19,9 +20,14 @@ public enum EventOutcome: Sendable {
     case passwordChanged(user: Int, endedSessions: [Session])
     case sessionSeen
     case chatOpened(Chat, contact: User, created: Bool)
-    /// `duplicate` when the client id was seen before and nothing was stored.
-    case messageSent(Message, in: Chat, duplicate: Bool)
+    /// `duplicate` when the client id was seen before and nothing was stored;
+    /// `pushes` queued to the recipient's push subscriptions.
+    case messageSent(Message, in: Chat, duplicate: Bool, pushes: Int)
     case messagesRead(chat: Chat, reader: Int, count: Int, at: Int)
     case orderChanged(Order)
     case orderDeleted(user: Int, order: Int)
+    case pushSubscribed(PushSubscription)
+    /// Push bookkeeping done: nothing to tell.
+    case pushRecorded
+    case pushesClaimed([PushJob])
 }

@@ -23,6 +23,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case missingRow
     /// An order's status that this program does not know (a newer one wrote it).
     case unknownStatus(String)
+    /// The user has as many push subscriptions as one account may have.
+    case tooManySubscriptions
 }
 
 extension Store {

@@ -486,6 +486,12 @@ package final class EventStreams: Sendable {
         for subscriber in ended { subscriber.end() }
     }
 
+    /// Whether one of `user`'s streams shows the chat's latest messages: they
+    /// see a message there as it comes, and need no push of it.
+    package func isShowing(chat: Int, to user: Int) -> Bool {
+        state.withLock { state in state.subscribers.followedTopics(of: user).contains(.chat(id: chat, page: .latest)) }
+    }
+
     /// Every followed view model anew, for when their date texts change at
     /// midnight, through the lanes.
     package func republishAll() {

@@ -128,6 +128,18 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Origins whose pages may call the API from a browser (CORS), comma-separated, e.g. https://app.example.com (none).")
     var allowOrigin: String?
 
+    @Option(help: "Hosts of push services that push subscriptions may name, besides the browsers' own, comma-separated (none).")
+    var pushHosts: String?
+
+    @Option(help: "Certificate authorities (PEM) to trust for push services instead of the system's (none).")
+    var pushCaFile: String?
+
+    @Option(help: "A PEM file with the VAPID key (P-256) that signs pushes; unless given, one is made at first start and kept in the database.")
+    var vapidKey: String?
+
+    @Option(help: "Who runs this server, for push services (mailto: or https:) (\(defaults.push.subject)).")
+    var vapidSubject: String?
+
     @Flag(help: "Print the effective settings, each with where it came from (flag, environment or default), and exit.")
     var printConfig = false
 
@@ -218,6 +230,15 @@ struct ServeCommand: ParsableCommand {
             }
             return serialized
         })
+        configuration.push.hosts = defaults.push.hosts + Self.list(try settings.value(pushHosts, "push-hosts", default: ""))
+        configuration.push.caFile = try settings.optional(pushCaFile, "push-ca-file", derived: "the system's")
+        configuration.push.keyFile = try settings.optional(vapidKey, "vapid-key", derived: "kept in the database")
+        let subject = try settings.value(vapidSubject, "vapid-subject", default: defaults.push.subject)
+        guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://"),
+              subject.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) else {
+            throw ValidationError("--vapid-subject must be a mailto: or https: address; got \(subject).")
+        }
+        configuration.push.subject = subject
         return (configuration, logLevel, logFormat)
     }
 

@@ -33,7 +33,7 @@ import Testing
         @discardableResult
         func apply(_ events: Event...) throws -> [EventOutcome] {
             clock += 1_000
-            let applier = EventApplier(store: store, quotas: Quotas(), committedChats: committedChats)
+            let applier = EventApplier(store: store, quotas: Quotas(), committedChats: committedChats, pushDelay: 0)
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
             committedChats.noteCommitted(outcomes.map { .success($0) })
             directory.committed(outcomes.flatMap(Change.changes(of:)), at: clock, snapshot: FeedSnapshot(store, showing: clock))

@@ -23,7 +23,7 @@ final class CommittedChats {
     func noteCommitted(_ results: [Result<EventOutcome, any Error>]) {
         for case .success(let outcome) in results {
             switch outcome {
-            case .chatOpened(let chat, _, _), .messageSent(_, let chat, _), .messagesRead(let chat, _, _, _):
+            case .chatOpened(let chat, _, _), .messageSent(_, let chat, _, _), .messagesRead(let chat, _, _, _):
                 if chats[chat.id] == nil {
                     if chats.count >= limit { chats.removeAll(keepingCapacity: true) }
                     chats[chat.id] = chat

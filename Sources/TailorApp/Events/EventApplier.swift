@@ -12,6 +12,8 @@ struct EventApplier {
     let quotas: Quotas
     /// Chats known committed: their members are checked without a query.
     let committedChats: CommittedChats
+    /// Milliseconds from a message to its pushes (see `PushSettings.delay`).
+    let pushDelay: Int
 
     /// The chat, from those known committed or else the store.
     private func chat(id: Int) throws -> Chat? {
@@ -29,8 +31,9 @@ struct EventApplier {
         switch event {
         case .message(.send(let chatID, let sender, let text, let clientID)):
             guard let chat = try chat(id: chatID), chat.includes(sender) else { throw StoreError.notFound }
-            return store.insertMessage(chat: chatID, sender: sender, text: text, clientID: clientID, at: now)
-                .then { .messageSent($0.message, in: chat, duplicate: $0.duplicate) }
+            return store.insertMessage(chat: chatID, sender: sender, text: text, clientID: clientID, recipient: chat.contact(of: sender),
+                                       pushDue: now + pushDelay, at: now)
+                .then { .messageSent($0.message, in: chat, duplicate: $0.duplicate, pushes: $0.pushes) }
 
         case .message(.read(let chatID, let reader)):
             guard let chat = try chat(id: chatID), chat.includes(reader) else { throw StoreError.notFound }
@@ -73,6 +76,30 @@ struct EventApplier {
         case .order(.delete(let user, let orderID)):
             try store.deleteOrder(id: orderID, user: user)
             return .known(.orderDeleted(user: user, order: orderID))
+
+        case .push(let event):
+            return .known(try apply(event, at: now))
         }
+    }
+
+    private func apply(_ event: PushEvent, at now: Int) throws -> EventOutcome {
+        switch event {
+        case .subscribe(let user, let session, let endpoint, let p256dh, let auth, let limit):
+            return .pushSubscribed(try store.subscribe(user: user, session: session, endpoint: endpoint, p256dh: p256dh, auth: auth,
+                                                       limit: limit, at: now))
+        case .unsubscribe(let user, let endpoint):
+            try store.unsubscribe(user: user, endpoint: endpoint)
+        case .claim(let limit, let lease):
+            return .pushesClaimed(try store.claimPushes(at: now, lease: lease, limit: limit))
+        case .delivered(let push):
+            try store.finishPush(id: push)
+        case .retry(let push, let due):
+            try store.retryPush(id: push, due: due)
+        case .subscriptionGone(let subscription):
+            try store.removeSubscription(id: subscription)
+        case .cancel(let message):
+            _ = try store.cancelPushes(of: message)
+        }
+        return .pushRecorded
     }
 }

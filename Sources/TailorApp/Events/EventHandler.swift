@@ -28,16 +28,19 @@ final class EventHandler: Sendable {
     private let directory: ChatDirectory
     private let credentials: CredentialCache
     private let onMessage: @Sendable (Message, Chat) -> Void
+    private let onPushesQueued: @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void
     private let streams: EventStreams
     private let names = Mutex<[Int: String]>([:])
 
     init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams,
-         onMessage: @escaping @Sendable (Message, Chat) -> Void) {
+         onMessage: @escaping @Sendable (Message, Chat) -> Void,
+         onPushesQueued: @escaping @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void) {
         self.cache = cache
         self.directory = directory
         self.credentials = credentials
         self.streams = streams
         self.onMessage = onMessage
+        self.onPushesQueued = onPushesQueued
     }
 
     /// Follows one entry of the feed, in position order. `snapshot` shows the
@@ -60,6 +63,8 @@ final class EventHandler: Sendable {
             case .sessionEnded(let hash):
                 credentials.forget(hash)
                 streams.endStreams(ofSession: hash)
+            case .pushesQueued(let message, let chat, let recipient):
+                onPushesQueued(message, chat.id, recipient)
             default:
                 break
             }
@@ -103,7 +108,7 @@ final class EventHandler: Sendable {
     /// The topics one change touched.
     static func topicChanges(for change: Change) -> [TopicChange] {
         switch change {
-        case .signedUp, .sessionEnded:
+        case .signedUp, .sessionEnded, .pushesQueued:
             return []
         case .chatOpened(let chat):
             return [.chats(user: chat.userA), .chats(user: chat.userB)]

@@ -64,7 +64,7 @@ extension EventRouter {
     /// the message is the one stored then.
     public func send(chat: Int, sender: Int, text: String, clientID: String?) async throws -> (message: Message, duplicate: Bool) {
         try await route(.message(.send(chat: chat, sender: sender, text: text, clientID: clientID))) {
-            guard case .messageSent(let message, _, let duplicate) = $0 else { return nil }
+            guard case .messageSent(let message, _, let duplicate, _) = $0 else { return nil }
             return (message, duplicate)
         }
     }
@@ -91,6 +91,39 @@ extension EventRouter {
         try await route(.order(.delete(user: user, order: order))) { outcome -> Void? in
             guard case .orderDeleted = outcome else { return nil }
             return ()
+        }
+    }
+
+    /// Stores a browser's push subscription for `user`.
+    func subscribe(user: Int, session: Int?, endpoint: String, p256dh: [UInt8], auth: [UInt8], limit: Int) async throws {
+        try await route(.push(.subscribe(user: user, session: session, endpoint: endpoint, p256dh: p256dh, auth: auth, limit: limit))) {
+            outcome -> Void? in
+            guard case .pushSubscribed = outcome else { return nil }
+            return ()
+        }
+    }
+
+    /// Removes `user`'s push subscription at `endpoint`; `notFound` when there is none.
+    func unsubscribe(user: Int, endpoint: String) async throws {
+        try await route(.push(.unsubscribe(user: user, endpoint: endpoint))) { outcome -> Void? in
+            guard case .pushRecorded = outcome else { return nil }
+            return ()
+        }
+    }
+
+    /// Push bookkeeping that answers nothing: a delivery, a retry, a cancel.
+    func record(_ event: PushEvent) async throws {
+        try await route(.push(event)) { outcome -> Void? in
+            guard case .pushRecorded = outcome else { return nil }
+            return ()
+        }
+    }
+
+    /// Pushes due now, each taken for `lease` milliseconds.
+    func claimPushes(limit: Int, lease: Int) async throws -> [PushJob] {
+        try await route(.push(.claim(limit: limit, lease: lease))) {
+            guard case .pushesClaimed(let jobs) = $0 else { return nil }
+            return jobs
         }
     }
 

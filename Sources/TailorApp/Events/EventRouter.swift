@@ -42,6 +42,7 @@ public final class EventRouter: Sendable {
     private let writer: ThreadConfined<WriterConnection>
     private let now: @Sendable () -> Int
     private let quotas: Quotas
+    private let pushDelay: Int
     private let feed: FeedApplier
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
@@ -53,14 +54,15 @@ public final class EventRouter: Sendable {
     /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
-    init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, quotas: Quotas, feedWindow: Int, commitDelay: Double,
-         feed: FeedApplier, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
+    init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, quotas: Quotas, pushDelay: Int, feedWindow: Int,
+         commitDelay: Double, feed: FeedApplier, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
         self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin,
                                                           groupCommit: GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))))
         self.now = now
         self.quotas = quotas
+        self.pushDelay = pushDelay
         self.feed = feed
     }
 
@@ -145,7 +147,7 @@ public final class EventRouter: Sendable {
     private func write(_ batch: [Pending]) {
         let connection = writer.value.connection
         let store = Store(connection)
-        let applier = EventApplier(store: store, quotas: quotas, committedChats: writer.value.committedChats)
+        let applier = EventApplier(store: store, quotas: quotas, committedChats: writer.value.committedChats, pushDelay: pushDelay)
         var results: [Result<EventOutcome, any Error>] = []
         results.reserveCapacity(batch.count)
         let started = MonotonicClock.now

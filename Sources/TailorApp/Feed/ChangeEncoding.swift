@@ -57,6 +57,11 @@ enum ChangeEncoding {
             case .sessionEnded(let hash):
                 json.field("k", "sessionEnded")
                 json.field("tokenHash", Hex.text(hash))
+            case .pushesQueued(let message, let chat, let recipient):
+                json.field("chat", ChatFields(chat))
+                json.field("k", "pushesQueued")
+                json.field("message", message)
+                json.field("recipient", recipient)
             }
         }
     }
@@ -93,6 +98,8 @@ enum ChangeEncoding {
             return .orderChanged(user: try fields.int("user"), order: try fields.int("order"))
         case "orderDeleted":
             return .orderDeleted(user: try fields.int("user"), order: try fields.int("order"))
+        case "pushesQueued":
+            return .pushesQueued(message: try fields.int("message"), chat: try fields.chat(), recipient: try fields.int("recipient"))
         case "sessionEnded":
             guard let hash = Hex.bytes(try fields.string("tokenHash")) else { throw Unreadable() }
             return .sessionEnded(tokenHash: hash)

@@ -23,6 +23,7 @@ enum MetricHelp {
         "tailor_checkpoints_total": "SQLite checkpoints on their own thread.",
         "tailor_checkpoints_by_writer_total": "SQLite checkpoints the writer made itself, the log having grown past its limit.",
         "tailor_sqlite_log_frames": "Frames in SQLite's write-ahead log after the last commit.",
+        "tailor_push_sent_total": "Pushes posted to push services, by result: delivered, retried, failed (no answer), gone (subscription removed), refused, unusable.",
         "tailor_build_info": "This build's version, as a label; always 1.",
         "process_cpu_seconds_total": "CPU time of the process, user and system.",
         "process_resident_memory_bytes": "Resident memory of the process.",

@@ -106,6 +106,11 @@ final class ServerMetrics: Sendable {
         batchDuration.recordNanoseconds(Int64(nanoseconds))
     }
 
+    /// A push posted to its push service, and what came of it (`PushDelivery`).
+    func pushSent(result: String) {
+        CoreMetrics.Counter(label: "tailor_push_sent_total", dimensions: [("result", result)], factory: factory).increment()
+    }
+
     // MARK: When scraped
 
     /// Every figure as Prometheus text, after recording `sample`.

@@ -32,27 +32,43 @@ extension Store {
     /// Stores a message, unless its sender sent one with the same client id in
     /// this chat before: then nothing is stored and that earlier message comes
     /// back as a `duplicate`. A retry that two servers get at once is stored once.
+    /// A stored message queues a push to each of `recipient`'s (when given) push
+    /// subscriptions, due at `pushDue` (see `Store+Push`), in the same
+    /// statement on PostgreSQL; `pushes` says how many.
     /// The answer comes with the next round trip (see `Later`): a batch sends
     /// all its messages at once.
-    public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, at now: Int) -> Later<(message: Message, duplicate: Bool)> {
-        // On PostgreSQL the chat's share lock comes before the id (see above).
-        let insert = switch connection.engine {
-        case .sqlite: """
-            INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
-            """
-        case .postgres: """
-            INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at)
-            SELECT CAST(?1 AS BIGINT), ?2, ?3, ?4, ?5 FROM (SELECT count(*) FROM (SELECT id FROM chats WHERE id = ?1 FOR KEY SHARE) chat) locked
-            ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
-            """
+    public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, recipient: Int? = nil, pushDue: Int = 0,
+                              at now: Int) -> Later<(message: Message, duplicate: Bool, pushes: Int)> {
+        let stored: Later<(id: Int, pushes: Int)?>
+        switch connection.engine {
+        case .sqlite:
+            // Statements run at once here: the pushes are queued now, once.
+            let id = connection.insertLater("""
+                INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+                """, chat, sender, text, clientID, now)
+            stored = Later(result: Result {
+                try id.value().map { id in (id, try recipient.map { try queuePushes(of: id, to: $0, due: pushDue).value() } ?? 0) }
+            })
+        case .postgres:
+            // The chat's share lock comes before the id (see above).
+            stored = connection.firstLater("""
+                WITH inserted AS (
+                    INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at)
+                    SELECT CAST(?1 AS BIGINT), ?2, ?3, ?4, ?5 FROM (SELECT count(*) FROM (SELECT id FROM chats WHERE id = ?1 FOR KEY SHARE) chat) locked
+                    ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id),
+                queued AS (
+                    INSERT INTO push_outbox (subscription_id, message_id, due_at)
+                    SELECT s.id, i.id, CAST(?7 AS BIGINT) FROM push_subscriptions s, inserted i WHERE s.user_id = ?6 RETURNING 1)
+                SELECT id, (SELECT count(*) FROM queued) FROM inserted
+                """, chat, sender, text, clientID, now, recipient, pushDue) { (id: $0.int(0), pushes: $0.int(1)) }
         }
-        return connection.insertLater(insert, chat, sender, text, clientID, now)
-        .then { id in
-            guard let id else {
-                return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true)
+        return stored.then { stored in
+            guard let stored else {
+                return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true, 0)
             }
-            return (Message(id: id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, isRead: false), false)
+            return (Message(id: stored.id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, isRead: false),
+                    false, stored.pushes)
         }
     }
 

@@ -201,6 +201,33 @@ public enum SQLiteSchema {
         ALTER TABLE messages DROP COLUMN read_at;
         CREATE INDEX messages_page ON messages(chat_id, id, sender_id);
         """,
+        // 11: Web Push: the server's key, browsers' subscriptions (ended with
+        // their session), and the pushes waiting to be delivered (see
+        // `Store+Push`), which outlive the server that queued them.
+        """
+        CREATE TABLE push_key (id INTEGER PRIMARY KEY CHECK (id = 1), private_key BLOB NOT NULL);
+        CREATE TABLE push_subscriptions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            session_id INTEGER REFERENCES sessions(id) ON DELETE CASCADE,
+            endpoint TEXT NOT NULL UNIQUE,
+            p256dh BLOB NOT NULL,
+            auth BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX push_subscriptions_user ON push_subscriptions(user_id);
+        CREATE INDEX push_subscriptions_session ON push_subscriptions(session_id);
+        CREATE TABLE push_outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            subscription_id INTEGER NOT NULL REFERENCES push_subscriptions(id) ON DELETE CASCADE,
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            due_at INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX push_outbox_due ON push_outbox(due_at);
+        CREATE INDEX push_outbox_subscription ON push_outbox(subscription_id);
+        CREATE INDEX push_outbox_message ON push_outbox(message_id);
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -140,7 +140,7 @@ package final class ChatDirectory: Sendable {
             case .messagesRead(let chat, let reader, _):
                 touched.formUnion([chat.userA, chat.userB])
                 if behind.contains(chat.id) { state.chats[chat.id]?.read(by: reader) }
-            case .orderChanged, .orderDeleted, .sessionEnded:
+            case .orderChanged, .orderDeleted, .sessionEnded, .pushesQueued:
                 break
             }
         }

@@ -1,0 +1,191 @@
+import Logging
+import TailorDomain
+import TailorPush
+import TailorStore
+import TailorStreams
+import TailorViews
+
+/// Sends the pushes queued in the outbox (see `Store+Push`): each message to a
+/// user with no stream showing its chat becomes a push to every subscription
+/// of theirs, encrypted for that browser (`PushEncryption`) and signed with
+/// the server's key (`VAPIDKey`), posted by the `push` thread (`PushClient`).
+///
+/// It wakes when the feed says pushes were queued (on any server: every one
+/// delivers, and the outbox's leases give each push to one), waits the push
+/// delay for a stream that shows the chat to cancel it, then claims what is
+/// due. It also looks every `pollInterval`, for pushes whose server died with
+/// their lease, and for retries. A push service that asks to wait (429, 5xx)
+/// gets the push again after `Retry-After` or a doubling pause; one that no
+/// longer knows the subscription (404, 410) has it removed.
+final class PushDelivery: Sendable {
+    private let events: EventRouter
+    private let streams: EventStreams
+    private let client: PushClient
+    private let key: VAPIDKey
+    private let settings: PushSettings
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    private let now: @Sendable () -> Int
+    private let waker: AsyncStream<Void>.Continuation
+    private let worker: Task<Void, Never>
+    private let ticker: Task<Void, Never>
+
+    /// Seconds between looks at the outbox when nothing wakes it.
+    static let pollInterval = 5.0
+    /// Pushes claimed at once.
+    static let batch = 64
+    /// Milliseconds a claimed push is its server's; past it another takes it.
+    static let lease = 60_000
+
+    init(events: EventRouter, streams: EventStreams, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics,
+         now: @escaping @Sendable () -> Int, logger: Logger) {
+        self.events = events
+        self.streams = streams
+        self.key = key
+        self.settings = settings
+        self.metrics = metrics
+        self.now = now
+        self.logger = logger
+        client = PushClient(caFile: settings.caFile, timeoutSeconds: settings.timeout)
+        let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.waker = waker
+        let delay = settings.delay
+        worker = Task { [events, client, key, settings, metrics, logger, now] in
+            let delivery = Round(events: events, client: client, key: key, settings: settings, metrics: metrics, logger: logger, now: now)
+            for await _ in wakes {
+                try? await Task.sleep(for: .milliseconds(delay))
+                await delivery.deliverDue()
+            }
+        }
+        ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(Self.pollInterval))
+                waker.yield()
+            }
+        }
+    }
+
+    /// Pushes of `message` were queued for `recipient`: cancelled when one of
+    /// their streams here shows the chat, else delivered once due.
+    func queued(message: Int, chat: Int, recipient: Int) {
+        guard streams.isShowing(chat: chat, to: recipient) else {
+            waker.yield()
+            return
+        }
+        let events = events
+        let logger = logger
+        Task {
+            do {
+                try await events.record(.cancel(message: message))
+            } catch {
+                logger.warning("the pushes of message \(message), shown on a stream, could not be cancelled: \(error)")
+            }
+        }
+    }
+
+    func stop() {
+        ticker.cancel()
+        worker.cancel()
+        waker.finish()
+    }
+
+    /// One pass over the outbox: what is due, claimed and sent, until nothing is.
+    private struct Round: Sendable {
+        let events: EventRouter
+        let client: PushClient
+        let key: VAPIDKey
+        let settings: PushSettings
+        let metrics: ServerMetrics
+        let logger: Logger
+        let now: @Sendable () -> Int
+
+        func deliverDue() async {
+            while !Task.isCancelled {
+                let jobs: [PushJob]
+                do {
+                    jobs = try await events.claimPushes(limit: PushDelivery.batch, lease: PushDelivery.lease)
+                } catch {
+                    logger.warning("pushes could not be claimed: \(error)")
+                    return
+                }
+                if jobs.isEmpty { return }
+                var requests: [PushRequest] = []
+                var sent: [PushJob] = []
+                for job in jobs {
+                    do {
+                        requests.append(try request(for: job))
+                        sent.append(job)
+                    } catch {
+                        // A subscription whose key or endpoint cannot be used never will be.
+                        logger.warning("push \(job.id) to subscription \(job.subscription.id) cannot be made: \(error)")
+                        metrics.pushSent(result: "unusable")
+                        await record(.subscriptionGone(subscription: job.subscription.id))
+                    }
+                }
+                let responses = await client.send(requests)
+                for (job, response) in zip(sent, responses) { await settle(job, response) }
+            }
+        }
+
+        private func request(for job: PushJob) throws -> PushRequest {
+            let endpoint = try PushEndpoint(job.subscription.endpoint, allowedHosts: settings.hosts)
+            let payload = ViewModelEncoding.json(NotificationViewModel(chatID: job.message.chatID, contact: job.senderName,
+                                                                       text: job.message.text))
+            let body = try PushEncryption.encrypt(payload, p256dh: job.subscription.p256dh, auth: job.subscription.auth)
+            let expiry = now() / 1000 + 12 * 3600
+            return PushRequest(url: endpoint.url, fields: [
+                "Authorization: " + (try key.authorization(audience: endpoint.origin, subject: settings.subject, expiry: expiry)),
+                "Content-Encoding: aes128gcm",
+                "Content-Type: application/octet-stream",
+                "TTL: \(settings.timeToLive)",
+                "Urgency: high",
+                // A newer push of the same chat replaces one not yet shown.
+                "Topic: chat-\(job.message.chatID)",
+            ], body: body)
+        }
+
+        private func settle(_ job: PushJob, _ response: PushResponse) async {
+            switch response {
+            case .answered(let status, _) where (200..<300).contains(status):
+                metrics.pushSent(result: "delivered")
+                await record(.delivered(push: job.id))
+            case .answered(let status, _) where status == 404 || status == 410:
+                logger.notice("subscription \(job.subscription.id) is gone from its push service (\(status)): removed")
+                metrics.pushSent(result: "gone")
+                await record(.subscriptionGone(subscription: job.subscription.id))
+            case .answered(let status, let retryAfter) where status == 429 || status >= 500:
+                logger.warning("push \(job.id) was not taken (\(status)), attempt \(job.attempts + 1)")
+                metrics.pushSent(result: "retried")
+                await retry(job, after: retryAfter)
+            case .answered(let status, _):
+                logger.warning("push \(job.id) was refused (\(status)): given up")
+                metrics.pushSent(result: "refused")
+                await record(.delivered(push: job.id))
+            case .failed(let reason):
+                logger.warning("push \(job.id) got no answer (\(reason)), attempt \(job.attempts + 1)")
+                metrics.pushSent(result: "failed")
+                await retry(job, after: nil)
+            }
+        }
+
+        /// Again after `retryAfter` seconds, else 2, 4, 8… seconds; given up after the last attempt.
+        private func retry(_ job: PushJob, after retryAfter: Int?) async {
+            guard job.attempts + 1 < settings.attempts else {
+                logger.warning("push \(job.id) given up after \(settings.attempts) attempts")
+                await record(.delivered(push: job.id))
+                return
+            }
+            let seconds = retryAfter.map { min(max($0, 1), 3600) } ?? (2 << min(job.attempts, 10))
+            await record(.retry(push: job.id, due: now() + seconds * 1000))
+        }
+
+        private func record(_ event: PushEvent) async {
+            do {
+                try await events.record(event)
+            } catch {
+                // The lease runs out and the push is tried again.
+                logger.warning("a push's delivery could not be recorded: \(error)")
+            }
+        }
+    }
+}
