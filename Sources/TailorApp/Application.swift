@@ -28,6 +28,7 @@ public final class Application: Sendable {
     private let toBot: AsyncStream<Chatbot.Heard>.Continuation
     private let chatbotAnswers: Task<Void, Never>
     private let pushDelivery: PushDelivery
+    private let pushHandOff: PushHandOff
     /// Every route's pattern (`/api/chats/{id}`), as registered, with its methods.
     public let routeTable: [(pattern: String, methods: [HTTPMethod])]
     /// Every route's pattern.
@@ -65,14 +66,16 @@ public final class Application: Sendable {
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
         streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
         let pushKey = try Self.pushKey(configuration.push, store: Store(writer))
-        // Made once the writer is; the feed applies nothing before the server starts.
-        let pushes = Mutex<PushDelivery?>(nil)
+        // Made once the writer is; the feed applies nothing before the server
+        // starts. Let go at shutdown: the delivery holds the writer, which holds the feed.
+        let pushes = PushHandOff()
+        pushHandOff = pushes
         let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams,
                                    onMessage: { message, chat in
                                        if Chatbot.isForBot(message, in: chat, botID: botID) { toBot.yield(Chatbot.Heard(message: message, chat: chat)) }
                                    },
                                    onPushesQueued: { message, chat, recipient in
-                                       pushes.withLock { $0 }?.queued(message: message, chat: chat, recipient: recipient)
+                                       pushes.delivery.withLock { $0 }?.queued(message: message, chat: chat, recipient: recipient)
                                    })
         // Other servers write a PostgreSQL database too: their commits come
         // through the feed's follower, this server's own as well.
@@ -84,9 +87,6 @@ public final class Application: Sendable {
         events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
                              feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
                              observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
-        pushDelivery = PushDelivery(events: events, streams: streams, key: pushKey, settings: configuration.push, metrics: metrics,
-                                    now: now, logger: logger)
-        pushes.withLock { [pushDelivery] in $0 = pushDelivery }
         let auth = Authenticator(database: database, events: events, credentials: credentials, now: now, writeLimit: configuration.writeLimit,
                                  accountLimit: configuration.accountLimit,
                                  passwords: PasswordGate(hasher: PasswordHasher(limits: configuration.passwordQueue),
@@ -151,6 +151,9 @@ public final class Application: Sendable {
                                      logger: logger),
             logger: logger)
         madeServer.withLock { [server] in $0 = server }
+        pushDelivery = PushDelivery(events: events, streams: streams, key: pushKey, settings: configuration.push, metrics: metrics,
+                                    now: now, executor: server.group.next(), logger: logger)
+        pushes.delivery.withLock { [pushDelivery] in $0 = pushDelivery }
         let chatbot = Chatbot(botID: botID, delay: configuration.botDelay, router: events, loops: server.group, logger: logger)
         chatbotAnswers = Task(executorPreference: server.group.next()) { await chatbot.answer(botMessages) }
         // Last, once everything that follows the feed is wired; before the
@@ -257,6 +260,7 @@ public final class Application: Sendable {
         heartbeat.cancel()
         memoryUpkeep.stop()
         pushDelivery.stop()
+        pushHandOff.delivery.withLock { $0 = nil }
         streams.closeAll()
         server.shutdown()
         follower?.stop()
@@ -279,6 +283,11 @@ public final class Application: Sendable {
     public func flushAccessLog() {
         accessLog?.flush()
     }
+}
+
+/// Where the feed's handler finds the push delivery, which is made after it.
+private final class PushHandOff: Sendable {
+    let delivery = Mutex<PushDelivery?>(nil)
 }
 
 /// A setting that cannot work, said in words a person can act on.

@@ -16,6 +16,9 @@ public struct PushRequest: Sendable {
 
 /// What became of a push.
 public enum PushResponse: Sendable, Equatable {
+    /// The push could not be made (its subscription's keys or endpoint are
+    /// unusable): nothing was sent.
+    case unmade(String)
     /// The push service answered `status`, with `Retry-After` in seconds when it gave one.
     case answered(status: Int, retryAfter: Int?)
     /// No answer: a connection, TLS or time limit failure, as libcurl says it.
@@ -33,16 +36,30 @@ public final class PushClient: Sendable {
     private let caFile: String?
     private let timeoutMilliseconds: Int
 
+    /// libcurl's global set-up, once per process: it is not safe to run twice at once.
+    private static let libraryReady: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
     public init(caFile: String?, timeoutSeconds: Double) {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        _ = Self.libraryReady
         self.caFile = caFile
         timeoutMilliseconds = Int(timeoutSeconds * 1000)
     }
 
-    /// Sends `requests` side by side and answers each, in their order.
-    public func send(_ requests: [PushRequest]) async -> [PushResponse] {
+    /// Makes each push (its encryption too runs on the push thread) and sends
+    /// those made side by side; answers each, in their order.
+    public func send(_ pushes: [@Sendable () throws -> PushRequest]) async -> [PushResponse] {
         await withCheckedContinuation { continuation in
-            thread.async { [self] in continuation.resume(returning: transfer(requests)) }
+            thread.async { [self] in
+                let made = pushes.map { make in Result { try make() } }
+                let requests = made.compactMap { made -> PushRequest? in if case .success(let request) = made { request } else { nil } }
+                var sent = transfer(requests).makeIterator()
+                continuation.resume(returning: made.map { result in
+                    switch result {
+                    case .success: sent.next() ?? .failed("not sent")
+                    case .failure(let error): .unmade(String(describing: error))
+                    }
+                })
+            }
         }
     }
 

@@ -10,6 +10,10 @@ import TailorViews
 /// of theirs, encrypted for that browser (`PushEncryption`) and signed with
 /// the server's key (`VAPIDKey`), posted by the `push` thread (`PushClient`).
 ///
+/// Its scheduling is a task on a loop's executor, as the chatbot's is: a
+/// few awaits per batch. Making a push (its encryption) and posting it run
+/// on the `push` thread.
+///
 /// It wakes when the feed says pushes were queued (on any server: every one
 /// delivers, and the outbox's leases give each push to one), waits the push
 /// delay for a stream that shows the chat to cancel it, then claims what is
@@ -29,6 +33,7 @@ final class PushDelivery: Sendable {
     private let waker: AsyncStream<Void>.Continuation
     private let worker: Task<Void, Never>
     private let ticker: Task<Void, Never>
+    private let executor: any TaskExecutor
 
     /// Seconds between looks at the outbox when nothing wakes it.
     static let pollInterval = 5.0
@@ -38,7 +43,7 @@ final class PushDelivery: Sendable {
     static let lease = 60_000
 
     init(events: EventRouter, streams: EventStreams, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics,
-         now: @escaping @Sendable () -> Int, logger: Logger) {
+         now: @escaping @Sendable () -> Int, executor: any TaskExecutor, logger: Logger) {
         self.events = events
         self.streams = streams
         self.key = key
@@ -46,18 +51,19 @@ final class PushDelivery: Sendable {
         self.metrics = metrics
         self.now = now
         self.logger = logger
+        self.executor = executor
         client = PushClient(caFile: settings.caFile, timeoutSeconds: settings.timeout)
         let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.waker = waker
         let delay = settings.delay
-        worker = Task { [events, client, key, settings, metrics, logger, now] in
+        worker = Task(executorPreference: executor) { [events, client, key, settings, metrics, logger, now] in
             let delivery = Round(events: events, client: client, key: key, settings: settings, metrics: metrics, logger: logger, now: now)
             for await _ in wakes {
                 try? await Task.sleep(for: .milliseconds(delay))
                 await delivery.deliverDue()
             }
         }
-        ticker = Task {
+        ticker = Task(executorPreference: executor) {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(Self.pollInterval))
                 waker.yield()
@@ -74,7 +80,7 @@ final class PushDelivery: Sendable {
         }
         let events = events
         let logger = logger
-        Task {
+        Task(executorPreference: executor) {
             do {
                 try await events.record(.cancel(message: message))
             } catch {
@@ -109,21 +115,8 @@ final class PushDelivery: Sendable {
                     return
                 }
                 if jobs.isEmpty { return }
-                var requests: [PushRequest] = []
-                var sent: [PushJob] = []
-                for job in jobs {
-                    do {
-                        requests.append(try request(for: job))
-                        sent.append(job)
-                    } catch {
-                        // A subscription whose key or endpoint cannot be used never will be.
-                        logger.warning("push \(job.id) to subscription \(job.subscription.id) cannot be made: \(error)")
-                        metrics.pushSent(result: "unusable")
-                        await record(.subscriptionGone(subscription: job.subscription.id))
-                    }
-                }
-                let responses = await client.send(requests)
-                for (job, response) in zip(sent, responses) { await settle(job, response) }
+                let responses = await client.send(jobs.map { job in { try request(for: job) } })
+                for (job, response) in zip(jobs, responses) { await settle(job, response) }
             }
         }
 
@@ -161,6 +154,11 @@ final class PushDelivery: Sendable {
                 logger.warning("push \(job.id) was refused (\(status)): given up")
                 metrics.pushSent(result: "refused")
                 await record(.delivered(push: job.id))
+            case .unmade(let reason):
+                // A subscription whose key or endpoint cannot be used never will be.
+                logger.warning("push \(job.id) to subscription \(job.subscription.id) cannot be made (\(reason)): the subscription is removed")
+                metrics.pushSent(result: "unusable")
+                await record(.subscriptionGone(subscription: job.subscription.id))
             case .failed(let reason):
                 logger.warning("push \(job.id) got no answer (\(reason)), attempt \(job.attempts + 1)")
                 metrics.pushSent(result: "failed")
