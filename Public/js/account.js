@@ -1,11 +1,12 @@
-// The account menu: the browser sessions signed in to this account, each but
-// this one with a button that ends it, and a form that sets a new password
-// (which ends every other session).
+// The account menu: notifications on or off, the browser sessions signed in
+// to this account, each but this one with a button that ends it, and a form
+// that sets a new password (which ends every other session).
 
 import { h, fill } from "./dom.js";
 import { call } from "./api.js";
+import { pushIsOn, pushSupported, turnPushOff, turnPushOn } from "./push.js";
 
-/** Fills `panel` with the sessions and the password form; call it each time the menu opens. */
+/** Fills `panel` with the notification toggle, the sessions and the password form; call it each time the menu opens. */
 export async function showAccount(panel) {
   const status = h("p", { class: "hint", id: "account-status", role: "status" });
   let sessions;
@@ -36,7 +37,26 @@ export async function showAccount(panel) {
       status.textContent = error.message;
     }
   }
+  async function togglePush(event) {
+    const button = event.target;
+    button.disabled = true;
+    try {
+      if (await pushIsOn()) await turnPushOff(); else await turnPushOn();
+      status.textContent = "";
+    } catch (error) {
+      status.textContent = error.message;
+    }
+    await showAccount(panel);
+    if (status.textContent) panel.querySelector("#account-status").textContent = status.textContent;
+  }
+  const notifications = pushSupported()
+    ? h("button", { type: "button", id: "push-toggle", "aria-pressed": String(await pushIsOn()), onclick: togglePush },
+      (await pushIsOn()) ? "Stop notifications" : "Notify me")
+    : h("p", { class: "hint" }, "This browser cannot show notifications from this page.");
   fill(panel,
+    h("h2", {}, "Notifications"),
+    h("p", { class: "hint" }, "A message that comes while no tab shows its chat."),
+    notifications,
     h("h2", {}, "Sessions"),
     h("ul", { class: "sessions", id: "sessions" }, sessions.map((session) =>
       h("li", { class: "session", "data-current": session.current },

@@ -6,6 +6,7 @@ import { h, fill } from "./dom.js";
 import { call, APIError } from "./api.js";
 import { LiveStream } from "./live.js";
 import { showAccount } from "./account.js";
+import { listenForOpenRequests, turnPushOff } from "./push.js";
 import { signInScreen } from "./session.js";
 import { chatListScreen, chatScreen } from "./chats.js";
 import { orderListScreen, orderScreen } from "./orders.js";
@@ -148,6 +149,7 @@ async function signedOut() {
 }
 
 element("sign-out").addEventListener("click", async () => {
+  try { await turnPushOff(); } catch (error) { console.warn(error); }
   try { await call("DELETE", "/api/session"); } catch (error) { console.warn(error); }
   signedOut();
 });
@@ -157,6 +159,7 @@ element("account").addEventListener("toggle", () => {
 });
 
 window.addEventListener("hashchange", showRoute);
+listenForOpenRequests((chatId) => { location.hash = `#/chats/${chatId}`; });
 
 async function start() {
   try {

@@ -12,6 +12,7 @@ The second form runs against a server already running there, such as the
 servers behind nginx that scripts/cluster starts.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -22,7 +23,7 @@ import unittest
 import uuid
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -335,6 +336,44 @@ class WebClientTest(unittest.TestCase):
         alice.refresh()
         self.find(alice, "#sign-up-name", "Alice's browser was not signed out")
         bob.find_element(By.CSS_SELECTOR, "#account summary").click()
+
+    def test_4d_a_push_shows_a_notification(self):
+        # A headless browser reaches no real push service, so the push goes to
+        # the page's service worker through DevTools, as a push service would
+        # hand it over once decrypted: the server's notification view model.
+        bob = self.bob
+        bob.get(self.server.url + "/")
+        self.find(bob, "#account summary").click()
+        self.text_in(bob, "#push-toggle", "Notify me")
+        bob.find_element(By.CSS_SELECTOR, "#account summary").click()
+        origin = self.server.url
+        bob.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})
+        bob.execute_cdp_cmd("ServiceWorker.enable", {})
+        scope = bob.execute_async_script(
+            "import('/js/push.js').then(push => push.pushWorker()).then(() => navigator.serviceWorker.ready)"
+            ".then(registration => arguments[0](registration.scope), error => arguments[0]('failed: ' + error))")
+        self.assertEqual(scope, origin + "/")
+        payload = json.dumps({"chatId": "7", "contact": "alice", "open": {"href": "/api/chats/7", "method": "GET"},
+                              "text": "a push for bob"})
+        # DevTools names a registration by a number the page cannot read: the
+        # profile's registrations are numbered from 0, and pushes to another
+        # origin's are refused.
+        notifications = "navigator.serviceWorker.ready.then(r => r.getNotifications())" \
+                        ".then(list => arguments[0](list.map(n => [n.title, n.body, n.tag])))"
+        shown = []
+        for registration in range(10):
+            try:
+                bob.execute_cdp_cmd("ServiceWorker.deliverPushMessage",
+                                    {"origin": origin, "registrationId": str(registration), "data": payload})
+            except WebDriverException:
+                continue
+            deadline = time.time() + 5
+            while not shown and time.time() < deadline:
+                shown = bob.execute_async_script(notifications)
+                time.sleep(0.1)
+            if shown:
+                break
+        self.assertEqual(shown, [["alice", "a push for bob", "chat-7"]])
 
     def test_5_no_script_errors(self):
         for driver in (self.alice, self.bob):
