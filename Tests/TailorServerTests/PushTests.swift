@@ -138,4 +138,27 @@ import Testing
         #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after sign-out"}"#).status == 201)
         #expect(try service.nextPush(timeout: 1.5) == nil)
     }
+
+    /// Two servers on one PostgreSQL database: the one that stored a message
+    /// is killed before its push is due, and the other delivers it, once.
+    @Test func aPushOfAServerKilledBeforeItWasDueIsDeliveredByTheOther() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let service = try PushServiceStandIn(subscriptions: 1)
+        let flags = ["--db", url, "--push-hosts", "127.0.0.1", "--push-ca-file", service.caFile]
+        let doomed = try ShutdownTests.RunningServer(arguments: flags)
+        let survivor = try ShutdownTests.RunningServer(arguments: flags)
+        defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 5) }
+        let alice = try APIClient(port: doomed.port)
+        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
+        let bob = try APIClient(port: doomed.port)
+        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        #expect(try bob.send("POST", "/api/push/subscriptions", json: service.subscriptions[0]).status == 201)
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"before the crash"}"#).status == 201)
+        // Committed, and due half a second later: the server dies first.
+        kill(doomed.process.processIdentifier, SIGKILL)
+        _ = doomed.waitForExit(timeout: 5)
+        Self.expectPush(try service.nextPush(timeout: 20), to: 0, text: "before the crash", chatID: chatID)
+        #expect(try service.nextPush(timeout: 1.5) == nil)
+    }
 }
