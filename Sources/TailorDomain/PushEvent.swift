@@ -11,7 +11,7 @@ public enum PushEvent: Sendable {
     /// Takes up to `limit` due pushes for `lease` milliseconds.
     case claim(limit: Int, lease: Int)
     /// The push service took the push, or it is given up.
-    case delivered(push: Int)
+    case finished(push: Int)
     /// The push is tried again at `due`.
     case retry(push: Int, due: Int)
     /// The push service no longer knows the subscription.

@@ -91,7 +91,7 @@ struct EventApplier {
             try store.unsubscribe(user: user, endpoint: endpoint)
         case .claim(let limit, let lease):
             return .pushesClaimed(try store.claimPushes(at: now, lease: lease, limit: limit))
-        case .delivered(let push):
+        case .finished(let push):
             try store.finishPush(id: push)
         case .retry(let push, let due):
             try store.retryPush(id: push, due: due)

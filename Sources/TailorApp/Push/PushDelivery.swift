@@ -141,7 +141,7 @@ final class PushDelivery: Sendable {
             switch response {
             case .answered(let status, _) where (200..<300).contains(status):
                 metrics.pushSent(result: "delivered")
-                await record(.delivered(push: job.id))
+                await record(.finished(push: job.id))
             case .answered(let status, _) where status == 404 || status == 410:
                 logger.notice("subscription \(job.subscription.id) is gone from its push service (\(status)): removed")
                 metrics.pushSent(result: "gone")
@@ -153,7 +153,7 @@ final class PushDelivery: Sendable {
             case .answered(let status, _):
                 logger.warning("push \(job.id) was refused (\(status)): given up")
                 metrics.pushSent(result: "refused")
-                await record(.delivered(push: job.id))
+                await record(.finished(push: job.id))
             case .unmade(let reason):
                 // A subscription whose key or endpoint cannot be used never will be.
                 logger.warning("push \(job.id) to subscription \(job.subscription.id) cannot be made (\(reason)): the subscription is removed")
@@ -170,7 +170,7 @@ final class PushDelivery: Sendable {
         private func retry(_ job: PushJob, after retryAfter: Int?) async {
             guard job.attempts + 1 < settings.attempts else {
                 logger.warning("push \(job.id) given up after \(settings.attempts) attempts")
-                await record(.delivered(push: job.id))
+                await record(.finished(push: job.id))
                 return
             }
             let seconds = retryAfter.map { min(max($0, 1), 3600) } ?? (2 << min(job.attempts, 10))
