@@ -161,4 +161,29 @@ import Testing
         Self.expectPush(try service.nextPush(timeout: 20), to: 0, text: "before the crash", chatID: chatID)
         #expect(try service.nextPush(timeout: 1.5) == nil)
     }
+
+    /// Two servers on one PostgreSQL database: a stream showing the chat on
+    /// one cancels the push of a message sent through the other.
+    @Test func aStreamShowingTheChatOnAnotherServerCancelsThePush() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let service = try PushServiceStandIn(subscriptions: 1)
+        let flags = ["--db", url, "--push-hosts", "127.0.0.1", "--push-ca-file", service.caFile]
+        let sending = try ShutdownTests.RunningServer(arguments: flags)
+        let showing = try ShutdownTests.RunningServer(arguments: flags)
+        defer {
+            for server in [sending, showing] { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 5) }
+        }
+        let alice = try APIClient(port: sending.port)
+        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
+        let bob = try APIClient(port: sending.port)
+        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        #expect(try bob.send("POST", "/api/push/subscriptions", json: service.subscriptions[0]).status == 201)
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let stream = try SSEClient(port: showing.port, token: bob.token, topics: "chat:\(chatID)")
+        _ = try stream.next()
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"seen on the other server"}"#).status == 201)
+        _ = try stream.next(where: { ($0.json["messages"] as? [[String: Any]])?.last?["text"] as? String == "seen on the other server" })
+        #expect(try service.nextPush(timeout: 2) == nil)
+        stream.connection.reset()
+    }
 }
