@@ -18,12 +18,15 @@ enum SHA256 {
     }()
 
     static func hash(_ message: [UInt8]) -> [UInt8] {
+        message.withUnsafeBufferPointer { hash($0) }
+    }
+
+    /// The digest of bytes read in place (a token in its header, say).
+    static func hash(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: byteCount)
         var length: UInt32 = 0
-        let done = message.withUnsafeBytes { bytes in
-            digest.withUnsafeMutableBufferPointer { out in
-                EVP_Digest(bytes.baseAddress, bytes.count, out.baseAddress, &length, algorithm, nil)
-            }
+        let done = digest.withUnsafeMutableBufferPointer { out in
+            EVP_Digest(message.baseAddress, message.count, out.baseAddress, &length, algorithm, nil)
         }
         // EVP_Digest fails only without memory or with a broken library: nothing to go on with.
         precondition(done == 1 && length == UInt32(byteCount), "libcrypto's SHA-256 failed")

@@ -94,33 +94,48 @@ public struct HTTPRequestParser: Sendable {
 
     // MARK: - Interpreting a complete head
 
+    /// Fields a browser's request usually has, at most.
+    static let usualFieldCount = 24
+
     private func interpretHead(_ head: UnsafeRawBufferPointer, end: Int) -> Result {
         let copy = Array(head)
         var lines = LineCursor(bytes: copy)
         guard let requestLine = lines.next() else { return .failure(.malformed("The request line is missing.")) }
 
-        let parts = requestLine.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+        // METHOD SP TARGET SP VERSION: exactly two spaces, found in place.
+        let space = UInt8(ascii: " ")
+        guard let firstSpace = requestLine.firstIndex(of: space),
+              let secondSpace = requestLine[(firstSpace + 1)...].firstIndex(of: space),
+              !requestLine[(secondSpace + 1)...].contains(space) else {
             return .failure(.malformed("The request line must be METHOD SP TARGET SP VERSION."))
         }
-        guard parts[0].allSatisfy(Self.isTokenByte) else { return .failure(.malformed("The method is not a token.")) }
+        let methodToken = requestLine[..<firstSpace]
+        let targetBytes = requestLine[(firstSpace + 1)..<secondSpace]
+        let version = requestLine[(secondSpace + 1)...]
+        guard !methodToken.isEmpty, !targetBytes.isEmpty else {
+            return .failure(.malformed("The request line must be METHOD SP TARGET SP VERSION."))
+        }
+        guard methodToken.allSatisfy(Self.isTokenByte) else { return .failure(.malformed("The method is not a token.")) }
         let minorVersion: Int
-        switch Array(parts[2]) {
-        case Array("HTTP/1.1".utf8): minorVersion = 1
-        case Array("HTTP/1.0".utf8): minorVersion = 0
-        case let version where version.count == 8 && version.starts(with: "HTTP/".utf8):
+        if version.elementsEqual("HTTP/1.1".utf8) {
+            minorVersion = 1
+        } else if version.elementsEqual("HTTP/1.0".utf8) {
+            minorVersion = 0
+        } else if version.count == 8 && version.starts(with: "HTTP/".utf8) {
             return .failure(HTTPParseError(.versionNotSupported, "version_not_supported", "Only HTTP/1.0 and HTTP/1.1 are served."))
-        default:
+        } else {
             return .failure(.malformed("The HTTP version is malformed."))
         }
-        let method = parts[0].withUnsafeBytes { HTTPMethod(token: $0) }
+        let method = methodToken.withUnsafeBytes { HTTPMethod(token: $0) }
         let target: RequestTarget
-        switch RequestTarget.parse(parts[1], method: method) {
+        switch RequestTarget.parse(targetBytes, method: method) {
         case .success(let parsed): target = parsed
         case .failure(let error): return .failure(error)
         }
 
         var fields: [HTTPHeaders.Field] = []
+        // One allocation for a usual request's fields, not one per doubling.
+        fields.reserveCapacity(Self.usualFieldCount)
         while let line = lines.next() {
             if line.isEmpty { break }
             guard fields.count < limits.maxHeaderFields else { return .failure(.tooManyHeaders) }
