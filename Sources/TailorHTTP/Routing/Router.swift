@@ -14,9 +14,15 @@ public struct Router: Sendable {
         case notFound
     }
 
+    /// A handler held in a struct: a function stored straight in a
+    /// dictionary comes back out through a thunk made, and allocated, per lookup.
+    private struct Endpoint: Sendable {
+        let handle: Handler
+    }
+
     private struct Route: Sendable {
         let pattern: RoutePattern
-        var handlers: [HTTPMethod: Handler] = [:]
+        var handlers: [HTTPMethod: Endpoint] = [:]
         var methodOrder: [HTTPMethod] = []
     }
 
@@ -28,7 +34,7 @@ public struct Router: Sendable {
     public mutating func add(_ method: HTTPMethod, _ path: String, _ handler: @escaping Handler) {
         let pattern = RoutePattern(path)
         func insert(into route: inout Route) {
-            if route.handlers.updateValue(handler, forKey: method) == nil { route.methodOrder.append(method) }
+            if route.handlers.updateValue(Endpoint(handle: handler), forKey: method) == nil { route.methodOrder.append(method) }
         }
         if pattern.hasParameters {
             if let index = patternRoutes.firstIndex(where: { $0.pattern == pattern }) {
@@ -71,8 +77,8 @@ public struct Router: Sendable {
     }
 
     private func select(_ method: HTTPMethod, in route: Route, parameters: [(name: String, value: String)]) -> Match {
-        if let handler = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
-            return .handler(handler, parameters: parameters, route: route.pattern.text)
+        if let endpoint = route.handlers[method] ?? (method == .head ? route.handlers[.get] : nil) {
+            return .handler(endpoint.handle, parameters: parameters, route: route.pattern.text)
         }
         var allowed = route.methodOrder
         if allowed.contains(.get) && !allowed.contains(.head) {

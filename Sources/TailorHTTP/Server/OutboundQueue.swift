@@ -31,18 +31,25 @@ struct OutboundQueue: ~Copyable {
 
     /// Appends one response; its head is written by `writeHead`.
     mutating func append(body: SharedBytes?, writeHead: (inout HeadWriter) -> Void) {
-        var writer = HeadWriter(bytes: scratch)
-        scratch = []
+        // The scratch buffer moves into the writer and back, never shared
+        // meanwhile: reserving it or emptying it then copies nothing.
+        var writer = HeadWriter(bytes: takeScratch())
         writeHead(&writer)
         let headStart = headsUsed
         let headCount = writer.bytes.count
         reserve(headCount)
         writer.bytes.withUnsafeBytes { heads.baseAddress!.advanced(by: headsUsed).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         headsUsed += headCount
+        writer.bytes.removeAll(keepingCapacity: true)
         scratch = writer.bytes
-        scratch.removeAll(keepingCapacity: true)
         entries.append((headStart, headsUsed, body.flatMap { $0.count > 0 ? $0 : nil }))
         pendingBytes += headCount + (body?.count ?? 0)
+    }
+
+    private mutating func takeScratch() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &scratch)
+        return taken
     }
 
     /// Writes everything queued and empties the queue.
