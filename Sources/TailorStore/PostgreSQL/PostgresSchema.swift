@@ -142,7 +142,8 @@ public enum PostgresSchema {
             subscription_id BIGINT NOT NULL REFERENCES push_subscriptions(id) ON DELETE CASCADE,
             message_id BIGINT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
             due_at BIGINT NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0
+            attempts INTEGER NOT NULL DEFAULT 0,
+            claim BIGINT
         );
         CREATE INDEX push_outbox_due ON push_outbox(due_at);
         CREATE INDEX push_outbox_subscription ON push_outbox(subscription_id);

@@ -78,30 +78,36 @@ extension Store {
     }
 
     /// Takes up to `limit` pushes due at `now`, moving each `lease`
-    /// milliseconds ahead so that no other server takes it meanwhile, oldest first.
+    /// milliseconds ahead so that no other server takes it meanwhile, oldest
+    /// first. Two statements however many: the claimed rows are marked with a
+    /// number of this claim's own, by which they are read back with their
+    /// subscription and message.
     public func claimPushes(at now: Int, lease: Int, limit: Int) throws -> [PushJob] {
         let due = switch connection.engine {
         case .sqlite: "SELECT id FROM push_outbox WHERE due_at <= ?1 ORDER BY due_at LIMIT ?3"
         case .postgres: "SELECT id FROM push_outbox WHERE due_at <= ?1 ORDER BY due_at LIMIT ?3 FOR UPDATE SKIP LOCKED"
         }
-        let claimed = try connection.query("""
-            UPDATE push_outbox SET due_at = CAST(?1 AS BIGINT) + CAST(?2 AS BIGINT), attempts = attempts + 1 WHERE id IN (\(due))
-            RETURNING id, subscription_id, message_id, attempts - 1
-            """, now, lease, limit) { row in (id: row.int(0), subscription: row.int(1), message: row.int(2), attempts: row.int(3)) }
-        return try claimed.compactMap { claim in
-            try connection.first("""
-                SELECT s.user_id, s.session_id, s.endpoint, s.p256dh, s.auth,
-                       m.chat_id, m.sender_id, m.text, m.client_id, m.sent_at, u.name
-                FROM push_subscriptions s, messages m JOIN users u ON u.id = m.sender_id
-                WHERE s.id = ? AND m.id = ?
-                """, claim.subscription, claim.message) { row in
-                PushJob(id: claim.id,
-                        subscription: PushSubscription(id: claim.subscription, userID: row.int(0), sessionID: row.optionalInt(1),
-                                                       endpoint: row.text(2), p256dh: row.blob(3), auth: row.blob(4)),
-                        message: Message(id: claim.message, chatID: row.int(5), senderID: row.int(6), text: row.text(7),
-                                         clientID: row.optionalText(8), sentAt: row.int(9), isRead: false),
-                        senderName: row.text(10), attempts: claim.attempts)
-            }
+        let claim = Int.random(in: 1...Int.max)
+        guard try connection.run("""
+            UPDATE push_outbox SET due_at = CAST(?1 AS BIGINT) + CAST(?2 AS BIGINT), attempts = attempts + 1, claim = ?4
+            WHERE id IN (\(due))
+            """, now, lease, limit, claim) > 0 else { return [] }
+        return try connection.query("""
+            SELECT o.id, o.attempts - 1, s.id, s.user_id, s.session_id, s.endpoint, s.p256dh, s.auth,
+                   m.id, m.chat_id, m.sender_id, m.text, m.client_id, m.sent_at, u.name
+            FROM push_outbox o
+            JOIN push_subscriptions s ON s.id = o.subscription_id
+            JOIN messages m ON m.id = o.message_id
+            JOIN users u ON u.id = m.sender_id
+            WHERE o.due_at = CAST(?1 AS BIGINT) + CAST(?2 AS BIGINT) AND o.claim = ?3
+            ORDER BY o.id
+            """, now, lease, claim) { row in
+            PushJob(id: row.int(0),
+                    subscription: PushSubscription(id: row.int(2), userID: row.int(3), sessionID: row.optionalInt(4),
+                                                   endpoint: row.text(5), p256dh: row.blob(6), auth: row.blob(7)),
+                    message: Message(id: row.int(8), chatID: row.int(9), senderID: row.int(10), text: row.text(11),
+                                     clientID: row.optionalText(12), sentAt: row.int(13), isRead: false),
+                    senderName: row.text(14), attempts: row.int(1))
         }
     }
 

@@ -222,7 +222,8 @@ public enum SQLiteSchema {
             subscription_id INTEGER NOT NULL REFERENCES push_subscriptions(id) ON DELETE CASCADE,
             message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
             due_at INTEGER NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0
+            attempts INTEGER NOT NULL DEFAULT 0,
+            claim INTEGER
         );
         CREATE INDEX push_outbox_due ON push_outbox(due_at);
         CREATE INDEX push_outbox_subscription ON push_outbox(subscription_id);
