@@ -186,4 +186,36 @@ import Testing
         #expect(try service.nextPush(timeout: 2) == nil)
         stream.connection.reset()
     }
+
+    /// `--vapid-key FILE`: the server signs with the key of a PEM file made
+    /// elsewhere, and gives its public half to browsers.
+    @Test func aVAPIDKeyFromAFileIsTheOneGivenToBrowsers() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-vapid-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pem = folder.appendingPathComponent("vapid.pem").path
+        let maker = Process()
+        maker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        maker.arguments = ["python3", "-c", """
+            import base64, sys
+            from cryptography.hazmat.primitives import serialization
+            from cryptography.hazmat.primitives.asymmetric import ec
+            key = ec.generate_private_key(ec.SECP256R1())
+            open(sys.argv[1], "wb").write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()))
+            point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+            print(base64.urlsafe_b64encode(point).rstrip(b"=").decode())
+            """, pem]
+        let output = Pipe()
+        maker.standardOutput = output
+        try maker.run()
+        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(expected.count == 87)
+        let app = try TestApp { $0.push.keyFile = pem }
+        let user = try app.user("alice")
+        #expect(try user.get("/api/push/key").json["key"] as? String == expected)
+        // A file that holds no key stops the server at start, saying which file.
+        let broken = folder.appendingPathComponent("broken.pem").path
+        try Data("not a key".utf8).write(to: URL(fileURLWithPath: broken))
+        #expect(throws: ConfigurationError.self) { _ = try TestApp { $0.push.keyFile = broken } }
+    }
 }
