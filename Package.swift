@@ -84,11 +84,12 @@ let package = Package(
             dependencies: ["TailorDomain", "TailorViews", "TailorStore", "TailorHTTP", "TailorLoop", .product(name: "Logging", package: "swift-log")]
         ),
 
-        // Web Push: payload encryption, the server's key, endpoints, and the
-        // HTTPS client that posts pushes to push services.
+        // Web Push: payload encryption, the server's key and its tokens (JSON
+        // written by the read model's writer), endpoints, and the HTTPS client
+        // that posts pushes to push services.
         .target(
             name: "TailorPush",
-            dependencies: ["CLibCurl", "TailorLoop", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CLibCurl", "TailorLoop", "TailorViews", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         // The application: the router and writer, the feed's followers, accounts, routes, operations, the wiring.

@@ -1,4 +1,5 @@
 import Crypto
+import TailorViews
 
 /// The server's identity to push services (RFC 8292): a P-256 key pair whose
 /// public half browsers subscribe with, and which signs a short-lived token on
@@ -32,23 +33,14 @@ public struct VAPIDKey: Sendable {
     /// ES256 and valid until `expiry` (seconds since 1970; at most a day ahead).
     public func authorization(audience: String, subject: String, expiry: Int) throws -> String {
         let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"ES256"}"#.utf8))
-        let claims = "{\"aud\":\(jsonString(audience)),\"exp\":\(expiry),\"sub\":\(jsonString(subject))}"
-        let signed = header + "." + Base64URL.encode(Array(claims.utf8))
+        var claims = JSONWriter(capacity: 128)
+        claims.object {
+            $0.field("aud", audience)
+            $0.field("exp", expiry)
+            $0.field("sub", subject)
+        }
+        let signed = header + "." + Base64URL.encode(claims.bytes)
         let signature = try privateKey.signature(for: Array(signed.utf8))
         return "vapid t=\(signed).\(Base64URL.encode(Array(signature.rawRepresentation))), k=\(publicKey)"
-    }
-
-    /// A JSON string of `text`, which here is an origin or a mailto: or https:
-    /// address: quotes and backslashes escaped, controls refused earlier.
-    private func jsonString(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
     }
 }
