@@ -59,13 +59,21 @@ final class PushDelivery: Sendable {
         worker = Task(executorPreference: executor) { [events, client, key, settings, metrics, logger, now] in
             let delivery = Round(events: events, client: client, key: key, settings: settings, metrics: metrics, logger: logger, now: now)
             for await _ in wakes {
-                try? await Task.sleep(for: .milliseconds(delay))
+                do {
+                    try await Task.sleep(for: .milliseconds(delay))
+                } catch {
+                    return  // cancelled: the server is stopping
+                }
                 await delivery.deliverDue()
             }
         }
         ticker = Task(executorPreference: executor) {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(Self.pollInterval))
+            while true {
+                do {
+                    try await Task.sleep(for: .seconds(Self.pollInterval))
+                } catch {
+                    return  // cancelled: the server is stopping
+                }
                 waker.yield()
             }
         }
