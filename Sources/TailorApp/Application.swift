@@ -31,8 +31,6 @@ public final class Application: Sendable {
     private let pushHandOff: PushHandOff
     /// Every route's pattern (`/api/chats/{id}`), as registered, with its methods.
     public let routeTable: [(pattern: String, methods: [HTTPMethod])]
-    /// Every route's pattern.
-    public var routes: [String] { routeTable.map(\.pattern) }
 
     public init(configuration: TailorConfiguration, logger: Logger = Logger(label: "tailor")) throws {
         self.configuration = configuration

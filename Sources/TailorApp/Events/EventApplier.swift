@@ -98,7 +98,7 @@ struct EventApplier {
         case .subscriptionGone(let subscription):
             try store.removeSubscription(id: subscription)
         case .cancel(let message):
-            _ = try store.cancelPushes(of: message)
+            try store.cancelPushes(of: message)
         }
         return .pushRecorded
     }

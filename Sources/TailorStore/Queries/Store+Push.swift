@@ -57,15 +57,6 @@ extension Store {
         try connection.run("DELETE FROM push_subscriptions WHERE id = ?", id)
     }
 
-    public func pushSubscriptions(of user: Int) throws -> [PushSubscription] {
-        try connection.query("""
-            SELECT id, user_id, session_id, endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = ? ORDER BY id
-            """, user) { row in
-            PushSubscription(id: row.int(0), userID: row.int(1), sessionID: row.optionalInt(2), endpoint: row.text(3),
-                             p256dh: row.blob(4), auth: row.blob(5))
-        }
-    }
-
     // MARK: The outbox
 
     /// Queues a push of `message` to each subscription of `recipient`, due at
@@ -122,12 +113,7 @@ extension Store {
     }
 
     /// The recipient saw `message` on a stream: its pushes are not sent.
-    public func cancelPushes(of message: Int) throws -> Int {
+    public func cancelPushes(of message: Int) throws {
         try connection.run("DELETE FROM push_outbox WHERE message_id = ?", message)
-    }
-
-    /// The soonest a queued push is due, if any is queued.
-    public func nextPushDue() throws -> Int? {
-        try connection.first("SELECT min(due_at) FROM push_outbox", binding: []) { $0.optionalInt(0) } ?? nil
     }
 }
