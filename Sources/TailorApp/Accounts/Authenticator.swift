@@ -255,13 +255,8 @@ final class Authenticator: Sendable {
             // `Bearer TOKEN`, the scheme in any case (RFC 9110 §11.1), read in
             // place: a slice of the field, no copy, on every request.
             guard let space = authorization.firstIndex(of: " "), authorization[..<space].lowercased() == "bearer" else { return nil }
-            let token = authorization[authorization.index(after: space)...]
-            // Nothing to trim in a well-formed field: both its ends are visible ASCII.
-            if let head = token.utf8.first, let tail = token.utf8.last, (0x21...0x7E).contains(head), (0x21...0x7E).contains(tail) {
-                return token
-            }
-            let trimmed = token.trimmed
-            return trimmed.isEmpty ? nil : Substring(trimmed)
+            let token = authorization[authorization.index(after: space)...].trimmedSlice
+            return token.isEmpty ? nil : token
         }
         for name in sessionCookieNames {
             let values = request.headers.cookies(name)
