@@ -20,7 +20,10 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.request
 import uuid
+
+import websocket
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
@@ -73,6 +76,56 @@ def browser():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_window_size(*DESKTOP)
     return driver
+
+
+class DevTools:
+    """A DevTools connection of our own to a browser's page, to read the events
+    it sends, which Selenium's commands do not return."""
+
+    def __init__(self, driver):
+        address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        with urllib.request.urlopen(f"http://{address}/json/list") as answer:
+            pages = [target for target in json.load(answer) if target["type"] == "page"]
+        # Without an Origin header: the browser refuses connections from pages.
+        self.socket = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=WAIT,
+                                                  suppress_origin=True)
+        self.last_id = 0
+        self.unread = []
+
+    def command(self, method, params=None):
+        self.last_id += 1
+        self.socket.send(json.dumps({"id": self.last_id, "method": method, "params": params or {}}))
+        return self.last_id
+
+    def call(self, method, params=None):
+        """Sends a command and waits for its answer; the events before it stay unread."""
+        sent = self.command(method, params)
+        answer = self.next(lambda message: message.get("id") == sent, WAIT)
+        if answer is None or "error" in answer:
+            raise AssertionError(f"{method} failed: {answer}")
+        return answer.get("result")
+
+    def wait_for(self, method, matches, seconds):
+        """The params of the first event named `method` that `matches`."""
+        event = self.next(lambda message: message.get("method") == method and matches(message["params"]), seconds)
+        return event and event["params"]
+
+    def next(self, wanted, seconds):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            unread = [message for message in self.unread if wanted(message)]
+            if unread:
+                self.unread.remove(unread[0])
+                return unread[0]
+            self.socket.settimeout(max(0.1, deadline - time.time()))
+            try:
+                self.unread.append(json.loads(self.socket.recv()))
+            except websocket.WebSocketTimeoutException:
+                break
+        return None
+
+    def close(self):
+        self.socket.close()
 
 
 class WebClientTest(unittest.TestCase):
@@ -348,32 +401,35 @@ class WebClientTest(unittest.TestCase):
         bob.find_element(By.CSS_SELECTOR, "#account summary").click()
         origin = self.server.url
         bob.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})
-        bob.execute_cdp_cmd("ServiceWorker.enable", {})
+        devtools = DevTools(bob)
+        self.addCleanup(devtools.close)
+        # DevTools names a registration by a number the page cannot read; it
+        # tells it in the events of its ServiceWorker domain, and a push is
+        # delivered once the registration's worker is active.
+        devtools.call("ServiceWorker.enable")
         scope = bob.execute_async_script(
             "import('/js/push.js').then(push => push.pushWorker()).then(() => navigator.serviceWorker.ready)"
             ".then(registration => arguments[0](registration.scope), error => arguments[0]('failed: ' + error))")
         self.assertEqual(scope, origin + "/")
+        active = devtools.wait_for(
+            "ServiceWorker.workerVersionUpdated",
+            lambda params: any(version["scriptURL"] == origin + "/push-worker.js" and version["status"] == "activated"
+                               for version in params["versions"]),
+            WAIT)
+        self.assertIsNotNone(active, "DevTools told of no active push worker")
+        registration = next(version["registrationId"] for version in active["versions"]
+                            if version["scriptURL"] == origin + "/push-worker.js" and version["status"] == "activated")
         payload = json.dumps({"chatId": "7", "contact": "alice", "open": {"href": "/api/chats/7", "method": "GET"},
                               "text": "a push for bob"})
-        # DevTools names a registration by a number the page cannot read: the
-        # profile's registrations are numbered from 0, and pushes to another
-        # origin's are refused.
+        devtools.call("ServiceWorker.deliverPushMessage",
+                      {"origin": origin, "registrationId": registration, "data": payload})
         notifications = "navigator.serviceWorker.ready.then(r => r.getNotifications())" \
                         ".then(list => arguments[0](list.map(n => [n.title, n.body, n.tag])))"
         shown = []
-        for registration in range(10):
-            try:
-                bob.execute_cdp_cmd("ServiceWorker.deliverPushMessage",
-                                    {"origin": origin, "registrationId": str(registration), "data": payload})
-            except WebDriverException:
-                continue
-            # The first registration is the likely one: it gets the longer wait.
-            deadline = time.time() + (WAIT if registration == 0 else 3)
-            while not shown and time.time() < deadline:
-                shown = bob.execute_async_script(notifications)
-                time.sleep(0.1)
-            if shown:
-                break
+        deadline = time.time() + WAIT
+        while not shown and time.time() < deadline:
+            shown = bob.execute_async_script(notifications)
+            time.sleep(0.1)
         self.assertEqual(shown, [["alice", "a push for bob", "chat-7"]])
         # A click on it makes the worker ask the page to open the chat (DevTools
         # cannot click a notification): the page's half, given that message.
