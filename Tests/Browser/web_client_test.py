@@ -124,6 +124,16 @@ class DevTools:
                 break
         return None
 
+    def drain(self):
+        """What is left to read now."""
+        left = []
+        while True:
+            self.socket.settimeout(0.2)
+            try:
+                left.append(json.loads(self.socket.recv()))
+            except websocket.WebSocketTimeoutException:
+                return left
+
     def close(self):
         self.socket.close()
 
@@ -421,16 +431,24 @@ class WebClientTest(unittest.TestCase):
                             if version["scriptURL"] == origin + "/push-worker.js" and version["status"] == "activated")
         payload = json.dumps({"chatId": "7", "contact": "alice", "open": {"href": "/api/chats/7", "method": "GET"},
                               "text": "a push for bob"})
-        devtools.call("ServiceWorker.deliverPushMessage",
-                      {"origin": origin, "registrationId": registration, "data": payload})
         notifications = "navigator.serviceWorker.ready.then(r => r.getNotifications())" \
                         ".then(list => arguments[0](list.map(n => [n.title, n.body, n.tag])))"
-        shown = []
-        deadline = time.time() + WAIT
-        while not shown and time.time() < deadline:
-            shown = bob.execute_async_script(notifications)
-            time.sleep(0.1)
-        self.assertEqual(shown, [["alice", "a push for bob", "chat-7"]])
+        # A worker that has only just become active may miss a push DevTools
+        # hands it (seen on a loaded machine); a push service would send it
+        # again, and so does this test. One tag, so a second shows as one.
+        shown, deliveries = [], 0
+        while not shown and deliveries < 3:
+            devtools.call("ServiceWorker.deliverPushMessage",
+                          {"origin": origin, "registrationId": registration, "data": payload})
+            deliveries += 1
+            deadline = time.time() + WAIT / 3
+            while not shown and time.time() < deadline:
+                shown = bob.execute_async_script(notifications)
+                time.sleep(0.1)
+        if shown and deliveries > 1:
+            print(f"the push showed after {deliveries} deliveries", file=sys.stderr)
+        self.assertEqual(shown, [["alice", "a push for bob", "chat-7"]],
+                         f"registration {registration}, {deliveries} pushes; DevTools told: {devtools.unread + devtools.drain()}")
         # A click on it makes the worker ask the page to open the chat (DevTools
         # cannot click a notification): the page's half, given that message.
         bob.execute_script("navigator.serviceWorker.dispatchEvent(new MessageEvent('message', {data: {openChat: '7'}}))")
