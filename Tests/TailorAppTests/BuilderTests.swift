@@ -259,7 +259,7 @@ import Testing
 
 @Suite struct SHA256Tests {
     private func hex(_ text: String) -> String {
-        SHA256.hash(Array(text.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        SHA256.hash(Array(text.utf8)).bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     @Test func matchesTheStandardsTestVectors() {

@@ -41,6 +41,20 @@ import Testing
         #expect(response.errorCode != nil)
     }
 
+    /// `Bearer` in any case, with any spaces before the token (RFC 9110
+    /// §11.1); any other scheme, or no token, is no credential.
+    @Test func theBearerSchemeIsReadInAnyCase() throws {
+        let app = try TestApp()
+        let token = try #require(try app.client().send("POST", "/api/users", json: #"{"name":"erin"}"#).json["token"] as? String)
+        for field in ["Bearer \(token)", "bEaReR \(token)", "BEARER   \(token)", "Bearer \t\(token)  "] {
+            #expect(try app.client().get("/api/me", headers: ["Authorization: \(field)"]).status == 200, "\(field)")
+        }
+        for field in ["Basic \(token)", "Bearer", "Bearer   ", "Bearer\(token)", "Bearers \(token)", "Bearer x\(token)"] {
+            let answer = try app.client().get("/api/me", headers: ["Authorization: \(field)"])
+            #expect(answer.status == 401, "\(field)")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func namesAreUniqueIgnoringCase(_ backend: Backend) throws {
         let app = try TestApp(backend: backend)

@@ -89,9 +89,10 @@ struct AccountRoutes {
     }
 
     /// A session for the browser that sent `request`, with a token of its own.
-    private static func newSession(for request: HTTPRequest) -> (token: String, NewSession) {
+    private static func newSession(for request: HTTPRequest) -> (token: String, hash: SHA256.Digest, NewSession) {
         let token = Authenticator.newToken()
-        return (token, NewSession(tokenHash: Authenticator.hash(token), userAgent: request.headers["user-agent"] ?? ""))
+        let hash = Authenticator.hash(token)
+        return (token, hash, NewSession(tokenHash: hash.bytes, userAgent: request.headers["user-agent"] ?? ""))
     }
 
     /// Names: 1–32 ASCII letters, digits, `_` or `-`.
@@ -114,16 +115,16 @@ struct AccountRoutes {
         guard name.lowercased() != User.botName else { throw taken }
         let token = Authenticator.newToken()
         let hash = Authenticator.hash(token)
-        let (sessionToken, session) = Self.newSession(for: request)
+        let (sessionToken, sessionHash, session) = Self.newSession(for: request)
         let (user, started): (User, Session)
         do {
             let passwordHash: String? = if let password { try await context.auth.passwords.hash(password, for: request) } else { nil }
-            (user, started) = try await context.events.signUp(name: name, tokenHash: hash, session: session, passwordHash: passwordHash)
+            (user, started) = try await context.events.signUp(name: name, tokenHash: hash.bytes, session: session, passwordHash: passwordHash)
         } catch StoreError.nameTaken {
             throw taken
         }
         context.auth.remember(context.auth.newCredential(user: user, session: nil, hash: hash))
-        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: started.tokenHash))
+        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: sessionHash))
         return ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
                                           status: .created, headers: [Authenticator.sessionCookie(sessionToken, for: request)])
     }
@@ -144,9 +145,9 @@ struct AccountRoutes {
             }
             user = try await context.auth.user(named: name, password: password, for: request)
         }
-        let (sessionToken, session) = Self.newSession(for: request)
+        let (sessionToken, sessionHash, session) = Self.newSession(for: request)
         let started = try await context.events.startSession(user: user.id, session)
-        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: started.tokenHash))
+        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: sessionHash))
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),
                                           headers: [Authenticator.sessionCookie(sessionToken, for: request)])
     }

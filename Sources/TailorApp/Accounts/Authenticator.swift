@@ -60,9 +60,8 @@ final class Authenticator: Sendable {
         }.joined()
     }
 
-    static func hash(_ token: some StringProtocol) -> [UInt8] {
-        // In place where the text is stored as UTF-8, as a header's is.
-        token.utf8.withContiguousStorageIfAvailable { SHA256.hash($0) } ?? SHA256.hash(Array(token.utf8))
+    static func hash(_ token: some StringProtocol) -> SHA256.Digest {
+        token.utf8.withContiguousStorageIfAvailable { SHA256.hash(UnsafeRawBufferPointer($0)) } ?? SHA256.hash(Array(token.utf8))
     }
 
     /// The request's user, or a 401; a write past the user's rate is a 429.
@@ -158,8 +157,8 @@ final class Authenticator: Sendable {
 
     /// Who sends the request, or a 401.
     private func identify(_ request: HTTPRequest) async throws -> Credential {
-        guard let token = try Self.token(in: request) else { throw Self.noToken }
-        guard let credential = try await credential(token: token) else { throw Self.invalidToken }
+        guard let hash = try Self.tokenHash(in: request) else { throw Self.noToken }
+        guard let credential = try await credential(hash: hash) else { throw Self.invalidToken }
         return credential
     }
 
@@ -174,15 +173,15 @@ final class Authenticator: Sendable {
     /// here is left to the handler, which meets it again and reports it.
     func refusal(for request: HTTPRequest) async -> HTTPError? {
         guard request.path.hasPrefix("/api/"), !(Self.openRoutes.contains(request.path) && request.method == .post) else { return nil }
-        let token: Substring
+        let hash: SHA256.Digest
         do {
-            guard let sent = try Self.token(in: request) else { return Self.noToken }
-            token = sent
+            guard let sent = try Self.tokenHash(in: request) else { return Self.noToken }
+            hash = sent
         } catch {
             return error
         }
         do {
-            return try await credential(token: token) == nil ? Self.invalidToken : nil
+            return try await credential(hash: hash) == nil ? Self.invalidToken : nil
         } catch {
             return nil
         }
@@ -190,7 +189,11 @@ final class Authenticator: Sendable {
 
     /// The credential a token is: an account's token, else a session's.
     func credential(token: some StringProtocol) async throws -> Credential? {
-        let hash = Self.hash(token)
+        try await credential(hash: Self.hash(token))
+    }
+
+    /// The credential of the token that hashes to `hash`.
+    private func credential(hash: SHA256.Digest) async throws -> Credential? {
         if let credential = credentials.credential(for: hash) { return credential }
         let checkedAt = credentials.now
         guard let (found, lastSeenAt) = try await database.readOffLoop({ try Self.credential(hash, in: $0, checkedAt: checkedAt) })
@@ -201,15 +204,15 @@ final class Authenticator: Sendable {
         return found
     }
 
-    private static func credential(_ hash: [UInt8], in store: Store, checkedAt: CredentialCache.Moment) throws -> (Credential, lastSeenAt: Int?)? {
-        if let user = try store.user(tokenHash: hash) { return (Credential(user: user, session: nil, hash: hash, checkedAt: checkedAt), nil) }
-        return try store.session(tokenHash: hash).map {
+    private static func credential(_ hash: SHA256.Digest, in store: Store, checkedAt: CredentialCache.Moment) throws -> (Credential, lastSeenAt: Int?)? {
+        if let user = try store.user(tokenHash: hash.bytes) { return (Credential(user: user, session: nil, hash: hash, checkedAt: checkedAt), nil) }
+        return try store.session(tokenHash: hash.bytes).map {
             (Credential(user: $0.1, session: $0.0.id, hash: hash, checkedAt: checkedAt), $0.0.lastSeenAt)
         }
     }
 
     /// A credential made now, for a token just given out.
-    func newCredential(user: User, session: Int?, hash: [UInt8]) -> Credential {
+    func newCredential(user: User, session: Int?, hash: SHA256.Digest) -> Credential {
         Credential(user: user, session: session, hash: hash, checkedAt: credentials.now)
     }
 
@@ -228,7 +231,7 @@ final class Authenticator: Sendable {
 
     /// An ended session's token no longer authenticates.
     func forget(_ session: Session) {
-        credentials.forget(session.tokenHash)
+        credentials.forget(storedHash: session.tokenHash)
         _ = seen.withLock { $0.removeValue(forKey: session.id) }
     }
 
@@ -246,25 +249,35 @@ final class Authenticator: Sendable {
         }
     }
 
-    /// The bearer token, else the session cookie's value: the `__Host-` one
+    /// The hash of the bearer token, else of the session cookie's value: the `__Host-` one
     /// when it is sent, else the plain one (set over HTTP, or before the
     /// server gave `__Host-` cookies). Two different values of one cookie are
     /// refused: one of them was planted by another site.
-    static func token(in request: HTTPRequest) throws(HTTPError) -> Substring? {
-        if let authorization = request.headers["authorization"] {
-            // `Bearer TOKEN`, the scheme in any case (RFC 9110 §11.1), read in
-            // place: a slice of the field, no copy, on every request.
-            guard let space = authorization.firstIndex(of: " "), authorization[..<space].lowercased() == "bearer" else { return nil }
-            let token = authorization[authorization.index(after: space)...].trimmedSlice
-            return token.isEmpty ? nil : token
+    static func tokenHash(in request: HTTPRequest) throws(HTTPError) -> SHA256.Digest? {
+        if let authorization = request.headers.valueBytes("authorization") {
+            return authorization.withUnsafeBytes(bearerTokenHash)
         }
         for name in sessionCookieNames {
             let values = request.headers.cookies(name)
             guard let first = values.first else { continue }
             guard values.allSatisfy({ $0 == first }) else { throw twoSessionCookies }
-            return Substring(first)
+            return hash(first)
         }
         return nil
+    }
+
+    /// The hash of the token of an `Authorization: Bearer TOKEN` field, the
+    /// scheme in any case (RFC 9110 §11.1), read in place: no copy of the
+    /// field on every request. Nil for another scheme or no token.
+    private static func bearerTokenHash(in field: UnsafeRawBufferPointer) -> SHA256.Digest? {
+        let scheme: StaticString = "bearer"
+        let length = scheme.utf8CodeUnitCount
+        guard field.count > length, field[length] == UInt8(ascii: " ") else { return nil }
+        for index in 0..<length where HTTPHeaders.lowercased(field[index]) != scheme.utf8Start[index] { return nil }
+        // The field's value has no white space at its end.
+        var start = length + 1
+        while start < field.count, HTTPHeaders.isSpace(field[start]) { start += 1 }
+        return start == field.count ? nil : SHA256.hash(UnsafeRawBufferPointer(rebasing: field[start...]))
     }
 
     /// The session cookie's names, the `Secure` one first.

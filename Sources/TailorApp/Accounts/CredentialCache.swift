@@ -7,7 +7,7 @@ struct Credential: Sendable {
     let user: User
     /// The session, when the token is a browser session's rather than the account's.
     let session: Int?
-    let hash: [UInt8]
+    let hash: SHA256.Digest
     /// When the token was last known valid: a session that ends after it is
     /// seen by `CredentialCache.hasForgotten(_:since:)`.
     var checkedAt: CredentialCache.Moment
@@ -31,11 +31,11 @@ final class CredentialCache: Sendable {
     }
 
     private struct State {
-        var known: [[UInt8]: Credential] = [:]
+        var known: [SHA256.Digest: Credential] = [:]
         /// Counts what was forgotten.
         var tick: UInt64 = 0
         /// When each recently forgotten token was forgotten.
-        var forgotten: [[UInt8]: UInt64] = [:]
+        var forgotten: [SHA256.Digest: UInt64] = [:]
         /// Forgetting before this tick is no longer told apart: a token known
         /// valid only before it counts as forgotten.
         var forgottenFrom: UInt64 = 0
@@ -54,7 +54,7 @@ final class CredentialCache: Sendable {
     }
 
     /// The remembered credential of `hash`, known valid now.
-    func credential(for hash: [UInt8]) -> Credential? {
+    func credential(for hash: SHA256.Digest) -> Credential? {
         state.withLock { state in
             guard var credential = state.known[hash] else { return nil }
             credential.checkedAt = Moment(tick: state.tick)
@@ -73,7 +73,7 @@ final class CredentialCache: Sendable {
     }
 
     /// The token's session has ended.
-    func forget(_ hash: [UInt8]) {
+    func forget(_ hash: SHA256.Digest) {
         state.withLock { state in
             state.known.removeValue(forKey: hash)
             state.tick += 1
@@ -85,12 +85,19 @@ final class CredentialCache: Sendable {
         }
     }
 
+    /// The token whose hash the store kept as these bytes: its session has ended.
+    func forget(storedHash bytes: [UInt8]) {
+        // A hash of another size was never remembered.
+        guard let hash = SHA256.Digest(bytes) else { return }
+        forget(hash)
+    }
+
     /// Whether `hash` was forgotten after `moment`.
-    func hasForgotten(_ hash: [UInt8], since moment: Moment) -> Bool {
+    func hasForgotten(_ hash: SHA256.Digest, since moment: Moment) -> Bool {
         state.withLock { Self.hasForgotten(hash, since: moment, in: $0) }
     }
 
-    private static func hasForgotten(_ hash: [UInt8], since moment: Moment, in state: State) -> Bool {
+    private static func hasForgotten(_ hash: SHA256.Digest, since moment: Moment, in state: State) -> Bool {
         if moment.tick < state.forgottenFrom { return true }
         return state.forgotten[hash].map { $0 > moment.tick } ?? false
     }

@@ -5,31 +5,50 @@ import CLibCrypto
 /// A system library like SQLite and libpq: no package that brings Foundation
 /// and its ICU data into the server. Checked against the standard's test vectors.
 enum SHA256 {
-    static let byteCount = 32
+    /// A digest as a value of fixed size: made, compared and hashed as a
+    /// dictionary key without a heap allocation, as a token's is on every request.
+    struct Digest: Hashable, Sendable {
+        private let words: (UInt64, UInt64, UInt64, UInt64)
 
-    /// The algorithm fetched from OpenSSL's default provider once: naming it
-    /// on each call (`EVP_sha256()`) makes OpenSSL 3 look it up every time.
-    /// `nonisolated(unsafe)` because an `OpaquePointer` is not `Sendable`:
-    /// the pointer never changes after the fetch, and OpenSSL documents a
-    /// fetched algorithm as usable from any thread at once.
-    private nonisolated(unsafe) static let algorithm: OpaquePointer = {
-        guard let fetched = EVP_MD_fetch(nil, "SHA256", nil) else { preconditionFailure("libcrypto has no SHA-256") }
-        return fetched
-    }()
+        static let byteCount = 32
 
-    static func hash(_ message: [UInt8]) -> [UInt8] {
-        message.withUnsafeBufferPointer { hash($0) }
+        /// The digest of this size read back, as the store keeps it; nil for any other size.
+        init?(_ bytes: [UInt8]) {
+            guard bytes.count == Self.byteCount else { return nil }
+            words = bytes.withUnsafeBytes { raw in
+                (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                 raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            }
+        }
+
+        fileprivate init(words: (UInt64, UInt64, UInt64, UInt64)) {
+            self.words = words
+        }
+
+        /// The digest's bytes, in the standard's order.
+        var bytes: [UInt8] {
+            withUnsafeBytes(of: words) { Array($0) }
+        }
+
+        static func == (a: Digest, b: Digest) -> Bool {
+            a.words == b.words
+        }
+
+        func hash(into hasher: inout Hasher) {
+            withUnsafeBytes(of: words) { hasher.combine(bytes: $0) }
+        }
+    }
+
+    static func hash(_ message: [UInt8]) -> Digest {
+        message.withUnsafeBytes { hash($0) }
     }
 
     /// The digest of bytes read in place (a token in its header, say).
-    static func hash(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        let done = digest.withUnsafeMutableBufferPointer { out in
-            EVP_Digest(message.baseAddress, message.count, out.baseAddress, &length, algorithm, nil)
+    static func hash(_ message: UnsafeRawBufferPointer) -> Digest {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { digest in
+            tailor_sha256(message.baseAddress, message.count, digest.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        // EVP_Digest fails only without memory or with a broken library: nothing to go on with.
-        precondition(done == 1 && length == UInt32(byteCount), "libcrypto's SHA-256 failed")
-        return digest
+        return Digest(words: words)
     }
 }

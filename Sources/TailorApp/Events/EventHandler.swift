@@ -61,7 +61,7 @@ final class EventHandler: Sendable {
                 }
                 onMessage(message, chat)
             case .sessionEnded(let hash):
-                credentials.forget(hash)
+                credentials.forget(storedHash: hash)
                 streams.endStreams(ofSession: hash)
             case .pushesQueued(let message, let chat, let recipient):
                 onPushesQueued(message, chat.id, recipient)

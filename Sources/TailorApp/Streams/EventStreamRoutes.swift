@@ -21,7 +21,7 @@ struct EventStreamRoutes {
             let user = credential.user
             let topics = try await topics(request, user: user)
             // A session's stream ends with the session; the account token's has none.
-            let session = credential.session == nil ? nil : credential.hash
+            let session = credential.session == nil ? nil : credential.hash.bytes
             let lastEventID = Self.lastEventID(of: request)
             let takesPatches = try Self.takesPatches(request)
             var response = HTTPResponse(status: .ok, headers: [

@@ -13,8 +13,8 @@ enum DemoData {
         guard try database.read({ try $0.user(named: "alice") }) == nil else { return nil }
         let aliceToken = Authenticator.newToken()
         let bobToken = Authenticator.newToken()
-        let alice = try await events.signUp(name: "alice", tokenHash: Authenticator.hash(aliceToken))
-        let bob = try await events.signUp(name: "bob", tokenHash: Authenticator.hash(bobToken))
+        let alice = try await events.signUp(name: "alice", tokenHash: Authenticator.hash(aliceToken).bytes)
+        let bob = try await events.signUp(name: "bob", tokenHash: Authenticator.hash(bobToken).bytes)
 
         let chat = try await events.openChat(user: alice.id, contact: "bob").chat
         let lines: [(Int, String)] = [(alice.id, "Hi Bob! Did the parcel arrive?"), (bob.id, "Yes, this morning."),

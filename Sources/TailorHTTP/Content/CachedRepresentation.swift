@@ -10,10 +10,10 @@ import TailorLoop
 ///
 /// The gzip variant is made when a client first asks for it, not with the
 /// representation: a view model rebuilt for event streams after every change
-/// may never be fetched gzipped at all. Nor are the response fields kept: most
-/// versions are built for streams and never fetched, and lists of fields made
-/// with each would cost the publisher lanes much of their work for answers
-/// never given.
+/// may never be fetched gzipped at all. So are the fields of each kind of
+/// answer: most versions are built for streams and never fetched, and lists
+/// of fields made with each would cost the publisher lanes much of their work
+/// for answers never given; once made, every later answer shares them.
 public final class CachedRepresentation: Sendable {
     public let contentType: String
     public let identity: SharedBytes
@@ -22,6 +22,7 @@ public final class CachedRepresentation: Sendable {
     /// Whether the body could be sent gzipped, so that its answers say `Vary`.
     private let isCompressible: Bool
     private let gzipVariant = Mutex(GzipVariant.notMadeYet)
+    private let keptFields = Mutex(KeptFields())
 
     private enum GzipVariant {
         case notMadeYet
@@ -83,29 +84,75 @@ public final class CachedRepresentation: Sendable {
     public func response(to request: HTTPRequest, status: HTTPStatus = .ok) -> HTTPResponse {
         let gzip = acceptsGzip(request) ? self.gzip : nil
         let etag = gzip != nil ? gzipETag! : identityETag
-        if let condition = request.headers["if-none-match"], ETag.ifNoneMatch(condition, matches: etag) {
-            return HTTPResponse(status: .notModified, headers: fields(etag: etag, body: nil))
+        if let condition = request.headers.valueBytes("if-none-match"), ETag.ifNoneMatch(condition, matches: etag) {
+            return HTTPResponse(status: .notModified, headers: fields(of: gzip != nil ? .notModifiedGzip : .notModified))
         }
         if let gzip {
-            return HTTPResponse(status: status, headers: fields(etag: etag, body: .gzip), body: gzip)
+            return HTTPResponse(status: status, headers: fields(of: .gzip), body: gzip)
         }
-        return HTTPResponse(status: status, headers: fields(etag: etag, body: .identity), body: identity)
+        return HTTPResponse(status: status, headers: fields(of: .identity), body: identity)
     }
 
-    private enum Body {
+    /// The kinds of answer, each with fields of its own.
+    private enum Answer {
         case identity
         case gzip
+        /// 304 for the identity variant's tag.
+        case notModified
+        /// 304 for the gzip variant's tag.
+        case notModifiedGzip
     }
 
-    /// The fields of an answer with `etag` and the `body` sent, if any. Vary is
-    /// said whenever the answer could depend on Accept-Encoding, so that a
-    /// shared cache never hands gzip to a client that did not ask for it.
-    private func fields(etag: String, body: Body?) -> [HTTPField] {
+    /// Each kind of answer's fields, once one has been given. Four values, not
+    /// a list: made with every representation, a list would be an allocation each.
+    private struct KeptFields {
+        private var identity, gzip, notModified, notModifiedGzip: [HTTPField]?
+
+        subscript(answer: Answer) -> [HTTPField]? {
+            get {
+                switch answer {
+                case .identity: identity
+                case .gzip: gzip
+                case .notModified: notModified
+                case .notModifiedGzip: notModifiedGzip
+                }
+            }
+            set {
+                switch answer {
+                case .identity: identity = newValue
+                case .gzip: gzip = newValue
+                case .notModified: notModified = newValue
+                case .notModifiedGzip: notModifiedGzip = newValue
+                }
+            }
+        }
+    }
+
+    /// The fields of `answer`, made on its first use and shared after.
+    private func fields(of answer: Answer) -> [HTTPField] {
+        if let kept = keptFields.withLock({ $0[answer] }) { return kept }
+        let made = makeFields(of: answer)
+        keptFields.withLock { $0[answer] = made }
+        return made
+    }
+
+    /// Vary is said whenever the answer could depend on Accept-Encoding, so
+    /// that a shared cache never hands gzip to a client that did not ask for it.
+    private func makeFields(of answer: Answer) -> [HTTPField] {
         var fields: [HTTPField] = []
-        fields.reserveCapacity(4)
-        if body != nil { fields.append(HTTPField("Content-Type", contentType)) }
-        if body == .gzip { fields.append(HTTPField("Content-Encoding", "gzip")) }
-        fields.append(HTTPField("ETag", etag))
+        switch answer {
+        case .identity:
+            fields.append(HTTPField("Content-Type", contentType))
+            fields.append(HTTPField("ETag", identityETag))
+        case .gzip:
+            fields.append(HTTPField("Content-Type", contentType))
+            fields.append(HTTPField("Content-Encoding", "gzip"))
+            fields.append(HTTPField("ETag", gzipETag!))
+        case .notModified:
+            fields.append(HTTPField("ETag", identityETag))
+        case .notModifiedGzip:
+            fields.append(HTTPField("ETag", gzipETag!))
+        }
         if isCompressible { fields.append(HTTPField("Vary", "Accept-Encoding")) }
         return fields
     }

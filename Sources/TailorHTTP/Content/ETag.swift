@@ -49,13 +49,24 @@ public enum ETag {
     /// Whether an `If-None-Match` value matches `tag`: `*`, or any listed tag
     /// equal to it under the weak comparison of RFC 9110 §13.1.2.
     public static func ifNoneMatch(_ header: String, matches tag: String) -> Bool {
-        let wanted = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
-        for candidate in header.split(separator: ",") {
-            var candidate = candidate.drop { $0 == " " || $0 == "\t" }
-            while candidate.last == " " || candidate.last == "\t" { candidate = candidate.dropLast() }
-            if candidate == "*" { return true }
-            if candidate.hasPrefix("W/") { candidate = candidate.dropFirst(2) }
-            if candidate == wanted { return true }
+        ifNoneMatch(Array(header.utf8)[...], matches: tag)
+    }
+
+    /// `ifNoneMatch` on the field's bytes in place, as a request's conditional
+    /// GET is answered: no copy of the field, no list of its tags.
+    public static func ifNoneMatch(_ header: ArraySlice<UInt8>, matches tag: String) -> Bool {
+        var tag = tag.utf8[...]
+        if tag.starts(with: "W/".utf8) { tag = tag.dropFirst(2) }
+        var rest = header
+        while !rest.isEmpty {
+            let comma = rest.firstIndex(of: UInt8(ascii: ",")) ?? rest.endIndex
+            var candidate = rest[..<comma]
+            rest = comma == rest.endIndex ? rest[comma...] : rest[(comma + 1)...]
+            while let first = candidate.first, HTTPHeaders.isSpace(first) { candidate.removeFirst() }
+            while let last = candidate.last, HTTPHeaders.isSpace(last) { candidate.removeLast() }
+            if candidate.elementsEqual("*".utf8) { return true }
+            if candidate.starts(with: "W/".utf8) { candidate = candidate.dropFirst(2) }
+            if candidate.elementsEqual(tag) { return true }
         }
         return false
     }

@@ -93,7 +93,7 @@ public final class StaticFiles: Sendable {
             return representation.response(to: request)
         case .large(let path, let identity):
             let fields = [HTTPField("Content-Type", ContentType.forFile(path)), HTTPField("ETag", identity.etag)]
-            if let condition = request.headers["if-none-match"], ETag.ifNoneMatch(condition, matches: identity.etag) {
+            if let condition = request.headers.valueBytes("if-none-match"), ETag.ifNoneMatch(condition, matches: identity.etag) {
                 return HTTPResponse(status: .notModified, headers: fields)
             }
             guard let body = FileBody(path: path, length: identity.size) else { throw HTTPError.notFound() }

@@ -4,9 +4,8 @@ extension StringProtocol where UTF8View: BidirectionalCollection {
         hasNothingToTrim ? String(self) : String(trimmedSlice)
     }
 
-    /// `trimmed` as a slice of the text: nothing copied, as a token read from
-    /// its header on every request needs.
-    package var trimmedSlice: SubSequence {
+    /// `trimmed` as a slice of the text: nothing copied.
+    private var trimmedSlice: SubSequence {
         if hasNothingToTrim { return self[...] }
         guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
             return self[endIndex...]

@@ -41,6 +41,12 @@ public struct HTTPHeaders: Sendable {
         return string(field.valueStart, field.valueEnd)
     }
 
+    /// The first value of the field `name` as its bytes in place, or nil: no
+    /// `String` is made for a value read on every request (a bearer token).
+    public func valueBytes(_ name: String) -> ArraySlice<UInt8>? {
+        first(name).map(bytes)
+    }
+
     /// Every value of the field `name`, in order.
     public func values(_ name: String) -> [String] {
         matching(name).map { string($0.valueStart, $0.valueEnd) }
@@ -86,11 +92,11 @@ public struct HTTPHeaders: Sendable {
         String(decoding: head[Int(start)..<Int(end)], as: UTF8.self)
     }
 
-    static func isSpace(_ byte: UInt8) -> Bool {
+    package static func isSpace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
-    static func equalIgnoringCase(_ bytes: ArraySlice<UInt8>, _ other: some Collection<UInt8>) -> Bool {
+    package static func equalIgnoringCase(_ bytes: ArraySlice<UInt8>, _ other: some Collection<UInt8>) -> Bool {
         guard bytes.count == other.count else { return false }
         var index = bytes.startIndex
         for byte in other {
@@ -100,7 +106,7 @@ public struct HTTPHeaders: Sendable {
         return true
     }
 
-    static func lowercased(_ byte: UInt8) -> UInt8 {
+    package static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }
