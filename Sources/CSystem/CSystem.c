@@ -80,6 +80,10 @@ int csystem_listen_tcp(const char *host, int port, int backlog, int reuse_port, 
         int one = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+        // Answers leave at once, not after Nagle's wait for an acknowledgement.
+        // Set here, every accepted socket inherits it (Linux copies it to the
+        // connection): no call per connection.
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         if (bind(fd, address->ai_addr, address->ai_addrlen) == 0 && listen(fd, backlog) == 0) break;
         int saved = errno;
         close(fd);

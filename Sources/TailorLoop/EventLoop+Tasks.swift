@@ -27,6 +27,8 @@ extension EventLoop {
     public func connect(host: String, port: Int, from source: String? = nil) throws -> SocketConnection {
         let fd = source.map { csystem_connect_tcp(host, Int32(port), $0) } ?? csystem_connect_tcp(host, Int32(port), nil)
         guard fd >= 0 else { throw SystemError("connect to \(host):\(port)") }
+        // An accepted socket has it from its listener (`SocketListener`).
+        _ = csystem_set_nodelay(fd)
         return try SocketConnection(fd: fd, loop: self)
     }
 

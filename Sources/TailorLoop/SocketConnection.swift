@@ -39,7 +39,6 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     init(fd: Int32, loop: EventLoop) throws {
         self.fd = fd
         self.loop = loop
-        _ = csystem_set_nodelay(fd)
         try loop.register(self, options: Int32(CSYSTEM_WATCH_EDGE | CSYSTEM_WATCH_WRITES), timed: true)
     }
 

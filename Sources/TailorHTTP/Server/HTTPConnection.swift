@@ -101,6 +101,10 @@ final class HTTPConnection {
             }
             if !keepAlive {
                 try await flush()
+                // A client that asked to close sends nothing more (RFC 9112
+                // §9.6): with nothing of it unread, the close cannot reset the
+                // answer, and closing at once saves the wait for its end.
+                if !head.keepAlive && !response.closesConnection && inbound.isEmpty { return .finished }
                 await lingerAndClose()
                 return .finished
             }
@@ -329,7 +333,15 @@ final class HTTPConnection {
         var discarded = 0
         while discarded < 1024 * 1024 {
             inbound.consume(inbound.count)
-            guard let count = try? await socket.read(into: inbound.space(minimum: 16 * 1024)), count > 0 else { break }
+            let count: Int
+            do {
+                // Discarded in the buffer's own size: growing it for this would allocate.
+                count = try await socket.read(into: inbound.space(minimum: Self.readSize))
+            } catch {
+                // Timed out, reset or shut down: the answer has had its chance.
+                break
+            }
+            guard count > 0 else { break }
             inbound.commit(count)
             discarded += count
         }

@@ -5,9 +5,10 @@ import TailorLoop
 
 /// An HTTP/1.1 server on its own event loops.
 ///
-/// Each accepted connection becomes a task bound to the loop that accepted it;
-/// that task serves the connection's requests one after another until it
-/// closes, or until it hands the connection to a response stream.
+/// Each accepted connection is served by a task bound to the loop that
+/// accepted it, which serves the connection's requests one after another until
+/// it closes, or until it hands the connection to a response stream; then the
+/// task waits for the loop's next connection (`IdleConnectionTasks`).
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     public let responder: HTTPResponder
@@ -19,6 +20,10 @@ public final class HTTPServer: Sendable {
     /// The Date field's bytes, one per loop, indexed by the loop's index; each
     /// opened only inside tasks on its own loop.
     private let dates: [ThreadConfined<HTTPDate>]
+    /// Each loop's tasks waiting for a connection, indexed like `dates`.
+    private let idleTasks: [ThreadConfined<IdleConnectionTasks>]
+    /// Tasks a loop keeps waiting for connections at most.
+    static let idleTasksPerLoop = 64
     private let activeConnections = WatchedCount()
     /// Open connections per client address, when they are limited.
     private let connectionsByAddress = Mutex<[PeerAddress: Int]>([:])
@@ -35,6 +40,7 @@ public final class HTTPServer: Sendable {
         }
         group = try EventLoopGroup(loopCount: configuration.loopCount)
         dates = group.loops.map { _ in ThreadConfined(HTTPDate()) }
+        idleTasks = group.loops.map { _ in ThreadConfined(IdleConnectionTasks(limit: Self.idleTasksPerLoop)) }
     }
 
     /// The port listened on (the chosen one when configured with 0).
@@ -60,7 +66,10 @@ public final class HTTPServer: Sendable {
     public func shutdown() {
         guard !draining.exchange(true, ordering: .relaxed) else { return }
         listener.stop(on: group)
-        group.executeOnEachAndWait { $0.closeIdleConnections() }
+        group.executeOnEachAndWait { [idleTasks] loop in
+            idleTasks[loop.index].value.stop()
+            loop.closeIdleConnections()
+        }
         let giveUp = MonotonicClock.after(seconds: configuration.shutdownGracePeriod)
         while MonotonicClock.now < giveUp {
             if activeConnections.wait(until: { $0 == 0 }, deadline: min(giveUp, MonotonicClock.after(seconds: 0.005))) { break }
@@ -98,9 +107,16 @@ public final class HTTPServer: Sendable {
             release(peer)
             activeConnections.add(-1)
         }
+        let connection = AcceptedConnection(socket: socket, peer: peer)
+        let idle = idleTasks[loop.index]
+        if idle.value.handOver(connection) { return }
         let date = dates[loop.index]
         Task(executorPreference: loop) {
-            await HTTPConnection(socket: socket, peer: peer, server: self, date: date.value).run()
+            var next: AcceptedConnection? = connection
+            while let connection = next {
+                await HTTPConnection(socket: connection.socket, peer: connection.peer, server: self, date: date.value).run()
+                next = await idle.value.next()
+            }
         }
     }
 

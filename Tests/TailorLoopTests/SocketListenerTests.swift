@@ -1,0 +1,38 @@
+import Glibc
+import Synchronization
+import TailorLoop
+import Testing
+
+/// The listening socket and what it hands to the loops.
+@Suite struct SocketListenerTests {
+    /// Whether Nagle's algorithm is off on `fd`.
+    private static func sendsAtOnce(_ fd: Int32) -> Bool {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0 && value != 0
+    }
+
+    @Test func anAcceptedSocketSendsWithoutNaglesWait() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let listener = try SocketListener(host: "127.0.0.1", port: 0)
+        let accepted = Mutex<Bool?>(nil)
+        try listener.start(on: group) { fd, _, _ in
+            accepted.withLock { $0 = Self.sendsAtOnce(fd) }
+            close(fd)
+        }
+        defer { listener.stop(on: group) }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        for _ in 0..<500 where accepted.withLock({ $0 }) == nil { usleep(10_000) }
+        #expect(accepted.withLock { $0 } == true)
+    }
+}
