@@ -38,9 +38,27 @@ public struct HTTPRequestParser: Sendable {
     /// Where the current line starts.
     private var lineStart = 0
     private var requestLineEnded = false
+    /// The last head's bytes and its fields' ranges, which its `HTTPHeaders`
+    /// share. Once that request is answered and let go, the next head is
+    /// written into the same storage: a connection's requests allocate none.
+    private var headBytes: [UInt8] = []
+    private var fieldRanges: [HTTPHeaders.Field] = []
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
+    }
+
+    /// Heads up to this size keep their storage for the next one; a larger
+    /// head's is given back (`shrink`), so that an idle connection does not
+    /// hold what one large request needed.
+    static let keptHeadBytes = 4096
+
+    /// Gives back the storage of a head larger than `keptHeadBytes`; call
+    /// once its request is answered.
+    public mutating func shrink() {
+        guard headBytes.capacity > Self.keptHeadBytes else { return }
+        headBytes = []
+        fieldRanges = []
     }
 
     /// Forgets a finished head; call after consuming its bytes.
@@ -97,8 +115,12 @@ public struct HTTPRequestParser: Sendable {
     /// Fields a browser's request usually has, at most.
     static let usualFieldCount = 24
 
-    private func interpretHead(_ head: UnsafeRawBufferPointer, end: Int) -> Result {
-        let copy = Array(head)
+    private mutating func interpretHead(_ head: UnsafeRawBufferPointer, end: Int) -> Result {
+        // Kept if no earlier request still holds it, else a new one (copy on write).
+        headBytes.removeAll(keepingCapacity: true)
+        // As typed bytes: appended in one copy, not byte by byte.
+        headBytes.append(contentsOf: head.assumingMemoryBound(to: UInt8.self))
+        let copy = headBytes
         var lines = LineCursor(bytes: copy)
         guard let requestLine = lines.next() else { return .failure(.malformed("The request line is missing.")) }
 
@@ -133,12 +155,12 @@ public struct HTTPRequestParser: Sendable {
         case .failure(let error): return .failure(error)
         }
 
-        var fields: [HTTPHeaders.Field] = []
+        fieldRanges.removeAll(keepingCapacity: true)
         // One allocation for a usual request's fields, not one per doubling.
-        fields.reserveCapacity(Self.usualFieldCount)
+        fieldRanges.reserveCapacity(Self.usualFieldCount)
         while let line = lines.next() {
             if line.isEmpty { break }
-            guard fields.count < limits.maxHeaderFields else { return .failure(.tooManyHeaders) }
+            guard fieldRanges.count < limits.maxHeaderFields else { return .failure(.tooManyHeaders) }
             guard !HTTPHeaders.isSpace(line[line.startIndex]) else {
                 return .failure(.malformed("Folded header lines are not accepted."))
             }
@@ -155,11 +177,11 @@ public struct HTTPRequestParser: Sendable {
             guard line[valueStart..<valueEnd].allSatisfy(Self.isFieldValueByte) else {
                 return .failure(.malformed("A header field value holds a control character."))
             }
-            fields.append(HTTPHeaders.Field(
+            fieldRanges.append(HTTPHeaders.Field(
                 nameStart: Int32(line.startIndex), nameEnd: Int32(colon),
                 valueStart: Int32(valueStart), valueEnd: Int32(valueEnd)))
         }
-        let headers = HTTPHeaders(head: copy, fields: fields)
+        let headers = HTTPHeaders(head: copy, fields: fieldRanges)
 
         if minorVersion == 1 && headers.count(of: "host") != 1 {
             return .failure(.malformed("An HTTP/1.1 request needs exactly one Host field."))

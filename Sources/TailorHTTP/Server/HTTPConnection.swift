@@ -110,6 +110,7 @@ final class HTTPConnection {
             }
             if outbound.pendingBytes >= Self.flushThreshold { try await flush() }
             inbound.shrinkIfEmpty()
+            parser.shrink()
         }
         try await flush()
         return .finished
