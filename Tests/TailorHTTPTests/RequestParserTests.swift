@@ -134,6 +134,28 @@ import Testing
         #expect(head.expectsContinue)
     }
 
+    /// The parser writes each head where the last one was; a request that still
+    /// holds the last one keeps it whole, and a large head's storage is given back.
+    @Test func aHeadStillHeldIsNotOverwrittenByTheNext() throws {
+        var parser = HTTPRequestParser()
+        func next(_ raw: String) throws -> HTTPRequestHead {
+            defer { parser.reset() }
+            guard case .head(let head, _) = Array(raw.utf8).withUnsafeBytes({ parser.parse($0) }) else {
+                throw HTTPParseError.malformed("no head: \(raw)")
+            }
+            return head
+        }
+        let first = try next("GET /a HTTP/1.1\r\nHost: one\r\nX-First: 1\r\n\r\n")
+        let second = try next("GET /b HTTP/1.1\r\nHost: two\r\nX-Second: 2\r\n\r\n")
+        #expect(first.headers["host"] == "one" && first.headers["x-first"] == "1" && first.headers["x-second"] == nil)
+        #expect(second.headers["host"] == "two" && second.headers["x-second"] == "2")
+        let large = try next("GET /c HTTP/1.1\r\nHost: three\r\nX-Large: \(String(repeating: "l", count: 8_000))\r\n\r\n")
+        parser.shrink()
+        let small = try next("GET /d HTTP/1.1\r\nHost: four\r\n\r\n")
+        #expect(large.headers["x-large"]?.count == 8_000 && large.headers["host"] == "three")
+        #expect(small.headers["host"] == "four" && small.headers.count == 1 && small.path == "/d")
+    }
+
     private func parseWhole(_ raw: String) -> HTTPRequestParser.Result {
         var parser = HTTPRequestParser()
         return Array(raw.utf8).withUnsafeBytes { parser.parse($0) }
