@@ -120,8 +120,8 @@ public struct HTTPRequestParser: Sendable {
         headBytes.removeAll(keepingCapacity: true)
         // As typed bytes: appended in one copy, not byte by byte.
         headBytes.append(contentsOf: head.assumingMemoryBound(to: UInt8.self))
-        let copy = headBytes
-        var lines = LineCursor(bytes: copy)
+        let bytes = headBytes
+        var lines = LineCursor(bytes: bytes)
         guard let requestLine = lines.next() else { return .failure(.malformed("The request line is missing.")) }
 
         // METHOD SP TARGET SP VERSION: exactly two spaces, found in place.
@@ -181,7 +181,7 @@ public struct HTTPRequestParser: Sendable {
                 nameStart: Int32(line.startIndex), nameEnd: Int32(colon),
                 valueStart: Int32(valueStart), valueEnd: Int32(valueEnd)))
         }
-        let headers = HTTPHeaders(head: copy, fields: fieldRanges)
+        let headers = HTTPHeaders(head: bytes, fields: fieldRanges)
 
         if minorVersion == 1 && headers.count(of: "host") != 1 {
             return .failure(.malformed("An HTTP/1.1 request needs exactly one Host field."))
