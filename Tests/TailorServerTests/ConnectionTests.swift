@@ -43,6 +43,31 @@ import Testing
         }
     }
 
+    /// The task that served a connection serves the loop's next one with the
+    /// same buffers: nothing the first left behind (a head cut short, a body
+    /// cut short, a request sent after `Connection: close`) reaches the second.
+    @Test func nothingOfAnEndedConnectionReachesTheNext() throws {
+        let server = try TestServer { $0.loopCount = 1 }
+        let leftovers = [
+            "GET /healthz HTTP/1.1\r\nHost: test\r\nX-Cut: ",
+            "POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nonly a part",
+            "GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\nPOST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nstale",
+        ]
+        for leftover in leftovers {
+            do {
+                let first = try server.client()
+                try first.send(leftover)
+                if leftover.contains("close") { #expect(try first.readResponse().status == 200) }
+            }
+            #expect(server.waitForConnectionCount(0), "the first connection did not end: \(leftover)")
+            let second = try server.client()
+            try second.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nfresh")
+            let response = try second.readResponse()
+            #expect(response.status == 200 && response.text == "fresh", "after \(leftover)")
+            #expect(server.waitForConnectionCount(1))
+        }
+    }
+
     @Test func connectionCloseIsHonoured() throws {
         let server = try TestServer()
         let client = try server.client()

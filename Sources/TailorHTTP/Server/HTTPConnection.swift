@@ -13,9 +13,8 @@ final class HTTPConnection {
     private let peer: PeerAddress
     private let server: HTTPServer
     private let date: HTTPDate
-    private var parser: HTTPRequestParser
-    private var inbound = InboundBuffer(capacity: 4096)
-    private var outbound = OutboundQueue()
+    /// The parser and the buffers, lent by the task that serves connections.
+    private let buffers: ConnectionBuffers
     /// No request has been read yet: the head timer runs from the accept, so
     /// that a connection that never sends a byte is not kept as if it were idle.
     private var awaitingFirstRequest = true
@@ -33,12 +32,13 @@ final class HTTPConnection {
     /// Queued answers past this size are written without waiting for more.
     private static let flushThreshold = 64 * 1024
 
-    init(socket: SocketConnection, peer: PeerAddress, server: HTTPServer, date: HTTPDate) {
+    /// `buffers` hold nothing of another connection (`ConnectionBuffers.emptied()`).
+    init(socket: SocketConnection, peer: PeerAddress, server: HTTPServer, date: HTTPDate, buffers: ConnectionBuffers) {
         self.socket = socket
         self.peer = peer
         self.server = server
         self.date = date
-        parser = HTTPRequestParser(limits: server.configuration.parserLimits)
+        self.buffers = buffers
         noteHangUp = { [presence] in presence.noteLeft() }
     }
 
@@ -104,13 +104,13 @@ final class HTTPConnection {
                 // A client that asked to close sends nothing more (RFC 9112
                 // §9.6): with nothing of it unread, the close cannot reset the
                 // answer, and closing at once saves the wait for its end.
-                if !head.keepAlive && !response.closesConnection && inbound.isEmpty { return .finished }
+                if !head.keepAlive && !response.closesConnection && buffers.inbound.isEmpty { return .finished }
                 await lingerAndClose()
                 return .finished
             }
-            if outbound.pendingBytes >= Self.flushThreshold { try await flush() }
-            inbound.shrinkIfEmpty()
-            parser.shrink()
+            if buffers.outbound.pendingBytes >= Self.flushThreshold { try await flush() }
+            buffers.inbound.shrinkIfEmpty()
+            buffers.parser.shrink()
         }
         try await flush()
         return .finished
@@ -120,14 +120,14 @@ final class HTTPConnection {
 
     /// The next request's head, or nil when the connection should end quietly.
     private func nextHead() async throws -> HTTPRequestHead? {
-        let idleWait = inbound.isEmpty && !awaitingFirstRequest
+        let idleWait = buffers.inbound.isEmpty && !awaitingFirstRequest
         socket.deadline = MonotonicClock.after(seconds: idleWait ? configuration.idleTimeout : configuration.headerTimeout)
         defer { awaitingFirstRequest = false }
         while true {
-            switch parser.parse(inbound.readable) {
+            switch buffers.parser.parse(buffers.inbound.readable) {
             case .head(let head, let length):
-                inbound.consume(length)
-                parser.reset()
+                buffers.inbound.consume(length)
+                buffers.parser.reset()
                 return head
             case .failure(let error):
                 try await answerAndClose(HTTPError(error).response, minorVersion: 1)
@@ -136,29 +136,29 @@ final class HTTPConnection {
                 break
             }
             // Everything answered so far goes out before we wait for more.
-            if !outbound.isEmpty { try await flush() }
-            let empty = inbound.isEmpty
+            if !buffers.outbound.isEmpty { try await flush() }
+            let empty = buffers.inbound.isEmpty
             if empty && server.isDraining { return nil }
             socket.isIdle = empty
             let count: Int
             do {
-                count = try await socket.read(into: inbound.space(minimum: Self.readSize))
+                count = try await socket.read(into: buffers.inbound.space(minimum: Self.readSize))
                 socket.isIdle = false
-            } catch ConnectionError.timedOut where !inbound.isEmpty {
+            } catch ConnectionError.timedOut where !buffers.inbound.isEmpty {
                 try await answerAndClose(HTTPError.timedOut.response, minorVersion: 1)
                 return nil
             } catch ConnectionError.shuttingDown {
                 // Bytes that have already arrived are a request in flight, not idleness.
-                guard let count = try socket.readIfAvailable(into: inbound.space(minimum: Self.readSize)), count > 0 else { return nil }
+                guard let count = try socket.readIfAvailable(into: buffers.inbound.space(minimum: Self.readSize)), count > 0 else { return nil }
                 socket.isIdle = false
-                inbound.commit(count)
+                buffers.inbound.commit(count)
                 socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout)
                 continue
             } catch ConnectionError.timedOut {
                 return nil
             }
             guard count > 0 else { return nil }
-            inbound.commit(count)
+            buffers.inbound.commit(count)
             // After a keep-alive wait the head timer starts with the request's
             // first byte; the first request's runs from the accept.
             if empty && !awaitingFirstRequest { socket.deadline = MonotonicClock.after(seconds: configuration.headerTimeout) }
@@ -182,29 +182,29 @@ final class HTTPConnection {
         case .length(let length):
             // Refused before a byte of it is read (RFC 9110 §15.5.14).
             guard length <= configuration.maxBodyBytes else { return .rejected(.bodyTooLarge) }
-            if head.expectsContinue && inbound.count < length {
+            if head.expectsContinue && buffers.inbound.count < length {
                 if let answer = await server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
                 try await sendContinue()
             }
             var body: [UInt8] = []
             body.reserveCapacity(length)
             while true {
-                let take = min(inbound.count, length - body.count)
-                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: inbound.readable[0..<take]))
-                inbound.consume(take)
+                let take = min(buffers.inbound.count, length - body.count)
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffers.inbound.readable[0..<take]))
+                buffers.inbound.consume(take)
                 if body.count == length { return .complete(body) }
                 if let stop = try await readMore() { return stop }
             }
         case .chunked:
-            if head.expectsContinue && inbound.isEmpty {
+            if head.expectsContinue && buffers.inbound.isEmpty {
                 if let answer = await server.responder.answerBeforeBody(head) { return .answeredBeforeBody(answer) }
                 try await sendContinue()
             }
             var decoder = ChunkedBodyDecoder(maxBodyBytes: configuration.maxBodyBytes,
                                              maxTrailerBytes: configuration.parserLimits.maxHeadBytes)
             while true {
-                let (progress, consumed) = decoder.decode(inbound.readable)
-                inbound.consume(consumed)
+                let (progress, consumed) = decoder.decode(buffers.inbound.readable)
+                buffers.inbound.consume(consumed)
                 switch progress {
                 case .finished: return .complete(decoder.body)
                 case .failure(let error): return .rejected(error)
@@ -219,9 +219,9 @@ final class HTTPConnection {
     private func readMore() async throws -> BodyOutcome? {
         socket.deadline = min(MonotonicClock.after(seconds: configuration.headerTimeout), bodyDeadline)
         do {
-            let count = try await socket.read(into: inbound.space(minimum: 16 * 1024))
+            let count = try await socket.read(into: buffers.inbound.space(minimum: 16 * 1024))
             guard count > 0 else { return .peerGone }
-            inbound.commit(count)
+            buffers.inbound.commit(count)
             return nil
         } catch ConnectionError.timedOut {
             return .timedOut
@@ -243,7 +243,7 @@ final class HTTPConnection {
         // RFC 9110 §8.6: no Content-Length on 1xx or 204; a 304 has no body to count.
         let hasLength = status >= 200 && status != 204 && status != 304
         let inlineBody = omitBody || !hasLength || response.file != nil ? nil : response.body
-        outbound.append(body: inlineBody) { head in
+        buffers.outbound.append(body: inlineBody) { head in
             writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers, requestID: response.requestID) { head in
                 if hasLength {
                     head.append("\r\nContent-Length: ")
@@ -286,7 +286,7 @@ final class HTTPConnection {
     /// stream, whose owner ends the body and closes the connection. This task
     /// and its buffers end here: an idle stream keeps only what it needs to write.
     private func serveStream(_ response: HTTPResponse, stream: @Sendable (ResponseStream) async -> Void, minorVersion: Int) async throws {
-        outbound.append(body: nil) { head in
+        buffers.outbound.append(body: nil) { head in
             writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers, requestID: response.requestID) { head in
                 // HTTP/1.0 has no chunked coding: its stream ends with the connection.
                 head.append(minorVersion == 0 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked\r\nConnection: close")
@@ -308,11 +308,11 @@ final class HTTPConnection {
     }
 
     private func flush() async throws {
-        guard !outbound.isEmpty else { return }
+        guard !buffers.outbound.isEmpty else { return }
         let readDeadline = socket.deadline
         // A client that stops reading its answers is as stuck as an idle one.
         socket.deadline = MonotonicClock.after(seconds: configuration.idleTimeout)
-        try await outbound.flush(to: socket)
+        try await buffers.outbound.flush(to: socket)
         socket.deadline = readDeadline
     }
 
@@ -333,17 +333,17 @@ final class HTTPConnection {
         socket.deadline = MonotonicClock.after(seconds: 2)
         var discarded = 0
         while discarded < 1024 * 1024 {
-            inbound.consume(inbound.count)
+            buffers.inbound.consume(buffers.inbound.count)
             let count: Int
             do {
                 // Discarded in the buffer's own size: growing it for this would allocate.
-                count = try await socket.read(into: inbound.space(minimum: Self.readSize))
+                count = try await socket.read(into: buffers.inbound.space(minimum: Self.readSize))
             } catch {
                 // Timed out, reset or shut down: the answer has had its chance.
                 break
             }
             guard count > 0 else { break }
-            inbound.commit(count)
+            buffers.inbound.commit(count)
             discarded += count
         }
     }

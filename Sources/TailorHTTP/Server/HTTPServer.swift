@@ -112,9 +112,11 @@ public final class HTTPServer: Sendable {
         if idle.value.handOver(connection) { return }
         let date = dates[loop.index]
         Task(executorPreference: loop) {
+            let buffers = ConnectionBuffers(limits: self.configuration.parserLimits)
             var next: AcceptedConnection? = connection
             while let connection = next {
-                await HTTPConnection(socket: connection.socket, peer: connection.peer, server: self, date: date.value).run()
+                await HTTPConnection(socket: connection.socket, peer: connection.peer, server: self, date: date.value,
+                                     buffers: buffers.emptied()).run()
                 next = await idle.value.next()
             }
         }

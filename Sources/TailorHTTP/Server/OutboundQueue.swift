@@ -76,6 +76,13 @@ struct OutboundQueue: ~Copyable {
         pendingBytes = 0
     }
 
+    /// Forgets everything queued, written or not: the connection it was for has ended.
+    mutating func discardAll() {
+        entries.removeAll(keepingCapacity: true)
+        headsUsed = 0
+        pendingBytes = 0
+    }
+
     private mutating func reserve(_ extra: Int) {
         guard heads.count - headsUsed < extra else { return }
         var capacity = heads.count * 2
