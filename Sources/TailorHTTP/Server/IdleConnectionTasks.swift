@@ -18,7 +18,8 @@ struct AcceptedConnection: Sendable {
 final class IdleConnectionTasks {
     private var waiting: [UnsafeContinuation<AcceptedConnection?, Never>] = []
     /// Tasks kept waiting at most: more end, so that a burst of connections
-    /// leaves no lasting crowd of idle tasks.
+    /// leaves no lasting crowd of idle tasks (each keeps its `ConnectionBuffers`,
+    /// about 6 KiB).
     let limit: Int
     private var isStopped = false
 
