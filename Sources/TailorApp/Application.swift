@@ -68,7 +68,7 @@ public final class Application: Sendable {
         // starts. Let go at shutdown: the delivery holds the writer, which holds the feed.
         let pushes = PushHandOff()
         pushHandOff = pushes
-        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams,
+        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams, logger: logger,
                                    onMessage: { message, chat in
                                        if Chatbot.isForBot(message, in: chat, botID: botID) { toBot.yield(Chatbot.Heard(message: message, chat: chat)) }
                                    },

@@ -203,6 +203,26 @@ import Testing
         try expectKept(second, in: writer)
     }
 
+    /// A read that fails while the feed is followed comes back to the caller,
+    /// which says it; the users it was for are not kept, and are read from the
+    /// store until a later change keeps them.
+    @Test func aReadThatFailsIsToldAndLeavesItsUsersOut() throws {
+        let directory = ChatDirectory()
+        let writer = try Writer(path: folder.appendingPathComponent("failing.sqlite").path, directory: ChatDirectory())
+        defer { writer.database.close() }
+        let alice = try writer.signUp("alice")
+        let bob = try writer.signUp("bob")
+        let chat = try writer.open(alice, with: "bob")
+        struct Unreadable: Error {}
+        let failing = FeedSnapshot(begunBy: { throw Unreadable() })
+        let failure = directory.committed([.chatOpened(chat)], at: writer.clock, snapshot: failing)
+        #expect(failure is Unreadable)
+        #expect(directory.summaries(of: alice.id) == nil && directory.summaries(of: bob.id) == nil)
+        let read = directory.committed([.chatOpened(chat)], at: writer.clock, snapshot: FeedSnapshot(writer.store, showing: writer.clock))
+        #expect(read == nil)
+        #expect(directory.summaries(of: alice.id)?.count == 1)
+    }
+
     /// A build that fails is a failure, never "not yours" or "deleted": here
     /// the database file is gone when a new reader must open it.
     @Test func aFailedBuildIsNotAnAbsence() throws {

@@ -1,5 +1,7 @@
+import Logging
 import Synchronization
 import TailorDomain
+import TailorHTTP
 import TailorStore
 import TailorStreams
 import TailorViews
@@ -31,10 +33,15 @@ final class EventHandler: Sendable {
     private let onPushesQueued: @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void
     private let streams: EventStreams
     private let names = Mutex<[Int: String]>([:])
+    /// Reads that failed while the feed was followed: each costs a little
+    /// (a chat not kept, a notification not sent), and none stops the feed,
+    /// but each is said.
+    private let failures: ThrottledLog
 
-    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams,
+    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, logger: Logger,
          onMessage: @escaping @Sendable (Message, Chat) -> Void,
          onPushesQueued: @escaping @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void) {
+        failures = ThrottledLog(logger: logger)
         self.cache = cache
         self.directory = directory
         self.credentials = credentials
@@ -48,7 +55,9 @@ final class EventHandler: Sendable {
     /// servers write too.
     func committed(_ entry: FeedEntry, snapshot: FeedSnapshot) {
         // Before the cache forgets: a view built after that reads the kept chats as they are now.
-        directory.committed(entry.changes, at: entry.position, snapshot: snapshot)
+        if let failure = directory.committed(entry.changes, at: entry.position, snapshot: snapshot) {
+            failures.log("chats touched at feed position \(entry.position) were not kept, their views are read from the database: \(failure)")
+        }
         var changes = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
         for change in entry.changes {
@@ -95,7 +104,14 @@ final class EventHandler: Sendable {
         if let name = names.withLock({ $0[user] }) { return name }
         // A name that cannot be read costs only this notification (the views
         // still change): the feed must go on, not stop at a failed read.
-        guard let found = try? snapshot.reading().user(id: user) else { return nil }
+        let found: User?
+        do {
+            found = try snapshot.reading().user(id: user)
+        } catch {
+            failures.log("a notification of a message from user \(user) was not sent: their name could not be read: \(error)")
+            return nil
+        }
+        guard let found else { return nil }
         names.withLock { names in
             if names.count >= Self.maxKeptNames { names.removeAll() }
             names[user] = found.name

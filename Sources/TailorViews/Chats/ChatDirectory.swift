@@ -95,10 +95,13 @@ package final class ChatDirectory: Sendable {
     /// may show the feed past `position`, since the writer commits on
     /// meanwhile and other servers may write too: a chat
     /// read from it already holds the entries up to there, and skips them
-    /// when they come.
-    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) {
+    /// when they come. Returns the first read that failed, if one did: the
+    /// users it left out are not kept, and their views are built from the
+    /// store, but the caller should say so.
+    @discardableResult
+    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) -> (any Error)? {
         let (touched, stale) = state.withLock { Self.apply(changes, at: position, to: &$0) }
-        guard !touched.isEmpty else { return }
+        guard !touched.isEmpty else { return nil }
         let unknown = state.withLock { state in touched.filter { state.chatIDs(of: $0) == nil } }
         let read = Self.read(users: stale.union(unknown), from: snapshot, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
@@ -117,6 +120,7 @@ package final class ChatDirectory: Sendable {
             }
             Self.evictOlderGenerationIfFull(&state, budget: chatBudget)
         }
+        return read.failure
     }
 
     /// Applies what changed to the kept chats. Returns the users touched, and
@@ -149,13 +153,14 @@ package final class ChatDirectory: Sendable {
     }
 
     /// Reads `users` whole: each one's chat ids, and every chat not known yet.
-    /// A user whose chats cannot all be read, or who has too many, is left out.
+    /// A user whose chats cannot all be read, or who has too many, is left
+    /// out; `failure` is the first read that failed.
     private static func read(users: Set<Int>, from snapshot: FeedSnapshot, knowing isKnown: (Int) -> Bool)
-        -> (users: [Int: [Int]], chats: [Int: KeptChat]) {
+        -> (users: [Int: [Int]], chats: [Int: KeptChat], failure: (any Error)?) {
         var readUsers: [Int: [Int]] = [:]
         var readChats: [Int: KeptChat] = [:]
         // Asked only when there is something to read: it may begin the snapshot.
-        guard !users.isEmpty else { return ([:], [:]) }
+        guard !users.isEmpty else { return ([:], [:], nil) }
         let position: Int
         let store: Store
         do {
@@ -164,16 +169,24 @@ package final class ChatDirectory: Sendable {
         } catch {
             // Without the position nothing read could be placed in the feed:
             // every user is left out, as one whose chats cannot be read is.
-            return ([:], [:])
+            return ([:], [:], error)
         }
+        var failure: (any Error)?
         for user in users {
-            guard let ids = try? store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1), ids.count <= maxChatsOfKeptUser else { continue }
-            let chats = ids.filter { readChats[$0] == nil && !isKnown($0) }.map { id in (id, try? KeptChat(chat: id, from: store, asOf: position)) }
-            guard chats.allSatisfy({ $0.1 != nil }) else { continue }
-            for case let (id, kept?) in chats { readChats[id] = kept }
-            readUsers[user] = ids
+            do {
+                let ids = try store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1)
+                guard ids.count <= maxChatsOfKeptUser else { continue }
+                var chats: [Int: KeptChat] = [:]
+                for id in ids where readChats[id] == nil && !isKnown(id) {
+                    chats[id] = try KeptChat(chat: id, from: store, asOf: position)
+                }
+                readChats.merge(chats) { kept, _ in kept }
+                readUsers[user] = ids
+            } catch {
+                failure = failure ?? error
+            }
         }
-        return (readUsers, readChats)
+        return (readUsers, readChats, failure)
     }
 
     /// Puts `user` in the newer generation.
