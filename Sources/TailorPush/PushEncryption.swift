@@ -21,19 +21,24 @@ public enum PushEncryption {
     /// Whether a subscription's keys can be encrypted for: `p256dh` an
     /// uncompressed point of P-256, `auth` 16 bytes.
     public static func areUsable(p256dh: [UInt8], auth: [UInt8]) -> Bool {
-        guard auth.count == 16, p256dh.count == 65, p256dh.first == 4 else { return false }
+        browserKey(p256dh: p256dh, auth: auth) != nil
+    }
+
+    /// The browser's public key, when `p256dh` is an uncompressed point of
+    /// P-256 and `auth` 16 bytes.
+    private static func browserKey(p256dh: [UInt8], auth: [UInt8]) -> P256.KeyAgreement.PublicKey? {
+        guard auth.count == 16, p256dh.count == 65, p256dh.first == 4 else { return nil }
         do {
-            _ = try P256.KeyAgreement.PublicKey(x963Representation: p256dh)
-            return true
+            return try P256.KeyAgreement.PublicKey(x963Representation: p256dh)
         } catch {
-            return false
+            return nil
         }
     }
 
     /// `plaintext` encrypted for the subscription whose keys these are.
     public static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8]) throws -> [UInt8] {
-        guard areUsable(p256dh: p256dh, auth: auth) else { throw Failure.unusableKeys }
-        return try encrypt(plaintext, for: try P256.KeyAgreement.PublicKey(x963Representation: p256dh), auth: auth)
+        guard let key = browserKey(p256dh: p256dh, auth: auth) else { throw Failure.unusableKeys }
+        return try encrypt(plaintext, for: key, auth: auth)
     }
 
     /// `plaintext` encrypted for the browser whose key is `p256dh` (an

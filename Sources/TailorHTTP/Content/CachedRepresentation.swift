@@ -22,7 +22,9 @@ public final class CachedRepresentation: Sendable {
     /// Whether the body could be sent gzipped, so that its answers say `Vary`.
     private let isCompressible: Bool
     private let gzipVariant = Mutex(GzipVariant.notMadeYet)
-    private let keptFields = Mutex(KeptFields())
+    /// Each kind of answer's fields (indexed by `Answer`), once one was given.
+    /// Empty, so allocating nothing, until the first answer.
+    private let keptFields = Mutex<[[HTTPField]?]>([])
 
     private enum GzipVariant {
         case notMadeYet
@@ -94,7 +96,7 @@ public final class CachedRepresentation: Sendable {
     }
 
     /// The kinds of answer, each with fields of its own.
-    private enum Answer {
+    private enum Answer: Int, CaseIterable {
         case identity
         case gzip
         /// 304 for the identity variant's tag.
@@ -103,36 +105,14 @@ public final class CachedRepresentation: Sendable {
         case notModifiedGzip
     }
 
-    /// Each kind of answer's fields, once one has been given. Four values, not
-    /// a list: made with every representation, a list would be an allocation each.
-    private struct KeptFields {
-        private var identity, gzip, notModified, notModifiedGzip: [HTTPField]?
-
-        subscript(answer: Answer) -> [HTTPField]? {
-            get {
-                switch answer {
-                case .identity: identity
-                case .gzip: gzip
-                case .notModified: notModified
-                case .notModifiedGzip: notModifiedGzip
-                }
-            }
-            set {
-                switch answer {
-                case .identity: identity = newValue
-                case .gzip: gzip = newValue
-                case .notModified: notModified = newValue
-                case .notModifiedGzip: notModifiedGzip = newValue
-                }
-            }
-        }
-    }
-
     /// The fields of `answer`, made on its first use and shared after.
     private func fields(of answer: Answer) -> [HTTPField] {
-        if let kept = keptFields.withLock({ $0[answer] }) { return kept }
+        if let kept = keptFields.withLock({ $0.isEmpty ? nil : $0[answer.rawValue] }) { return kept }
         let made = makeFields(of: answer)
-        keptFields.withLock { $0[answer] = made }
+        keptFields.withLock { kept in
+            if kept.isEmpty { kept = Array(repeating: nil, count: Answer.allCases.count) }
+            kept[answer.rawValue] = made
+        }
         return made
     }
 

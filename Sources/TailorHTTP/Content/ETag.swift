@@ -46,14 +46,10 @@ public enum ETag {
         }
     }
 
-    /// Whether an `If-None-Match` value matches `tag`: `*`, or any listed tag
-    /// equal to it under the weak comparison of RFC 9110 §13.1.2.
-    public static func ifNoneMatch(_ header: String, matches tag: String) -> Bool {
-        ifNoneMatch(Array(header.utf8)[...], matches: tag)
-    }
-
-    /// `ifNoneMatch` on the field's bytes in place, as a request's conditional
-    /// GET is answered: no copy of the field, no list of its tags.
+    /// Whether an `If-None-Match` field matches `tag`: `*`, or any listed tag
+    /// equal to it under the weak comparison of RFC 9110 §13.1.2. Read on the
+    /// field's bytes in place, as a conditional GET is answered: no copy of
+    /// the field, no list of its tags.
     public static func ifNoneMatch(_ header: ArraySlice<UInt8>, matches tag: String) -> Bool {
         var tag = tag.utf8[...]
         if tag.starts(with: "W/".utf8) { tag = tag.dropFirst(2) }

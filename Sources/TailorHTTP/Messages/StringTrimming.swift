@@ -1,25 +1,15 @@
 extension StringProtocol where UTF8View: BidirectionalCollection {
     /// The text without leading and trailing white space (Unicode's, newlines included).
     package var trimmed: String {
-        hasNothingToTrim ? String(self) : String(trimmedSlice)
-    }
-
-    /// `trimmed` as a slice of the text: nothing copied.
-    private var trimmedSlice: SubSequence {
-        if hasNothingToTrim { return self[...] }
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
-            return self[endIndex...]
+        // Most texts trimmed here are tokens and header values with nothing to
+        // trim. Their ends are seen from two bytes: a visible ASCII byte is a
+        // character of its own or the end of one that starts with no white
+        // space, while walking characters costs a grapheme break search each.
+        if let head = utf8.first, let tail = utf8.last, Self.isVisibleASCII(head), Self.isVisibleASCII(tail) {
+            return String(self)
         }
-        return self[first...last]
-    }
-
-    /// Most texts trimmed here are tokens and header values with nothing to
-    /// trim. Their ends are seen from two bytes: a visible ASCII byte is a
-    /// character of its own or the end of one that starts with no white
-    /// space, while walking characters costs a grapheme break search each.
-    private var hasNothingToTrim: Bool {
-        guard let head = utf8.first, let tail = utf8.last else { return false }
-        return Self.isVisibleASCII(head) && Self.isVisibleASCII(tail)
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(self[first...last])
     }
 
     private static func isVisibleASCII(_ byte: UInt8) -> Bool {

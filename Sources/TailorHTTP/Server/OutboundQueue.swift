@@ -71,9 +71,7 @@ struct OutboundQueue: ~Copyable {
         }
         // `entries` keeps the bodies alive until the write is done.
         try await socket.write(UnsafeMutableBufferPointer(rebasing: vectors[0..<count]))
-        entries.removeAll(keepingCapacity: true)
-        headsUsed = 0
-        pendingBytes = 0
+        discardAll()
     }
 
     /// Forgets everything queued, written or not: the connection it was for has ended.
