@@ -29,6 +29,7 @@ public final class Application: Sendable {
     private let chatbotAnswers: Task<Void, Never>
     private let pushDelivery: PushDelivery
     private let pushHandOff: PushHandOff
+    private let presence: PresenceDriver
     /// Every route's pattern (`/api/chats/{id}`), as registered, with its methods.
     public let routeTable: [(pattern: String, methods: [HTTPMethod])]
 
@@ -60,24 +61,37 @@ public final class Application: Sendable {
         let lanes = PublisherLanes(count: 2)
         let credentials = CredentialCache()
         let position = try Store(writer).lastPosition()
-        let views = ViewModelBuilder(database: database, cache: cache, directory: directory, dates: dates, now: now)
+        let presence = Presence(PresenceTracker(server: String(UInt64.random(in: 1...UInt64.max), radix: 36),
+                                                settings: configuration.presenceSettings, alwaysOnline: [botID]))
+        let views = ViewModelBuilder(database: database, cache: cache, directory: directory, presence: presence, dates: dates, now: now)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
-        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
+        // Told of streams once it is made, which needs the streams.
+        let presenceHandOff = Mutex<PresenceDriver?>(nil)
+        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger) { user, opened in
+            guard let driver = presenceHandOff.withLock({ $0 }) else { return }
+            if opened { driver.streamOpened(by: user) } else { driver.streamClosed(by: user) }
+        }
+        // Other servers write a PostgreSQL database too: their commits come
+        // through the feed's follower, this server's own as well, and their
+        // users' presence through notifications.
+        let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
+        let presenceDriver = PresenceDriver(presence: presence, channel: sharedURL.map { PresenceChannel(url: $0, logger: logger) },
+                                            database: database, cache: cache, streams: streams, now: now, logger: logger)
+        presenceHandOff.withLock { $0 = presenceDriver }
+        self.presence = presenceDriver
         let pushKey = try Self.pushKey(configuration.push, store: Store(writer))
         // Made once the writer is; the feed applies nothing before the server
         // starts. Let go at shutdown: the delivery holds the writer, which holds the feed.
         let pushes = PushHandOff()
         pushHandOff = pushes
-        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams, logger: logger,
+        let handler = EventHandler(cache: cache, directory: directory, credentials: credentials, streams: streams, presence: presenceDriver,
+                                   logger: logger,
                                    onMessage: { message, chat in
                                        if Chatbot.isForBot(message, in: chat, botID: botID) { toBot.yield(Chatbot.Heard(message: message, chat: chat)) }
                                    },
                                    onPushesQueued: { message, chat, recipient in
                                        pushes.delivery.withLock { $0 }?.queued(message: message, chat: chat, recipient: recipient)
                                    })
-        // Other servers write a PostgreSQL database too: their commits come
-        // through the feed's follower, this server's own as well.
-        let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
         let progress = FeedProgress(applied: position, isShared: sharedURL != nil)
         follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
         let feed: FeedApplier = if let follower { .follower(follower) }
@@ -91,7 +105,7 @@ public final class Application: Sendable {
                                                          perClient: configuration.passwordAttemptLimit, perName: configuration.passwordNameLimit,
                                                          logger: logger),
                                  sessionIdleTime: configuration.sessionIdleTime, logger: logger)
-        let context = AppContext(events: events, views: views, auth: auth)
+        let context = AppContext(events: events, views: views, auth: auth, presence: presenceDriver)
 
         let readYourWrites = ReadYourWrites(progress: progress, database: database, maxWait: configuration.positionWait)
         var router = Router()
@@ -154,6 +168,7 @@ public final class Application: Sendable {
         pushes.delivery.withLock { [pushDelivery] in $0 = pushDelivery }
         let chatbot = Chatbot(botID: botID, delay: configuration.botDelay, router: events, loops: server.group, logger: logger)
         chatbotAnswers = Task(executorPreference: server.group.next()) { await chatbot.answer(botMessages) }
+        presenceDriver.start(recordingThrough: events, on: server.group.next())
         // Last, once everything that follows the feed is wired; before the
         // demo data, whose writes wait for it.
         follower?.start()
@@ -258,6 +273,7 @@ public final class Application: Sendable {
         heartbeat.cancel()
         memoryUpkeep.stop()
         pushDelivery.stop()
+        presence.stop()
         pushHandOff.delivery.withLock { $0 = nil }
         streams.closeAll()
         server.shutdown()

@@ -1,6 +1,7 @@
 import TailorHTTP
 import TailorLoop
 import TailorStore
+import TailorViews
 
 /// Everything `tailor serve` is told: the HTTP server's address and limits, and
 /// what the application serves.
@@ -18,6 +19,20 @@ public struct TailorConfiguration: Sendable {
     public var botDelay = 1.0
     /// Seconds between heartbeat comments on event streams.
     public var heartbeat = 15.0
+    /// Seconds a user stays online after their last event stream closed: a
+    /// page that reloads is back before it ends.
+    public var offlineGrace = 2.0
+    /// Seconds without a presence signal after which another server is taken
+    /// to be gone, with its users (PostgreSQL only); it sends its heartbeat
+    /// three times as often.
+    public var presenceLifetime = 15.0
+
+    var presenceSettings: PresenceTracker.Settings {
+        var settings = PresenceTracker.Settings()
+        settings.offlineGrace = UInt64(offlineGrace * 1e9)
+        settings.serverLifetime = UInt64(presenceLifetime * 1e9)
+        return settings
+    }
     /// Add the demo users, chats and orders on first start.
     public var demo = false
     /// Bytes the server may hold for caches and for what clients have not taken

@@ -14,4 +14,6 @@ public enum AccountEvent: Sendable {
     case changePassword(user: Int, passwordHash: String, keeping: Int?)
     /// A session was used: when it was last seen, kept roughly.
     case sessionSeen(session: Int)
+    /// `user`'s last event stream on every server closed at `time`.
+    case lastSeen(user: Int, at: Int)
 }

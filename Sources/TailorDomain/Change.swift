@@ -19,6 +19,9 @@ package enum Change: Sendable, Equatable {
     /// with a stream of theirs showing the chat cancels them, and every
     /// server's delivery learns that pushes are due.
     case pushesQueued(message: Int, chat: Chat, recipient: Int)
+    /// `user` left: their last event stream closed at `at` (their contacts
+    /// see "last seen").
+    case lastSeen(user: Int, at: Int)
 
     /// The chat whose messages it changed.
     package var chatID: Int? {
@@ -36,6 +39,8 @@ package enum Change: Sendable, Equatable {
             [.signedUp(user: user.id)]
         case .sessionSeen:
             []
+        case .lastSeen(let user, let time, let changed):
+            changed ? [.lastSeen(user: user, at: time)] : []
         case .sessionEnded(let session):
             [.sessionEnded(tokenHash: session.tokenHash)]
         case .sessionStarted(_, let ended), .passwordChanged(_, let ended):

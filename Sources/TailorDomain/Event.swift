@@ -19,6 +19,8 @@ public enum EventOutcome: Sendable {
     /// A new password, and the sessions that ended with the old one.
     case passwordChanged(user: Int, endedSessions: [Session])
     case sessionSeen
+    /// `changed` unless a later time was recorded already.
+    case lastSeen(user: Int, at: Int, changed: Bool)
     case chatOpened(Chat, contact: User, created: Bool)
     /// `duplicate` when the client id was seen before and nothing was stored;
     /// `pushes` queued to the recipient's push subscriptions.

@@ -128,6 +128,8 @@ package final class EventStreams: Sendable {
     private let eventsMade = Atomic<Int>(0)
     /// The feed position the view cache and the kept chats have followed up to.
     private let applied: Atomic<Int64>
+    /// Told of each stream that opens and closes, in order, for presence.
+    private let watcher: @Sendable (_ user: Int, _ opened: Bool) -> Void
 
     /// A change whose view model failed to build is tried again this many
     /// times, after `retryDelay` and twice as long each time after that.
@@ -136,8 +138,10 @@ package final class EventStreams: Sendable {
 
     /// `position`: the feed's latest when the server starts; its changes are in
     /// every view model built from now on.
-    package init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
+    package init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams"),
+                 watcher: @escaping @Sendable (_ user: Int, _ opened: Bool) -> Void = { _, _ in }) {
         self.views = views
+        self.watcher = watcher
         self.lanes = lanes
         publishers = (0..<lanes.count).map { PublisherLane(index: $0) }
         state = Mutex(State(published: Array(repeating: position, count: lanes.count), loggedSince: position + 1))
@@ -187,6 +191,8 @@ package final class EventStreams: Sendable {
         let resendTopics = state.withLock { state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
+            // Under the lock, as its closing is: the watcher hears them in order.
+            watcher(subscriber.user, true)
             guard let last = lastEventID, last >= state.loggedSince, last <= state.published[lanes.lane(of: subscriber.user)] else {
                 return subscriber.topics
             }
@@ -253,7 +259,8 @@ package final class EventStreams: Sendable {
     /// Takes an ended stream out of every index.
     private func unsubscribe(_ subscriber: Subscriber) {
         state.withLock { state in
-            state.subscribers.remove(subscriber)
+            guard state.subscribers.remove(subscriber) else { return }
+            watcher(subscriber.user, false)
             for topic in subscriber.topics where subscriber.takesPatches {
                 let key = ViewKey(user: subscriber.user, topic: topic)
                 if !state.subscribers.hasPatchFollowers(key) { state.patchBases[key] = nil }

@@ -23,11 +23,12 @@ package struct SubscriberIndex {
         count += 1
     }
 
-    /// Removes `subscriber`, if it is here.
-    package mutating func remove(_ subscriber: Subscriber) {
+    /// Removes `subscriber`, if it is here; whether it was.
+    @discardableResult
+    package mutating func remove(_ subscriber: Subscriber) -> Bool {
         let id = ObjectIdentifier(subscriber)
         let user = subscriber.user
-        guard byUser[user]?.removeValue(forKey: id) != nil else { return }
+        guard byUser[user]?.removeValue(forKey: id) != nil else { return false }
         if byUser[user]?.isEmpty == true { byUser[user] = nil }
         for topic in subscriber.topics {
             let key = ViewKey(user: user, topic: topic)
@@ -42,6 +43,7 @@ package struct SubscriberIndex {
         }
         if followed[user]?.isEmpty == true { followed[user] = nil }
         count -= 1
+        return true
     }
 
     /// Every stream of `user`.

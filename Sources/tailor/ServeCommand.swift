@@ -53,6 +53,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds between heartbeat comments on event streams (\(defaults.heartbeat)).")
     var heartbeat: Double?
 
+    @Option(help: "Seconds a user stays online after their last event stream closed (\(defaults.offlineGrace)).")
+    var offlineGrace: Double?
+
+    @Option(help: "Seconds without a presence signal after which another server counts as gone, with its users (\(defaults.presenceLifetime)).")
+    var presenceLifetime: Double?
+
     @Flag(inversion: .prefixedNo, help: "On first start, add users alice and bob (tokens printed), chats and 100 orders.")
     var demo: Bool?
 
@@ -170,6 +176,10 @@ struct ServeCommand: ParsableCommand {
         configuration.timeZone = try settings.value(timeZone, "time-zone", default: defaults.timeZone)
         configuration.botDelay = try check(try settings.value(botDelay, "bot-delay", default: defaults.botDelay), in: 0...3600, "bot-delay")
         configuration.heartbeat = try check(try settings.value(heartbeat, "heartbeat", default: defaults.heartbeat), in: 0.01...3600, "heartbeat")
+        configuration.offlineGrace = try check(try settings.value(offlineGrace, "offline-grace", default: defaults.offlineGrace), in: 0...3600,
+                                               "offline-grace")
+        configuration.presenceLifetime = try check(try settings.value(presenceLifetime, "presence-lifetime", default: defaults.presenceLifetime),
+                                                   in: 0.3...3600, "presence-lifetime")
         configuration.commitDelay = try check(try settings.value(commitDelay, "commit-delay", default: defaults.commitDelay), in: 0...1, "commit-delay")
         configuration.demo = try settings.switchValue(demo, "demo", default: defaults.demo)
         configuration.memoryBudget = try check(try settings.value(memoryBudget, "memory-budget", default: defaults.memoryBudget),

@@ -86,7 +86,7 @@ import Testing
                         unreadCount: 2),
             ChatSummary(chatID: 8, contact: User(id: 3, name: "carol"), createdAt: Self.now - 2 * Self.day, lastMessage: nil, unreadCount: 0),
         ]
-        let model = ChatListViewModelBuilder(dates: utc).build(summaries, page: .first, now: Self.now)
+        let model = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: .first, now: Self.now)
         #expect(model.unreadTotal == 2)
         #expect(model.items[0].lastMessageDate == "14:05")
         #expect(model.items[0].open == ActionViewModel.get("/api/chats/7"))
@@ -97,14 +97,14 @@ import Testing
         #expect(json.contains(#""next":null"#))
 
         // A page of one: the total unread still counts every chat.
-        let first = ChatListViewModelBuilder(dates: utc).build(summaries, page: ChatListPage(offset: 0, limit: 1), now: Self.now)
+        let first = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: ChatListPage(offset: 0, limit: 1), now: Self.now)
         #expect(first.items.map(\.id) == ["7"])
         #expect(first.next == ActionViewModel.get("/api/chats?offset=1&limit=1"))
-        let second = ChatListViewModelBuilder(dates: utc).build(summaries, page: ChatListPage(offset: 1, limit: 1), now: Self.now)
+        let second = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: ChatListPage(offset: 1, limit: 1), now: Self.now)
         #expect(second.items.map(\.id) == ["8"])
         #expect(second.unreadTotal == 2)
         #expect(second.next == nil)
-        let past = ChatListViewModelBuilder(dates: utc).build(summaries, page: ChatListPage(offset: 5, limit: 1), now: Self.now)
+        let past = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: ChatListPage(offset: 5, limit: 1), now: Self.now)
         #expect(past.items.isEmpty && past.next == nil)
     }
 
@@ -116,7 +116,7 @@ import Testing
             Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, isRead: true),
             Message(id: 11, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, isRead: false),
         ]
-        let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, page: Self.outline(of: messages, hasEarlier: true),
+        let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, contactStatus: .online, page: Self.outline(of: messages, hasEarlier: true),
                                                            request: .latest, unread: 1, load: Self.loader(of: messages))
         let shown = try fields(of: model)
         #expect(model.title == "bob")
@@ -138,7 +138,7 @@ import Testing
         var loaded: [Int] = []
         func screen(of viewer: User, isRead: Bool, also more: [Message] = []) throws -> [[String: String]] {
             let messages = [Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, isRead: isRead)] + more
-            let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, page: Self.outline(of: messages, hasEarlier: false),
+            let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, contactStatus: .online, page: Self.outline(of: messages, hasEarlier: false),
                                       request: .latest, unread: 0) { id in
                 loaded.append(id)
                 return Self.loader(of: messages)(id)
@@ -172,7 +172,7 @@ import Testing
         }
         func screen(_ builder: ChatViewModelBuilder, isRead: Bool) -> ChatViewModel {
             let messages = messages(isRead: isRead)
-            return builder.build(chat: chat, viewer: alice, contact: bob, page: Self.outline(of: messages, hasEarlier: false),
+            return builder.build(chat: chat, viewer: alice, contact: bob, contactStatus: .online, page: Self.outline(of: messages, hasEarlier: false),
                                  request: .latest, unread: 0, load: Self.loader(of: messages))
         }
         let kept = ChatViewModelBuilder(dates: utc, pages: MessagePages())
@@ -268,4 +268,9 @@ import Testing
         #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         #expect(hex(String(repeating: "a", count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+}
+
+extension Presence {
+    /// Presence with nobody online or typing.
+    static var nobody: Presence { Presence(PresenceTracker(server: "test")) }
 }

@@ -21,6 +21,8 @@ import Testing
             .orderChanged(user: 1, order: 9),
             .orderDeleted(user: 1, order: 9),
             .sessionEnded(tokenHash: Array(0...31)),
+            .pushesQueued(message: 41, chat: chat, recipient: 2),
+            .lastSeen(user: 2, at: 1_700_000_004),
         ]
         #expect(try ChangeEncoding.changes(from: ChangeEncoding.bytes(of: changes)) == changes)
         #expect(try ChangeEncoding.changes(from: ChangeEncoding.bytes(of: [])) == [])

@@ -119,7 +119,7 @@ import Testing
         defer { writer.database.close() }
         let now: @Sendable () -> Int = { 1_795_269_909_000 }
         // A cache that keeps nothing: every view is built.
-        let views = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: directory,
+        let views = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: directory, presence: .nobody,
                                dates: DateText(zone: .utc), now: now)
         let alice = try writer.signUp("alice")
         let bob = try writer.signUp("bob")
@@ -130,7 +130,7 @@ import Testing
         }
         func expectSameAsTheDatabase(fallingBack: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let fresh = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 1 << 20), directory: ChatDirectory(),
-                                   dates: DateText(zone: .utc), now: now)
+                                   presence: .nobody, dates: DateText(zone: .utc), now: now)
             for key in keys {
                 let expected = try writer.database.read { try fresh.build(key, from: $0) }?.representation.identity.array
                 let kept = views.buildFromKeptChats(key)
@@ -230,7 +230,7 @@ import Testing
         let writer = try Writer(path: path, directory: ChatDirectory())
         let alice = try writer.signUp("alice")
         try writer.apply(.order(.place(user: alice.id, name: "Tea", currency: "USD", items: [OrderItem(title: "Tea", quantity: 1, priceCents: 1)])))
-        let views = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: ChatDirectory(),
+        let views = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: ChatDirectory(), presence: .nobody,
                                dates: DateText(zone: .utc), now: { 1_000_000 })
         let keys = [ViewKey(user: alice.id, topic: .order(id: 1)), ViewKey(user: alice.id, topic: .order(id: 99))]
         let before = views.representations(for: keys)

@@ -30,7 +30,7 @@ import Testing
         func screen() -> ChatViewModel {
             let page = Array(messages.suffix(MessagePageRequest.latest.limit))
             let unread = messages.filter { $0.senderID == 2 && !$0.isRead }.count
-            return builder.build(chat: chat, viewer: alice, contact: bob,
+            return builder.build(chat: chat, viewer: alice, contact: bob, contactStatus: .online,
                                  page: BuilderTests.outline(of: page, hasEarlier: messages.count > page.count),
                                  request: .latest, unread: unread, load: BuilderTests.loader(of: page))
         }
@@ -61,7 +61,7 @@ import Testing
         let builder = ChatViewModelBuilder(dates: dates, pages: MessagePages())
         var messages = (1...3).map { Message(id: $0, chatID: 7, senderID: 1, text: "m\($0)", clientID: nil, sentAt: Self.now, isRead: false) }
         func screen() -> ChatViewModel {
-            builder.build(chat: chat, viewer: alice, contact: User(id: 2, name: "bob"), page: BuilderTests.outline(of: messages, hasEarlier: false),
+            builder.build(chat: chat, viewer: alice, contact: User(id: 2, name: "bob"), contactStatus: .online, page: BuilderTests.outline(of: messages, hasEarlier: false),
                           request: .latest, unread: 0, load: BuilderTests.loader(of: messages))
         }
         let before = screen()
@@ -76,7 +76,7 @@ import Testing
 
     @Test(arguments: 1...20) func chatListsArePatchedIntoTheirNextVersion(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
-        let builder = ChatListViewModelBuilder(dates: dates)
+        let builder = ChatListViewModelBuilder(dates: dates, presence: .nobody)
         // Newest activity first, as the store gives them.
         var summaries = (1...12).map { id in
             ChatSummary(chatID: id, contact: User(id: 100 + id, name: "user \(id)"), createdAt: Self.now - id * 1000, lastMessage: nil, unreadCount: 0)

@@ -45,6 +45,7 @@ struct ChatRoutes {
             let count = try await inChat { try await context.events.markRead(chat: id, reader: user.id) }
             return ViewModelEncoding.response(ReadCount(read: count))
         }
+        router.post("/api/chats/{id}/typing") { request in try await typing(request) }
         router.get("/api/badge") { request in
             let user = try await context.auth.user(for: request)
             return try await context.respond(request, user: user, topic: .badge, missing: "badge")
@@ -69,6 +70,19 @@ struct ChatRoutes {
             page.before = value
         }
         return page
+    }
+
+    /// The user types in a chat: the contact sees "typing…" until the user's
+    /// message arrives or `typingDuration` passes without another signal.
+    /// Nothing is stored.
+    private func typing(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let user = try await context.auth.user(for: request)
+        let id = try AppContext.id(request, missing: "chat")
+        var chat = context.views.directory.chat(id)
+        if chat == nil { chat = try await context.views.database.readOffLoop { try $0.chat(id: id) } }
+        guard let chat, chat.includes(user.id) else { throw APIError.notFound("chat") }
+        context.presence.typed(in: chat.id, by: user.id, contact: chat.contact(of: user.id))
+        return HTTPResponse(status: .noContent)
     }
 
     private func openChat(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -60,6 +60,9 @@ struct EventApplier {
             try store.recordSessionSeen(id: session, at: now)
             return .known(.sessionSeen)
 
+        case .account(.lastSeen(let user, let time)):
+            return .known(.lastSeen(user: user, at: time, changed: try store.recordLastSeen(of: user, at: time)))
+
         case .chat(.open(let user, let contactName)):
             guard let contact = try store.user(named: contactName) else { throw StoreError.unknownUser }
             let (chat, created) = try store.findOrCreateChat(between: user, and: contact.id, at: now)

@@ -31,6 +31,7 @@ final class EventHandler: Sendable {
     private let credentials: CredentialCache
     private let onMessage: @Sendable (Message, Chat) -> Void
     private let onPushesQueued: @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void
+    private let presence: PresenceDriver
     private let streams: EventStreams
     private let names = Mutex<[Int: String]>([:])
     /// Reads that failed while the feed was followed: each costs a little
@@ -38,7 +39,7 @@ final class EventHandler: Sendable {
     /// but each is said.
     private let failures: ThrottledLog
 
-    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, logger: Logger,
+    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, presence: PresenceDriver, logger: Logger,
          onMessage: @escaping @Sendable (Message, Chat) -> Void,
          onPushesQueued: @escaping @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void) {
         failures = ThrottledLog(logger: logger)
@@ -46,6 +47,7 @@ final class EventHandler: Sendable {
         self.directory = directory
         self.credentials = credentials
         self.streams = streams
+        self.presence = presence
         self.onMessage = onMessage
         self.onPushesQueued = onPushesQueued
     }
@@ -64,6 +66,7 @@ final class EventHandler: Sendable {
             changes.formUnion(Self.topicChanges(for: change))
             switch change {
             case .messageSent(let message, let chat):
+                presence.messageSent(in: chat.id, by: message.senderID)
                 if let sender = name(of: message.senderID, in: snapshot) {
                     notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender,
                                                text: message.text, position: Int64(entry.position)))
@@ -74,6 +77,9 @@ final class EventHandler: Sendable {
                 streams.endStreams(ofSession: hash)
             case .pushesQueued(let message, let chat, let recipient):
                 onPushesQueued(message, chat.id, recipient)
+            case .lastSeen(let user, _):
+                // After the kept chats took the time: the contacts' views are built with it.
+                presence.lastSeenCommitted(of: user)
             default:
                 break
             }
@@ -125,6 +131,9 @@ final class EventHandler: Sendable {
     static func topicChanges(for change: Change) -> [TopicChange] {
         switch change {
         case .signedUp, .sessionEnded, .pushesQueued:
+            return []
+        case .lastSeen:
+            // Presence builds the views of the user's contacts (`PresenceDriver`).
             return []
         case .chatOpened(let chat):
             return [.chats(user: chat.userA), .chats(user: chat.userB)]

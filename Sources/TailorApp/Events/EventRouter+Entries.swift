@@ -52,6 +52,15 @@ extension EventRouter {
         }
     }
 
+    /// Records that `user`'s last stream closed at `time`; whether that was
+    /// news (no later time was recorded).
+    public func noteLastSeen(user: Int, at time: Int) async throws -> Bool {
+        try await route(.account(.lastSeen(user: user, at: time))) {
+            guard case .lastSeen(_, _, let changed) = $0 else { return nil }
+            return changed
+        }
+    }
+
     /// The chat of `user` with the user named `contact`, opened now (`created`) or before.
     public func openChat(user: Int, contact: String) async throws -> (chat: Chat, created: Bool) {
         try await route(.chat(.open(user: user, contact: contact))) {

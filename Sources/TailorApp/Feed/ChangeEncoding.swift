@@ -62,6 +62,10 @@ enum ChangeEncoding {
                 json.field("k", "pushesQueued")
                 json.field("message", message)
                 json.field("recipient", recipient)
+            case .lastSeen(let user, let time):
+                json.field("at", time)
+                json.field("k", "lastSeen")
+                json.field("user", user)
             }
         }
     }
@@ -100,6 +104,8 @@ enum ChangeEncoding {
             return .orderDeleted(user: try fields.int("user"), order: try fields.int("order"))
         case "pushesQueued":
             return .pushesQueued(message: try fields.int("message"), chat: try fields.chat(), recipient: try fields.int("recipient"))
+        case "lastSeen":
+            return .lastSeen(user: try fields.int("user"), at: try fields.int("at"))
         case "sessionEnded":
             guard let hash = Hex.bytes(try fields.string("tokenHash")) else { throw Unreadable() }
             return .sessionEnded(tokenHash: hash)

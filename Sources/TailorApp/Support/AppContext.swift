@@ -7,6 +7,7 @@ struct AppContext: Sendable {
     let events: EventRouter
     let views: ViewModelBuilder
     let auth: Authenticator
+    let presence: PresenceDriver
 
     /// The cached view model of `topic` for `user`, answered as `request` asks
     /// (gzip, 304), or 404 when it is not theirs.

@@ -149,6 +149,10 @@ public enum PostgresSchema {
         CREATE INDEX push_outbox_subscription ON push_outbox(subscription_id);
         CREATE INDEX push_outbox_message ON push_outbox(message_id);
         """,
+        // 9: when each user was last seen, as on SQLite.
+        """
+        ALTER TABLE users ADD COLUMN last_seen_at BIGINT;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

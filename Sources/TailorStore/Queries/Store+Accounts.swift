@@ -23,7 +23,15 @@ extension Store {
     }
 
     public func user(id: Int) throws -> User? {
-        try connection.first("SELECT id, name FROM users WHERE id = ?", id) { User(id: $0.int(0), name: $0.text(1)) }
+        try connection.first("SELECT id, name, last_seen_at FROM users WHERE id = ?", id) {
+            User(id: $0.int(0), name: $0.text(1), lastSeenAt: $0.optionalInt(2))
+        }
+    }
+
+    /// Records that `user` was last seen at `time`, unless a later time is
+    /// recorded already (two servers may both see a user leave); whether it did.
+    public func recordLastSeen(of user: Int, at time: Int) throws -> Bool {
+        try connection.run("UPDATE users SET last_seen_at = ?2 WHERE id = ?1 AND (last_seen_at IS NULL OR last_seen_at < ?2)", user, time) == 1
     }
 
     /// The user with this name, ignoring case.

@@ -110,6 +110,14 @@ extension Store {
         try connection.query("SELECT id FROM chats WHERE user_a = ?1 UNION ALL SELECT id FROM chats WHERE user_b = ?1 LIMIT ?2", user, limit) { $0.int(0) }
     }
 
+    /// Each chat of `user` with the other member: whose screens and lists show
+    /// `user`'s presence.
+    public func chatContacts(of user: Int) throws -> [(chat: Int, contact: Int)] {
+        try connection.query("SELECT id, user_b FROM chats WHERE user_a = ?1 UNION ALL SELECT id, user_a FROM chats WHERE user_b = ?1", user) {
+            (chat: $0.int(0), contact: $0.int(1))
+        }
+    }
+
     /// The message `sender` sent earlier in `chat` with this client id, if any.
     public func message(chat: Int, sender: Int, clientID: String) throws -> Message? {
         try connection.first("""
@@ -122,7 +130,7 @@ extension Store {
     /// chat's creation), each with its last message and the user's unread count.
     public func chatSummaries(of user: Int) throws -> [ChatSummary] {
         try connection.query("""
-            SELECT c.id, c.created_at, u.id, u.name,
+            SELECT c.id, c.created_at, u.id, u.name, u.last_seen_at,
                    m.id, m.sender_id, m.text, m.client_id, m.sent_at,
                    CASE WHEN m.id <= (CASE WHEN m.sender_id = ?1 THEN o.read_through ELSE me.read_through END) THEN 1 ELSE 0 END,
                    (SELECT count(*) FROM messages r WHERE r.chat_id = c.id AND r.id > me.read_through AND r.sender_id <> ?1)
@@ -135,12 +143,12 @@ extension Store {
             ORDER BY coalesce(m.sent_at, c.created_at) DESC, c.id DESC
             """, user) { row in
             let chatID = row.int(0)
-            let last = row.optionalInt(4).map {
-                Message(id: $0, chatID: chatID, senderID: row.int(5), text: row.text(6), clientID: row.optionalText(7),
-                        sentAt: row.int(8), isRead: row.int(9) != 0)
+            let last = row.optionalInt(5).map {
+                Message(id: $0, chatID: chatID, senderID: row.int(6), text: row.text(7), clientID: row.optionalText(8),
+                        sentAt: row.int(9), isRead: row.int(10) != 0)
             }
-            return ChatSummary(chatID: chatID, contact: User(id: row.int(2), name: row.text(3)), createdAt: row.int(1),
-                               lastMessage: last, unreadCount: row.int(10))
+            return ChatSummary(chatID: chatID, contact: User(id: row.int(2), name: row.text(3), lastSeenAt: row.optionalInt(4)),
+                               createdAt: row.int(1), lastMessage: last, unreadCount: row.int(11))
         }
     }
 

@@ -229,6 +229,11 @@ public enum SQLiteSchema {
         CREATE INDEX push_outbox_subscription ON push_outbox(subscription_id);
         CREATE INDEX push_outbox_message ON push_outbox(message_id);
         """,
+        // 12: when each user was last seen: written once when their last event
+        // stream closes, not per stream (see `Store.recordLastSeen`).
+        """
+        ALTER TABLE users ADD COLUMN last_seen_at INTEGER;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -78,6 +78,11 @@ package final class ChatDirectory: Sendable {
         }
     }
 
+    /// A kept chat; nil if not kept.
+    package func chat(_ id: Int) -> Chat? {
+        state.withLock { $0.chats[id]?.chat }
+    }
+
     /// The latest screen of `chat` for `viewer`; nil if the chat is not kept or
     /// is not the viewer's.
     package func screen(of chat: Int, for viewer: Int) -> ChatScreen? {
@@ -144,6 +149,9 @@ package final class ChatDirectory: Sendable {
             case .messagesRead(let chat, let reader, _):
                 touched.formUnion([chat.userA, chat.userB])
                 if behind.contains(chat.id) { state.chats[chat.id]?.read(by: reader) }
+            case .lastSeen(let user, let time):
+                // Whoever keeps the chat: the user, or only their contact.
+                for (id, kept) in state.chats where kept.chat.includes(user) { state.chats[id]?.seen(user, at: time) }
             case .orderChanged, .orderDeleted, .sessionEnded, .pushesQueued:
                 break
             }

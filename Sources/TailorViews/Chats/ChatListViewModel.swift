@@ -30,6 +30,7 @@ package struct ChatListViewModel: JSONWritable, Equatable, Sendable {
 package struct ChatListItemViewModel: JSONWritable, Equatable, Sendable {
     package let id: String
     package let contact: String
+    package let contactStatus: ContactStatusViewModel
     package let message: String
     package let lastMessageDate: String
     package let lastMessageAt: String?
@@ -40,6 +41,7 @@ package struct ChatListItemViewModel: JSONWritable, Equatable, Sendable {
     package func write(to json: inout JSONWriter) {
         json.object {
             $0.field("contact", contact)
+            $0.field("contactStatus", contactStatus)
             $0.field("id", id)
             $0.field("lastMessageAt", lastMessageAt)
             $0.field("lastMessageDate", lastMessageDate)

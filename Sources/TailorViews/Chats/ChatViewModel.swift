@@ -14,6 +14,7 @@ package struct ChatViewModel: JSONWritable, Equatable, Sendable {
 
     package let id: String
     package let title: String
+    package let contactStatus: ContactStatusViewModel
     package let unreadMessageCount: Int
     /// Each a `MessageViewModel`'s JSON, kept between rebuilds (`MessagePages`).
     package let messages: MessageList
@@ -24,6 +25,7 @@ package struct ChatViewModel: JSONWritable, Equatable, Sendable {
     package func write(to json: inout JSONWriter) {
         json.object {
             $0.field("actions", actions)
+            $0.field("contactStatus", contactStatus)
             $0.field("earlier", earlier)
             $0.field("id", id)
             $0.field("messages", messages)

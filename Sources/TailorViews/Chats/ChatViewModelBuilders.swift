@@ -4,6 +4,7 @@ import TailorStore
 /// message, its date text and the unread count; the total unread over all chats.
 package struct ChatListViewModelBuilder {
     package let dates: DateText
+    package let presence: Presence
 
     /// Characters of a last message a list shows: a list item is a preview,
     /// and a list of long messages would otherwise weigh megabytes.
@@ -21,6 +22,7 @@ package struct ChatListViewModelBuilder {
             ChatListItemViewModel(
                 id: String(summary.chatID),
                 contact: summary.contact.name,
+                contactStatus: presence.status(of: summary.contact, in: summary.chatID, dates: dates, now: now),
                 message: summary.lastMessage.map { Self.preview($0.text) } ?? "",
                 lastMessageDate: summary.lastMessage.map { dates.text($0.sentAt, now: now) } ?? "",
                 lastMessageAt: summary.lastMessage.map { DateText.iso($0.sentAt) },
@@ -52,8 +54,8 @@ package struct ChatViewModelBuilder {
     /// Bytes of message JSON one page holds at most, whatever its limit.
     package static let maxPageBytes = 512 * 1024
 
-    package func build<Failure: Error>(chat: Chat, viewer: User, contact: User, page: MessagePageOutline, request: MessagePageRequest, unread: Int,
-                               load: (Int) throws(Failure) -> Message?) throws(Failure) -> ChatViewModel {
+    package func build<Failure: Error>(chat: Chat, viewer: User, contact: User, contactStatus: ContactStatusViewModel, page: MessagePageOutline,
+                               request: MessagePageRequest, unread: Int, load: (Int) throws(Failure) -> Message?) throws(Failure) -> ChatViewModel {
         let screen = MessagePages.Screen(chat: chat.id, viewer: viewer.id)
         let previous = request == .latest ? pages.latest(of: screen) : nil
         var messages = MessageList(capacity: page.states.count)
@@ -81,6 +83,7 @@ package struct ChatViewModelBuilder {
         return ChatViewModel(
             id: String(chat.id),
             title: contact.name,
+            contactStatus: contactStatus,
             unreadMessageCount: unread,
             messages: messages,
             earlier: earlier,

@@ -4,8 +4,8 @@ import TailorStore
 /// keeps of it, and changes as messages are sent and read.
 package struct KeptChat: Sendable {
     package let chat: Chat
-    package let userA: User
-    package let userB: User
+    package private(set) var userA: User
+    package private(set) var userB: User
     /// The states of the newest messages, oldest first: at most a latest page.
     package var latest: [MessageState]
     /// Whether older messages exist before the first of `latest`.
@@ -57,6 +57,11 @@ package struct KeptChat: Sendable {
         }
         recent.insert(message, at: recent.firstIndex { $0.id > message.id } ?? recent.count)
         if recent.count > Self.recentCount { recent.removeFirst(recent.count - Self.recentCount) }
+    }
+
+    /// `user`'s last stream closed at `time`.
+    package mutating func seen(_ user: Int, at time: Int) {
+        if user == userA.id { userA = userA.seen(at: time) } else if user == userB.id { userB = userB.seen(at: time) }
     }
 
     /// `reader`'s cursor moved to the newest message: every message of the

@@ -34,6 +34,13 @@ package struct DateText: Sendable {
         }
     }
 
+    /// When a contact was last seen, as `text` words it after "last seen":
+    /// `last seen 14:05`, `last seen yesterday`, `last seen Monday`, `last seen 3 Nov 2026`.
+    package func lastSeen(_ milliseconds: Int, now: Int) -> String {
+        let days = localTime(now).days - localTime(milliseconds).days
+        return "last seen " + (days == 1 ? "yesterday" : text(milliseconds, now: now))
+    }
+
     /// The time of day only, `14:05`, for messages.
     package func time(_ milliseconds: Int) -> String {
         Self.clock(localTime(milliseconds).secondOfDay)

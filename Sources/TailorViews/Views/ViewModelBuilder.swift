@@ -9,6 +9,7 @@ package final class ViewModelBuilder: Sendable {
     package let database: Database
     package let cache: ViewCache
     package let directory: ChatDirectory
+    package let presence: Presence
     package let dates: DateText
     package let now: @Sendable () -> Int
     /// Chat screens' message JSON, shared by every build.
@@ -17,10 +18,12 @@ package final class ViewModelBuilder: Sendable {
     /// it (`gzip-0`, …), rather than on the request's loop.
     package let compression = ThreadPool(name: "gzip", count: ProcessSetup.usableCPUCount)
 
-    package init(database: Database, cache: ViewCache, directory: ChatDirectory, dates: DateText, now: @escaping @Sendable () -> Int) {
+    package init(database: Database, cache: ViewCache, directory: ChatDirectory, presence: Presence, dates: DateText,
+                 now: @escaping @Sendable () -> Int) {
         self.database = database
         self.cache = cache
         self.directory = directory
+        self.presence = presence
         self.dates = dates
         self.now = now
     }
@@ -136,13 +139,14 @@ package final class ViewModelBuilder: Sendable {
         switch view {
         case .list(let page):
             let summaries = try source.summaries(of: user)
-            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates).build(summaries, page: page, now: now), layout: layout)
+            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates, presence: presence).build(summaries, page: page, now: now), layout: layout)
         case .badge:
             return ViewModelEncoding.encoded(BadgeViewModel(unread: try source.unreadTotal(of: user)), layout: layout)
         case .screen(let id, let page):
             guard let screen = try source.screen(of: id, for: user, page: page) else { return nil }
             let model = try ChatViewModelBuilder(dates: dates, pages: messagePages).build(
-                chat: screen.chat, viewer: screen.viewer, contact: screen.contact, page: screen.page, request: page,
+                chat: screen.chat, viewer: screen.viewer, contact: screen.contact,
+                contactStatus: presence.status(of: screen.contact, in: id, dates: dates, now: now), page: screen.page, request: page,
                 unread: screen.unread) { id throws(Source.Failure) in try source.message(id, of: screen) }
             return ViewModelEncoding.encoded(model, layout: layout)
         }

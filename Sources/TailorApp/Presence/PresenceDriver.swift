@@ -1,0 +1,161 @@
+import Logging
+import Synchronization
+import TailorHTTP
+import TailorLoop
+import TailorStore
+import TailorStreams
+import TailorViews
+
+/// Keeps `Presence` going: tells it of streams that open and close, typing,
+/// messages and the other servers' signals, and does what it asks: sends
+/// signals to the other servers (`PresenceChannel`, on PostgreSQL), records a
+/// last seen through the event router, and builds again the views of the
+/// contacts of someone whose presence changed, through the cache and the
+/// publisher lanes, as any change is. Its ticks (`tickInterval`) end graces,
+/// typing and servers not heard from, and send this server's heartbeat.
+final class PresenceDriver: Sendable {
+    let presence: Presence
+    private let channel: PresenceChannel?
+    private let database: Database
+    private let cache: ViewCache
+    private let streams: EventStreams
+    private let server: String
+    private let now: @Sendable () -> Int
+    private let failures: ThrottledLog
+    /// Set at the start: the router is made after the feed's handler, which
+    /// tells this driver of the feed, and the loops after the router.
+    private let started = Mutex<(events: EventRouter, executor: any TaskExecutor)?>(nil)
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+
+    /// Seconds between ticks: typing ends and servers are found gone within it.
+    static let tickInterval = 0.2
+
+    init(presence: Presence, channel: PresenceChannel?, database: Database, cache: ViewCache, streams: EventStreams,
+         now: @escaping @Sendable () -> Int, logger: Logger) {
+        self.presence = presence
+        self.channel = channel
+        self.database = database
+        self.cache = cache
+        self.streams = streams
+        server = presence.change { $0.server }
+        self.now = now
+        failures = ThrottledLog(logger: logger)
+    }
+
+    /// Starts the ticks and the channel; `events` records last seen, and
+    /// the driver's tasks run on `executor`.
+    func start(recordingThrough events: EventRouter, on executor: any TaskExecutor) {
+        started.withLock { $0 = (events, executor) }
+        channel?.start(heard: { [self] payload in heard(payload) },
+                       connected: { [self] in perform(presence.change { $0.reconnected() }) })
+        let heartbeat = Double(presence.change { $0.settings.heartbeatInterval }) / 1e9
+        ticker.withLock {
+            $0 = Task(executorPreference: executor) { [self] in
+                var nextHeartbeat = MonotonicClock.now
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(Int(Self.tickInterval * 1000)))
+                    let now = MonotonicClock.now
+                    perform(presence.change { $0.tick(now: now, time: self.now()) })
+                    if channel != nil, now >= nextHeartbeat {
+                        perform([.announce(.heartbeat)])
+                        nextHeartbeat = now + UInt64(heartbeat * 1e9)
+                    }
+                }
+            }
+        }
+    }
+
+    func stop() {
+        ticker.withLock { $0?.cancel() }
+        channel?.stop()
+    }
+
+    // MARK: What happens
+
+    func streamOpened(by user: Int) {
+        perform(presence.change { $0.streamOpened(by: user, now: MonotonicClock.now) })
+    }
+
+    func streamClosed(by user: Int) {
+        perform(presence.change { $0.streamClosed(by: user, now: MonotonicClock.now, time: now()) })
+    }
+
+    func typed(in chat: Int, by user: Int, contact: Int) {
+        perform(presence.change { $0.typed(in: chat, by: user, contact: contact, now: MonotonicClock.now) })
+    }
+
+    /// From the feed: a message's sender no longer types in its chat.
+    func messageSent(in chat: Int, by sender: Int) {
+        presence.change { $0.messageSent(in: chat, by: sender) }
+    }
+
+    /// From the feed: `user`'s last seen is recorded, on this server or another.
+    func lastSeenCommitted(of user: Int) {
+        perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
+    }
+
+    private func heard(_ payload: String) {
+        guard let (signal, sender) = PresenceSignal.read(payload) else {
+            failures.log("a presence signal this server cannot read was passed over: \(payload.prefix(80))")
+            return
+        }
+        perform(presence.change { $0.heard(signal, from: sender, now: MonotonicClock.now, time: now()) })
+    }
+
+    // MARK: What it asks for
+
+    private func perform(_ actions: [PresenceTracker.Action]) {
+        for action in actions {
+            switch action {
+            case .announce(let signal):
+                channel?.send(signal.payload(from: server))
+            case .recordLastSeen(let user, let time):
+                recordLastSeen(of: user, at: time)
+            case .show(let user):
+                showContacts(of: user)
+            case .showTyping(let chat, _, let contact):
+                refresh([.chat(user: contact, id: chat), .chats(user: contact)])
+            }
+        }
+    }
+
+    /// Writes `user`'s last seen; the feed brings it back to every server.
+    /// When it was not news, or could not be written, nothing comes back,
+    /// and the user is shown as they are at once.
+    private func recordLastSeen(of user: Int, at time: Int) {
+        guard let (events, executor) = started.withLock({ $0 }) else { return }
+        Task(executorPreference: executor) { [self] in
+            let news: Bool
+            do {
+                news = try await events.noteLastSeen(user: user, at: time)
+            } catch {
+                failures.log("when user \(user) was last seen could not be recorded: \(error)")
+                news = false
+            }
+            if !news { perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) }) }
+        }
+    }
+
+    /// Builds again the chat screens and lists that show `user` as a contact.
+    private func showContacts(of user: Int) {
+        guard let executor = started.withLock({ $0?.executor }) else { return }
+        Task(executorPreference: executor) { [self] in
+            let contacts: [(chat: Int, contact: Int)]
+            do {
+                contacts = try await database.readOffLoop { try $0.chatContacts(of: user) }
+            } catch {
+                failures.log("the contacts of user \(user) could not be read: their screens do not show that user's presence changed: \(error)")
+                return
+            }
+            refresh(Set(contacts.flatMap { [TopicChange.chat(user: $0.contact, id: $0.chat), .chats(user: $0.contact)] }))
+        }
+    }
+
+    /// Drops the cached versions of `changes` and sends the followed ones
+    /// anew, in their lanes' order.
+    private func refresh(_ changes: Set<TopicChange>) {
+        guard !changes.isEmpty else { return }
+        _ = cache.apply(changes)
+        streams.rebuild(changes)
+    }
+}

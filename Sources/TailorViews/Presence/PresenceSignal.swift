@@ -1,0 +1,21 @@
+/// What one server tells the others about its users' presence. Nothing of it
+/// is stored: a server that starts asks the others who is online (`hello`),
+/// and one that stops being heard from (`heartbeat`) is taken to have gone
+/// with its users.
+package enum PresenceSignal: Equatable, Sendable {
+    /// `user` opened a first event stream on the sending server.
+    case online(user: Int)
+    /// `user`'s last stream on the sending server closed; `lastSeen` when
+    /// they are gone from every server it knows of, and it records when.
+    case offline(user: Int, lastSeen: Int?)
+    /// `user` is typing in `chat`, whose other member is `contact`.
+    case typing(chat: Int, user: Int, contact: Int)
+    /// The users online on the sending server: every one when `replacing`
+    /// (the first part of a list), else more of them.
+    case here(users: [Int], replacing: Bool)
+    /// A server started, or lost the others' signals for a while: every
+    /// server answers with who is online on it (`here`).
+    case hello
+    /// The sending server is alive.
+    case heartbeat
+}

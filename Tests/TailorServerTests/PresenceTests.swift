@@ -1,0 +1,176 @@
+import Foundation
+import Glibc
+import TailorApp
+import TailorStore
+import TailorTestSupport
+import Testing
+
+/// Typing and presence as a contact's screens show them: `contactStatus` in
+/// the chat view model and in each chat list item, on one server and across
+/// two on PostgreSQL.
+@Suite struct PresenceTests {
+    private static func status(_ event: SSEClient.Event) -> [String: Any]? {
+        if let status = event.json["contactStatus"] as? [String: Any] { return status }
+        return ((event.json["items"] as? [[String: Any]])?.first?["contactStatus"]) as? [String: Any]
+    }
+
+    private static func state(_ event: SSEClient.Event) -> String? { status(event)?["state"] as? String }
+
+    /// The server's feed position, from the answer to a write (`Tailor-Position`).
+    private static func feedPosition(_ app: TestApp) throws -> Int {
+        let metrics = try MetricsTests.scrape(app)
+        return Int(try #require(metrics[MetricsTests.Sample(name: "tailor_feed_applied_position", labels: [:])]))
+    }
+
+    @Test func typingReachesTheContactsScreenAndListAndEndsWithTheMessage() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)")
+        let list = try SSEClient(port: app.port, token: bob.token, topics: "chats")
+        let first = try screen.next()
+        #expect(Self.state(first) == "away")
+        #expect(Self.status(first)?["text"] is NSNull, "alice never had a stream: no last seen")
+        _ = try list.next()
+
+        let typed = try alice.send("POST", "/api/chats/\(chatID)/typing")
+        #expect(typed.status == 204)
+        let shown = try screen.next(where: { Self.state($0) == "typing" })
+        #expect(Self.status(shown)?["text"] as? String == "typing…")
+        _ = try list.next(where: { Self.state($0) == "typing" })
+        #expect(try alice.get("/api/chats/\(chatID)").json["contactStatus"] as? [String: Any] != nil)
+
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"done typing"}"#)
+        let withMessage = try screen.next(where: { (($0.json["messages"] as? [[String: Any]])?.last?["text"] as? String) == "done typing" })
+        #expect(Self.state(withMessage) == "away", "the message ends the typing at once")
+    }
+
+    @Test func typingEndsByItselfAfterFiveSeconds() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)", timeout: 10)
+        _ = try screen.next()
+        try alice.send("POST", "/api/chats/\(chatID)/typing")
+        _ = try screen.next(where: { Self.state($0) == "typing" })
+        let started = Date()
+        _ = try screen.next(where: { Self.state($0) != "typing" })
+        let lasted = Date().timeIntervalSince(started)
+        #expect(lasted > 4.5 && lasted < 6.5, "typing lasted \(lasted) s")
+    }
+
+    @Test func typingInAnotherUsersChatIsNotFoundAndNothingIsStored() throws {
+        let app = try TestApp()
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
+        let carol = try app.user("carol")
+        #expect(try carol.send("POST", "/api/chats/\(chatID)/typing").status == 404)
+        #expect(try carol.send("POST", "/api/chats/999999/typing").status == 404)
+        #expect(try app.client().send("POST", "/api/chats/\(chatID)/typing").status == 401)
+        let before = try Self.feedPosition(app)
+        for _ in 1...20 { #expect(try alice.send("POST", "/api/chats/\(chatID)/typing").status == 204) }
+        #expect(try Self.feedPosition(app) == before, "typing wrote to the database")
+    }
+
+    /// Online while a stream is open; one write (a feed position) when the
+    /// last closes, after the grace, and none for streams that come and go
+    /// within it.
+    @Test func aContactIsOnlineWhileAStreamIsOpenAndLastSeenAfterOneWrite() throws {
+        let app = try TestApp { $0.offlineGrace = 0.3 }
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)")
+        #expect(Self.state(try screen.next()) == "away")
+        let before = try Self.feedPosition(app)
+
+        var aliceStream: SSEClient? = try SSEClient(port: app.port, token: alice.token, topics: "badge")
+        _ = try aliceStream?.next()
+        let online = try screen.next(where: { Self.state($0) == "online" })
+        #expect(Self.status(online)?["text"] as? String == "online")
+        // A second stream and a reload within the grace: nothing changes.
+        var second: SSEClient? = try SSEClient(port: app.port, token: alice.token, topics: "chats")
+        _ = try second?.next()
+        aliceStream = nil
+        #expect(app.waitForConnections(atMost: 4))
+        var reloaded: SSEClient? = try SSEClient(port: app.port, token: alice.token, topics: "badge")
+        _ = try reloaded?.next()
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(try Self.feedPosition(app) == before, "streams that open and close wrote to the database")
+        #expect(try alice.get("/api/chats/\(chatID)").json["contactStatus"] as? [String: Any] != nil)
+
+        let leftAt = Date()
+        (second, reloaded) = (nil, nil)
+        let away = try screen.next(where: { Self.state($0) == "away" })
+        let text = try #require(Self.status(away)?["text"] as? String)
+        #expect(text.hasPrefix("last seen "), "\(text)")
+        #expect(Date().timeIntervalSince(leftAt) < 3)
+        #expect(try Self.feedPosition(app) == before + 1, "one write when the last stream closed")
+        // The list shows it too, and the text outlives the server.
+        let bobOnList = try bob.get("/api/chats").json
+        let item = try #require((bobOnList["items"] as? [[String: Any]])?.first)
+        #expect((item["contactStatus"] as? [String: Any])?["text"] as? String == text)
+    }
+
+    @Test func theChatbotIsAlwaysOnline() throws {
+        let app = try TestApp()
+        let alice = try app.user("alice")
+        let chat = try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#).json
+        let id = try #require(chat["id"] as? String)
+        let view = try alice.get("/api/chats/\(id)").json
+        #expect((view["contactStatus"] as? [String: Any])?["state"] as? String == "online")
+    }
+
+    // MARK: Two servers on PostgreSQL
+
+    /// Typing and presence go between servers as notifications: alice on one
+    /// server, bob's screen on the other.
+    @Test func typingAndPresenceReachTheOtherServerWithoutAWritePerSignal() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let configure: (inout TailorConfiguration) -> Void = { $0.offlineGrace = 0.3 }
+        let (a, b) = (try TestApp(database: location, configure: configure), try TestApp(database: location, configure: configure))
+        let (alice, bob, chatID) = try a.aliceAndBobInAChat()
+        let screen = try SSEClient(port: b.port, token: bob.token, topics: "chat:\(chatID),chats")
+        for _ in 0..<2 { #expect(Self.state(try screen.next()) == "away") }
+        let before = try Self.feedPosition(b)
+
+        var aliceStream: SSEClient? = try SSEClient(port: a.port, token: alice.token, topics: "badge")
+        _ = try aliceStream?.next()
+        _ = try screen.next(where: { $0.name == "chat" && Self.state($0) == "online" })
+
+        let sent = Date()
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/typing").status == 204)
+        _ = try screen.next(where: { $0.name == "chat" && Self.state($0) == "typing" })
+        print("typing reached the other server's stream after \(String(format: "%.1f", Date().timeIntervalSince(sent) * 1000)) ms")
+        #expect(try Self.feedPosition(b) == before, "typing or a stream wrote to the database")
+
+        aliceStream = nil
+        let away = try screen.next(where: { $0.name == "chat" && Self.state($0) == "away" })
+        #expect((Self.status(away)?["text"] as? String)?.hasPrefix("last seen ") == true)
+        #expect(try Self.feedPosition(b) == before + 1, "one write: the last seen")
+    }
+
+    /// A server killed with a user's only stream takes them with it: the
+    /// other server shows them last seen once the dead one's lifetime is over.
+    @Test func aKilledServersUsersAreLastSeenOnTheOtherWithinItsLifetime() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let arguments = ["--db", url, "--presence-lifetime", "1.5", "--offline-grace", "0.3"]
+        let doomed = try ShutdownTests.RunningServer(arguments: arguments)
+        let survivor = try ShutdownTests.RunningServer(arguments: arguments)
+        defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 5) }
+        let alice = try APIClient(port: doomed.port)
+        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
+        let bob = try APIClient(port: survivor.port)
+        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        let screen = try SSEClient(port: survivor.port, token: bob.token, topics: "chat:\(chatID)", timeout: 15)
+        #expect(Self.state(try screen.next()) == "away")
+        let aliceStream = try SSEClient(port: doomed.port, token: alice.token, topics: "badge")
+        _ = try aliceStream.next()
+        _ = try screen.next(where: { Self.state($0) == "online" })
+
+        kill(doomed.process.processIdentifier, SIGKILL)
+        let killed = Date()
+        doomed.process.waitUntilExit()
+        let away = try screen.next(where: { Self.state($0) == "away" })
+        let after = Date().timeIntervalSince(killed)
+        print("a killed server's user was shown last seen after \(Int(after * 1000)) ms (lifetime 1.5 s)")
+        #expect((Self.status(away)?["text"] as? String)?.hasPrefix("last seen ") == true)
+        #expect(after >= 1.0, "not before the dead server's lifetime")
+    }
+}
