@@ -42,9 +42,12 @@ export function chatListScreen(context) {
     }
     fill(list, items.map((item) => h("li", {},
       h("a", { class: "chat-item", href: `#/chats/${item.id}`, "data-chat": item.id },
-        h("span", { class: "contact" }, item.contact),
+        h("span", { class: "contact" }, item.contact,
+          item.contactStatus.state === "online" && h("span", { class: "online-dot", title: "online", "aria-label": "online" })),
         h("time", { datetime: item.lastMessageAt ?? undefined }, item.lastMessageDate),
-        h("span", { class: "last-message" }, item.message),
+        item.contactStatus.state === "typing"
+          ? h("span", { class: "last-message typing" }, item.contactStatus.text)
+          : h("span", { class: "last-message" }, item.message),
         item.unreadMessageCount > 0 &&
           h("span", { class: "count", "aria-label": `${item.unreadMessageCount} unread` }, item.unreadMessageCount)))));
   }
@@ -101,8 +104,13 @@ export function chatScreen(context, id) {
   const sent = new Map();    // answers to our sends, until the view model has them
   const pending = new Map(); // clientId → our optimistic copy ("sending" or "failed")
   let markingRead = false;
+  let typingSaidAt = 0;      // when the server was last told we type
+
+  /** How often the server hears that we type while the composer holds text. */
+  const typingInterval = 3000;
 
   const title = h("h1", { id: "chat-title", tabindex: "-1" }, "Chat");
+  const contactStatus = h("p", { class: "contact-status", id: "contact-status", "aria-live": "polite" });
   const earlierButton = h("button", { type: "button", class: "quiet", hidden: true, onclick: loadEarlier }, "Load earlier messages");
   const messages = h("ol", { class: "messages", "aria-live": "polite", "aria-label": "Messages" });
   const input = h("input", { id: "composer-text", name: "text", autocomplete: "off", maxlength: 4000, placeholder: "Message" });
@@ -111,6 +119,8 @@ export function chatScreen(context, id) {
   function draw() {
     if (!viewModel) return;
     title.textContent = viewModel.title;
+    contactStatus.textContent = viewModel.contactStatus.text ?? "";
+    contactStatus.dataset.state = viewModel.contactStatus.state;
     earlierButton.hidden = !(older.length ? earlier : viewModel.earlier);
     const shown = new Set(viewModel.messages.map((message) => message.id));
     for (const messageId of sent.keys()) if (shown.has(messageId)) sent.delete(messageId);
@@ -154,8 +164,17 @@ export function chatScreen(context, id) {
     const text = input.value.trim();
     if (!text || !viewModel) return;
     input.value = "";
+    typingSaidAt = 0;
     send(newClientId(), text);
   }
+
+  /** Tells the contact we type, at most every `typingInterval`; nothing when the text is cleared. */
+  function typed() {
+    if (!viewModel || !input.value.trim() || Date.now() - typingSaidAt < typingInterval) return;
+    typingSaidAt = Date.now();
+    perform(viewModel.actions.typing).catch(() => { /* a lost signal only means no "typing…" */ });
+  }
+  input.addEventListener("input", typed);
 
   /** Marks the chat read while it is on screen and the page is visible. */
   async function markReadWhenSeen() {
@@ -185,6 +204,7 @@ export function chatScreen(context, id) {
   const element = h("section", { class: "chat", "aria-labelledby": "chat-title" },
     h("a", { class: "back", href: "#/chats" }, "← Chats"),
     title,
+    contactStatus,
     earlierButton,
     messages,
     h("form", { class: "composer", id: "composer", onsubmit: submit },

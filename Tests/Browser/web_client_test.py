@@ -456,6 +456,36 @@ class WebClientTest(unittest.TestCase):
                   "the page did not open the chat a notification named")
         bob.get(self.server.url + "/#/chats")
 
+    def test_4a_typing_and_presence_show_in_the_other_browser(self):
+        alice, bob = self.alice, self.bob
+        self.open_chat_with(alice, self.bob_name)
+        bob.get(self.server.url + "/#/chats")
+        self.text_in(bob, "#connection", "Live")
+        # Alice types without sending: Bob's list says so in place of the last message.
+        self.find(alice, "#composer-text").send_keys("still thinking")
+        self.text_in(bob, ".chat-item .last-message.typing", "typing…")
+        self.find(bob, ".chat-item").click()
+        self.text_in(bob, "#chat-title", self.alice_name)
+        self.find(alice, "#composer-text").send_keys(" about it")
+        self.text_in(bob, "#contact-status", "typing…")
+        self.screenshot(bob, "typing")
+        # Her message ends it; she is still there, so Bob sees her online.
+        self.find(alice, "#composer-text").send_keys(Keys.ENTER)
+        self.wait(bob, lambda driver: "still thinking about it" in driver.find_element(By.CSS_SELECTOR, ".messages").text,
+                  "Bob never got the message")
+        self.text_in(bob, "#contact-status", "online")
+        # Alice's tab closes (a page navigated away from may be kept, stream and
+        # all, for going back): after the grace Bob sees when she was last seen.
+        page = alice.current_window_handle
+        alice.switch_to.new_window("tab")
+        blank = alice.current_window_handle
+        alice.switch_to.window(page)
+        alice.close()
+        alice.switch_to.window(blank)
+        self.text_in(bob, "#contact-status", "last seen")
+        alice.get(self.server.url + "/")
+        self.text_in(alice, "#connection", "Live")
+
     def test_5_no_script_errors(self):
         for driver in (self.alice, self.bob):
             self.assertEqual(self.script_errors(driver), [])

@@ -3,11 +3,14 @@ package struct ChatViewModel: JSONWritable, Equatable, Sendable {
     package struct Actions: JSONWritable, Equatable, Sendable {
         package let send: ActionViewModel
         package let markRead: ActionViewModel
+        /// Says the viewer is typing: at most every 3 s while the composer holds text.
+        package let typing: ActionViewModel
 
         package func write(to json: inout JSONWriter) {
             json.object {
                 $0.field("markRead", markRead)
                 $0.field("send", send)
+                $0.field("typing", typing)
             }
         }
     }

@@ -87,7 +87,8 @@ package struct ChatViewModelBuilder {
             unreadMessageCount: unread,
             messages: messages,
             earlier: earlier,
-            actions: .init(send: .post("/api/chats/\(chat.id)/messages"), markRead: .post("/api/chats/\(chat.id)/read")))
+            actions: .init(send: .post("/api/chats/\(chat.id)/messages"), markRead: .post("/api/chats/\(chat.id)/read"),
+                           typing: .post("/api/chats/\(chat.id)/typing")))
     }
 
     package func message(for message: Message, viewer: User, contact: User) -> MessageViewModel {
