@@ -59,6 +59,9 @@ struct ScenarioCommand: AsyncParsableCommand {
     @Flag(help: "Streams ask for JSON Patches (patch=json) and apply them; the final check compares what they add up to.")
     var patches = false
 
+    @Flag(help: "Each message follows a typing signal (POST /api/chats/ID/typing) on the sender's connection; the message's latency includes it.")
+    var typing = false
+
     func validate() throws {
         guard !url.isEmpty, url.allSatisfy({ LoadTarget(url: $0) != nil }) else { throw ValidationError("--url must be http://HOST:PORT") }
         guard users >= 2 else { throw ValidationError("--users must be at least 2: users chat in pairs") }
@@ -74,7 +77,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
             markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
-            databasePath: database, serverPID: serverPID, patches: patches)
+            databasePath: database, serverPID: serverPID, patches: patches, typing: typing)
         let group = try EventLoopGroup(loopCount: 2)
         let scenario = Scenario(settings: settings, targets: targets, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))

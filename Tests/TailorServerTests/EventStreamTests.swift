@@ -187,7 +187,8 @@ import Testing
             _ = try aliceStream.next()
             _ = try bobStream.next()
             try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"one id"}"#)
-            let atAlice = try aliceStream.next(where: { $0.name == "chat" })
+            // Not an event of bob coming online: the message's.
+            let atAlice = try aliceStream.next(where: { $0.name == "chat" && $0.data.contains("one id") })
             let atBob = try bobStream.next(where: { $0.name == "badge" })
             #expect(atAlice.id != nil && atAlice.id == atBob.id)
             before = Int64(atBob.id!)!

@@ -3,6 +3,7 @@ import TailorLoop
 extension Scenario {
     static let sendRoute = "POST /api/chats/:id/messages"
     static let readRoute = "POST /api/chats/:id/read"
+    static let typingRoute = "POST /api/chats/:id/typing"
 
     /// The measured part: messages on an open-loop schedule and readers' GETs
     /// for the duration, then a wait until the streams have shown every message.
@@ -99,6 +100,10 @@ extension Scenario {
             switch job {
             case .message(let number, let dueAt):
                 let json = #"{"text":"load \#(number)","clientId":"m\#(number)"}"#
+                if settings.typing {
+                    _ = await request(user.connection, "POST", "/api/chats/\(user.chatID)/typing", token: user.token, json: "{}",
+                                      route: Self.typingRoute, dueAt: dueAt, expect: 204)
+                }
                 if await request(user.connection, "POST", "/api/chats/\(user.chatID)/messages", token: user.token, json: json,
                                  route: Self.sendRoute, dueAt: dueAt, expect: 201) != nil {
                     ledger.accepted(number, at: MonotonicClock.now)

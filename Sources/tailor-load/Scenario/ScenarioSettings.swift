@@ -23,4 +23,6 @@ struct ScenarioSettings: Sendable {
     var serverPID: Int32?
     /// Streams ask for JSON Patches and apply them.
     var patches = false
+    /// Each message follows a typing signal of its sender's.
+    var typing = false
 }
