@@ -40,6 +40,22 @@ import Testing
         #expect(presence.usersHere == [1])
     }
 
+    @Test func aStoppingServerTellsItsUsersGoneAndRecordsThoseOnNoOtherServer() {
+        var presence = tracker()
+        _ = presence.heard(.online(user: 2), from: "x", now: 0, time: 0)
+        _ = presence.streamOpened(by: 1, now: 0)
+        _ = presence.streamOpened(by: 2, now: 0)
+        _ = presence.streamOpened(by: 3, now: 0)
+        _ = presence.streamClosed(by: 3, now: 0, time: Self.time - 5)
+        #expect(presence.stopping(time: Self.time) == [
+            .announce(.offline(user: 1, lastSeen: Self.time)), .recordLastSeen(user: 1, at: Self.time),
+            .announce(.offline(user: 2, lastSeen: nil)),
+            .announce(.offline(user: 3, lastSeen: Self.time - 5)), .recordLastSeen(user: 3, at: Self.time - 5),
+        ])
+        #expect(presence.usersHere.isEmpty)
+        #expect(presence.streamClosed(by: 1, now: 0, time: Self.time) == [], "its streams then close with nothing to say")
+    }
+
     @Test func aUserOnAnotherServerIsNotRecordedHere() {
         var presence = tracker()
         _ = presence.heard(.online(user: 1), from: "x", now: 0, time: Self.time)

@@ -107,6 +107,27 @@ import Testing
         #expect((item["contactStatus"] as? [String: Any])?["text"] as? String == text)
     }
 
+    /// A server that stops records when its users were last seen: after a
+    /// restart their contacts see it.
+    @Test func aServerThatStopsRecordsItsUsersLastSeen() throws {
+        let location = try TestDatabase.fresh(.sqlite)
+        var tokens: (bob: String?, chat: String) = (nil, "")
+        do {
+            let app = try TestApp { $0.database = location }
+            let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+            let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge")
+            _ = try stream.next()
+            tokens = (bob.token, chatID)
+            // The server stops here, with the stream open or in its grace.
+        }
+        let app = try TestApp { $0.database = location }
+        let bob = try app.client()
+        bob.token = tokens.bob
+        let status = try #require(try bob.get("/api/chats/\(tokens.chat)").json["contactStatus"] as? [String: Any])
+        #expect(status["state"] as? String == "away")
+        #expect((status["text"] as? String)?.hasPrefix("last seen ") == true, "\(status)")
+    }
+
     @Test func theChatbotIsAlwaysOnline() throws {
         let app = try TestApp()
         let alice = try app.user("alice")

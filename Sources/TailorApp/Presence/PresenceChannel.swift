@@ -65,16 +65,22 @@ final class PresenceChannel: Sendable {
                 pause = 0.05
                 connected()
                 while !stopping.load(ordering: .acquiring) {
-                    for payload in waiting.withLock({ $0.take() }) { try Store.notifyPresence(payload, on: connection) }
+                    try sendWaiting(on: connection)
                     for payload in try connection.takeNotifications() { heard(payload) }
                     wait(socket: connection.socket, seconds: 0.5)
                 }
+                // The last signals: a stopping server's goodbye.
+                try sendWaiting(on: connection)
             } catch {
                 failures.log("presence signals could not be sent or heard, trying again in \(Int(pause * 1000)) ms: \(error)")
                 wait(socket: nil, seconds: pause)
                 pause = min(pause * 2, 2)
             }
         }
+    }
+
+    private func sendWaiting(on connection: PostgresConnection) throws {
+        for payload in waiting.withLock({ $0.take() }) { try Store.notifyPresence(payload, on: connection) }
     }
 
     /// Until the connection has something to read, a signal is to be sent, or time is up.

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import Synchronization
 import TailorHTTP
@@ -65,10 +66,38 @@ final class PresenceDriver: Sendable {
         }
     }
 
+    /// Stops the ticks, and says goodbye: the users here are told gone to
+    /// the other servers, and their last seen recorded, waiting at most
+    /// `goodbyeWait` seconds for those writes. Then the channel closes.
     func stop() {
         ticker.withLock { $0?.cancel() }
+        let actions = presence.change { $0.stopping(time: now()) }
+        let writes = actions.compactMap { action -> (user: Int, at: Int)? in
+            guard case .recordLastSeen(let user, let time) = action else { return nil }
+            return (user, time)
+        }
+        perform(actions.filter { if case .recordLastSeen = $0 { false } else { true } })
+        if let (events, executor) = started.withLock({ $0 }), !writes.isEmpty {
+            let done = DispatchSemaphore(value: 0)
+            Task(executorPreference: executor) { [failures] in
+                for (user, time) in writes {
+                    do {
+                        _ = try await events.noteLastSeen(user: user, at: time)
+                    } catch {
+                        failures.log("when user \(user) was last seen could not be recorded as the server stopped: \(error)")
+                    }
+                }
+                done.signal()
+            }
+            if done.wait(timeout: .now() + Self.goodbyeWait) == .timedOut {
+                failures.log("the server stopped before the last seen of every user on it was recorded")
+            }
+        }
         channel?.stop()
     }
+
+    /// Seconds a stopping server waits for its users' last seen to be recorded.
+    static let goodbyeWait = 2.0
 
     // MARK: What happens
 

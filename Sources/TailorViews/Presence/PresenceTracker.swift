@@ -179,6 +179,22 @@ package struct PresenceTracker: Sendable {
         return update(user, now: now, refresh: true)
     }
 
+    /// This server stops: every user here leaves at `time` (or when their last
+    /// stream closed, within the grace), as if their streams closed past the
+    /// grace; the others are told, and those on no other server are recorded.
+    package mutating func stopping(time: Int) -> [Action] {
+        var actions: [Action] = []
+        for user in usersHere {
+            let at = closing[user]?.at ?? time
+            let elsewhere = others.values.contains { $0.users.contains(user) }
+            actions.append(.announce(.offline(user: user, lastSeen: elsewhere ? nil : at)))
+            if !elsewhere { actions.append(.recordLastSeen(user: user, at: at)) }
+        }
+        streams = [:]
+        closing = [:]
+        return actions
+    }
+
     /// The answers of the other servers may have been lost (the channel to
     /// them was down): asks them again.
     package func reconnected() -> [Action] {
