@@ -15,7 +15,7 @@ import TailorViews
 /// publisher lanes, as any change is. Its ticks (`tickInterval`) end graces,
 /// typing and servers not heard from, and send this server's heartbeat.
 final class PresenceDriver: Sendable {
-    let presence: Presence
+    private let presence: Presence
     private let channel: PresenceChannel?
     private let database: Database
     private let cache: ViewCache
