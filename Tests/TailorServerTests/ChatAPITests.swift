@@ -11,7 +11,7 @@ import Testing
         let alice = try app.user("alice")
         let bob = try app.user("bob")
         let created = try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#)
-        #expect(created.status == 201)
+        #expect(created.status == 201, "\(created.text)")
         #expect(created.json["title"] as? String == "bob")
         let id = try #require(created.json["id"] as? String)
         let again = try bob.send("POST", "/api/chats", json: #"{"contact":"ALICE"}"#)

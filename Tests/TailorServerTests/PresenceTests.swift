@@ -157,6 +157,9 @@ import Testing
         _ = try screen.next(where: { $0.name == "chat" && Self.state($0) == "typing" })
         print("typing reached the other server's stream after \(String(format: "%.1f", Date().timeIntervalSince(sent) * 1000)) ms")
         #expect(try Self.feedPosition(b) == before, "typing or a stream wrote to the database")
+        // It ends by itself on the other server too, five seconds on.
+        _ = try screen.next(where: { $0.name == "chat" && Self.state($0) == "online" })
+        #expect(Date().timeIntervalSince(sent) >= 5, "typing ended before its five seconds")
 
         aliceStream = nil
         let away = try screen.next(where: { $0.name == "chat" && Self.state($0) == "away" })
