@@ -125,10 +125,12 @@ public final class Application: Sendable {
             let cacheCounts = cache.counts
             let checkpoints = database.checkpoints
             let process = ProcessProbe.current
+            let presence = presenceDriver.counts
             return ServerMetrics.Sample(
                 connections: madeServer.withLock { $0 }?.connectionCount ?? 0, streams: streams.subscriberCount,
                 followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: cache.byteCount,
                 feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, sqliteLogFrames: checkpoints.logFrames,
+                usersOnline: presence.usersOnline, otherServers: presence.otherServers,
                 totals: ServerMetrics.Totals(
                     eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                     cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,

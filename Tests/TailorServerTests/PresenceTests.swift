@@ -22,6 +22,11 @@ import Testing
         return Int(try #require(metrics[MetricsTests.Sample(name: "tailor_feed_applied_position", labels: [:])]))
     }
 
+    /// A gauge of `/metrics`, by name.
+    private static func gauge(_ name: String, of app: TestApp) throws -> Double? {
+        try MetricsTests.scrape(app)[MetricsTests.Sample(name: name, labels: [:])]
+    }
+
     @Test func typingReachesTheContactsScreenAndListAndEndsWithTheMessage() throws {
         let app = try TestApp()
         let (alice, bob, chatID) = try app.aliceAndBobInAChat()
@@ -83,6 +88,7 @@ import Testing
         _ = try aliceStream?.next()
         let online = try screen.next(where: { Self.state($0) == "online" })
         #expect(Self.status(online)?["text"] as? String == "online")
+        #expect(try Self.gauge("tailor_presence_users_online", of: app) == 2, "alice and bob, each with a stream")
         // A second stream and a reload within the grace: nothing changes.
         var second: SSEClient? = try SSEClient(port: app.port, token: alice.token, topics: "chats")
         _ = try second?.next()
@@ -99,6 +105,7 @@ import Testing
         let text = try #require(Self.status(away)?["text"] as? String)
         #expect(text.hasPrefix("last seen "), "\(text)")
         #expect(try Self.feedPosition(app) == before + 1, "one write when the last stream closed")
+        #expect(try Self.gauge("tailor_presence_users_online", of: app) == 1, "bob")
         // The list shows it too, and the text outlives the server.
         let bobOnList = try bob.get("/api/chats").json
         let item = try #require((bobOnList["items"] as? [[String: Any]])?.first)
@@ -157,6 +164,7 @@ import Testing
         _ = try screen.next(where: { $0.name == "chat" && Self.state($0) == "typing" })
         print("typing reached the other server's stream after \(String(format: "%.1f", Date().timeIntervalSince(sent) * 1000)) ms")
         #expect(try Self.feedPosition(b) == before, "typing or a stream wrote to the database")
+        #expect(try Self.gauge("tailor_presence_other_servers", of: b) == 1)
         // It ends by itself on the other server too, five seconds on.
         _ = try screen.next(where: { $0.name == "chat" && Self.state($0) == "online" })
         #expect(Date().timeIntervalSince(sent) >= 5, "typing ended before its five seconds")

@@ -8,6 +8,8 @@ enum MetricHelp {
         "tailor_http_request_seconds": "Time from the parsed request to its answer, by route pattern.",
         "tailor_connections_open": "Open connections.",
         "tailor_streams_open": "Open event streams.",
+        "tailor_presence_users_online": "Users shown online, with a stream open on any server (the chatbot not counted).",
+        "tailor_presence_other_servers": "Other servers whose presence signals were heard within their lifetime (PostgreSQL).",
         "tailor_stream_topics_followed": "Topics followed by event streams, each user's counted apart.",
         "tailor_stream_held_bytes": "Bytes of events queued for streams and not yet written.",
         "tailor_streams_ended_slow_total": "Event streams ended for reading too slowly.",

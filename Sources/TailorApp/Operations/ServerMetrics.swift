@@ -23,6 +23,8 @@ final class ServerMetrics: Sendable {
         var feedApplied = 0
         var feedLatestSeen = 0
         var sqliteLogFrames = 0
+        var usersOnline = 0
+        var otherServers = 0
         var totals = Totals()
         /// This process's CPU time, resident memory and open files (`ProcessProbe`).
         var cpuSeconds = 0.0
@@ -121,6 +123,7 @@ final class ServerMetrics: Sendable {
             "tailor_view_cache_bytes": sample.cacheBytes, "tailor_feed_applied_position": sample.feedApplied,
             "tailor_feed_lag_positions": max(sample.feedLatestSeen - sample.feedApplied, 0),
             "tailor_sqlite_log_frames": sample.sqliteLogFrames,
+            "tailor_presence_users_online": sample.usersOnline, "tailor_presence_other_servers": sample.otherServers,
             "process_resident_memory_bytes": sample.residentBytes, "process_open_fds": sample.openFiles,
         ]
         // The registry hands back the figure a name already has: named here

@@ -99,6 +99,11 @@ final class PresenceDriver: Sendable {
     /// Seconds a stopping server waits for its users' last seen to be recorded.
     static let goodbyeWait = 2.0
 
+    /// Users shown online on any server, and the other servers heard from, for `/metrics`.
+    var counts: (usersOnline: Int, otherServers: Int) {
+        presence.change { ($0.shownOnlineCount, $0.otherServerCount) }
+    }
+
     // MARK: What happens
 
     func streamOpened(by user: Int) {

@@ -100,6 +100,12 @@ package struct PresenceTracker: Sendable {
 
     package func isTyping(_ user: Int, in chat: Int) -> Bool { typing[Typist(chat: chat, user: user)] != nil }
 
+    /// Users shown online, on any server, but those always online.
+    package var shownOnlineCount: Int { shown.subtracting(alwaysOnline).count }
+
+    /// Other servers heard from within their lifetime.
+    package var otherServerCount: Int { others.count }
+
     /// Users online on this server, as its `here` lists them.
     package var usersHere: [Int] { Array(Set(streams.keys).union(closing.keys)).sorted() }
 
