@@ -76,7 +76,8 @@ public final class Application: Sendable {
         // users' presence through notifications.
         let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
         let presenceDriver = PresenceDriver(presence: presence, channel: sharedURL.map { PresenceChannel(url: $0, logger: logger) },
-                                            database: database, cache: cache, streams: streams, now: now, logger: logger)
+                                            database: database, directory: directory, cache: cache, streams: streams, now: now,
+                                            logger: logger)
         presenceHandOff.withLock { $0 = presenceDriver }
         self.presence = presenceDriver
         let pushKey = try Self.pushKey(configuration.push, store: Store(writer))

@@ -159,6 +159,29 @@ import Testing
     /// The chatbot talks with everyone: a user with more chats than a kept
     /// one may have is let go with the chats no one else keeps, and the views
     /// of their contacts are still kept.
+    /// A kept user's chats and contacts, and the last seen of a contact,
+    /// are what the database holds.
+    @Test func aKeptUsersContactsAndLastSeenAreTheDatabases() throws {
+        let directory = ChatDirectory()
+        let writer = try Writer(path: folder.appendingPathComponent("contacts.sqlite").path, directory: directory)
+        defer { writer.database.close() }
+        let alice = try writer.signUp("alice")
+        let bob = try writer.signUp("bob")
+        let carol = try writer.signUp("carol")
+        let withBob = try writer.open(alice, with: "bob")
+        let withCarol = try writer.open(alice, with: "carol")
+        let kept = try #require(directory.contacts(of: alice.id))
+        #expect(Set(kept.map { "\($0.chat):\($0.contact)" }) == Set(try writer.store.chatContacts(of: alice.id).map { "\($0.chat):\($0.contact)" }))
+        #expect(Set(kept.map(\.contact)) == [bob.id, carol.id] && Set(kept.map(\.chat)) == [withBob.id, withCarol.id])
+        #expect(directory.contacts(of: 999) == nil)
+
+        try writer.apply(.account(.lastSeen(user: bob.id, at: 7_000)))
+        #expect(directory.screen(of: withBob.id, for: alice.id)?.contact.lastSeenAt == 7_000)
+        #expect(try writer.store.user(id: bob.id)?.lastSeenAt == 7_000)
+        try writer.apply(.account(.lastSeen(user: bob.id, at: 6_000)))
+        #expect(try writer.store.user(id: bob.id)?.lastSeenAt == 7_000, "an earlier time does not replace a later one")
+    }
+
     @Test func aUserWithVeryManyChatsIsNotKeptButTheirContactsAre() throws {
         let directory = ChatDirectory(chatBudget: 8)
         let writer = try Writer(path: folder.appendingPathComponent("many.sqlite").path, directory: directory)

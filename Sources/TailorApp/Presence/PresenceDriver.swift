@@ -18,6 +18,7 @@ final class PresenceDriver: Sendable {
     private let presence: Presence
     private let channel: PresenceChannel?
     private let database: Database
+    private let directory: ChatDirectory
     private let cache: ViewCache
     private let streams: EventStreams
     private let server: String
@@ -31,11 +32,12 @@ final class PresenceDriver: Sendable {
     /// Seconds between ticks: typing ends and servers are found gone within it.
     static let tickInterval = 0.2
 
-    init(presence: Presence, channel: PresenceChannel?, database: Database, cache: ViewCache, streams: EventStreams,
+    init(presence: Presence, channel: PresenceChannel?, database: Database, directory: ChatDirectory, cache: ViewCache, streams: EventStreams,
          now: @escaping @Sendable () -> Int, logger: Logger) {
         self.presence = presence
         self.channel = channel
         self.database = database
+        self.directory = directory
         self.cache = cache
         self.streams = streams
         server = presence.change { $0.server }
@@ -170,8 +172,13 @@ final class PresenceDriver: Sendable {
         }
     }
 
-    /// Builds again the chat screens and lists that show `user` as a contact.
+    /// Builds again the chat screens and lists that show `user` as a contact:
+    /// their chats from the kept chats, else read.
     private func showContacts(of user: Int) {
+        if let contacts = directory.contacts(of: user) {
+            refresh(Self.changes(showing: contacts))
+            return
+        }
         guard let executor = started.withLock({ $0?.executor }) else { return }
         Task(executorPreference: executor) { [self] in
             let contacts: [(chat: Int, contact: Int)]
@@ -181,8 +188,13 @@ final class PresenceDriver: Sendable {
                 failures.log("the contacts of user \(user) could not be read: their screens do not show that user's presence changed: \(error)")
                 return
             }
-            refresh(Set(contacts.flatMap { [TopicChange.chat(user: $0.contact, id: $0.chat), .chats(user: $0.contact)] }))
+            refresh(Self.changes(showing: contacts))
         }
+    }
+
+    /// The chat screens and lists of `contacts`, which show the user whose chats they are.
+    private static func changes(showing contacts: [(chat: Int, contact: Int)]) -> Set<TopicChange> {
+        Set(contacts.flatMap { [TopicChange.chat(user: $0.contact, id: $0.chat), .chats(user: $0.contact)] })
     }
 
     /// Drops the cached versions of `changes` and sends the followed ones

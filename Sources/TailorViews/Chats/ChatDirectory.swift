@@ -78,6 +78,16 @@ package final class ChatDirectory: Sendable {
         }
     }
 
+    /// Each chat of a kept user with its other member; nil if the user is not kept.
+    package func contacts(of user: Int) -> [(chat: Int, contact: Int)]? {
+        state.withLock { state in
+            guard let ids = state.chatIDs(of: user) else { return nil }
+            let chats = ids.compactMap { state.chats[$0]?.chat }
+            guard chats.count == ids.count else { return nil }
+            return chats.map { (chat: $0.id, contact: $0.contact(of: user)) }
+        }
+    }
+
     /// A kept chat; nil if not kept.
     package func chat(_ id: Int) -> Chat? {
         state.withLock { $0.chats[id]?.chat }
