@@ -49,6 +49,20 @@ import Testing
         #expect(Self.state(withMessage) == "away", "the message ends the typing at once")
     }
 
+    /// A stream that takes patches gets the status as a patch of the view
+    /// model it holds, as any change.
+    @Test func aStreamOfPatchesGetsTheStatusAsAPatch() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)", patches: true)
+        _ = try screen.next()
+        try alice.send("POST", "/api/chats/\(chatID)/typing")
+        let patch = try screen.next(where: { $0.name == "chat.patch" })
+        let operations = try #require(patch.json["patch"] as? [[String: Any]])
+        #expect(operations.contains { ($0["path"] as? String)?.hasPrefix("/contactStatus") == true }, "\(patch.data)")
+        #expect(!patch.data.contains("\"messages\""), "only the status changed: \(patch.data)")
+    }
+
     @Test func typingEndsByItselfAfterFiveSeconds() throws {
         let app = try TestApp()
         let (alice, bob, chatID) = try app.aliceAndBobInAChat()
