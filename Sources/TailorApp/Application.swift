@@ -169,7 +169,9 @@ public final class Application: Sendable {
         pushDelivery = PushDelivery(events: events, streams: streams, key: pushKey, settings: configuration.push, metrics: metrics,
                                     now: now, executor: server.group.next(), logger: logger)
         pushes.delivery.withLock { [pushDelivery] in $0 = pushDelivery }
-        let chatbot = Chatbot(botID: botID, delay: configuration.botDelay, router: events, loops: server.group, logger: logger)
+        let chatbot = Chatbot(botID: botID, delay: configuration.botDelay, router: events,
+                              typing: { chat, contact in presenceDriver.typed(in: chat, by: botID, contact: contact) },
+                              loops: server.group, logger: logger)
         chatbotAnswers = Task(executorPreference: server.group.next()) { await chatbot.answer(botMessages) }
         presenceDriver.start(recordingThrough: events, on: server.group.next())
         // Last, once everything that follows the feed is wired; before the

@@ -82,7 +82,10 @@ import Testing
         let stream = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)")
         _ = try stream.next()
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"ping"}"#)
+        // The bot types before it answers.
+        _ = try stream.next(where: { (($0.json["contactStatus"] as? [String: Any])?["state"]) as? String == "typing" })
         let answered = try stream.next(where: { (($0.json["messages"] as? [[String: Any]])?.last?["sender"]) as? String == "other" })
+        #expect((answered.json["contactStatus"] as? [String: Any])?["state"] as? String == "online", "the answer ends its typing")
         #expect((((answered.json["messages"] as? [[String: Any]])?.last?["text"]) as? String)?.contains("ping") == true)
     }
 

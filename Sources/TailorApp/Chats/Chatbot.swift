@@ -3,8 +3,9 @@ import TailorHTTP
 import TailorLoop
 import TailorStore
 
-/// The built-in user `bot`: it reads a message sent to it after a delay and
-/// answers, through the same event router as any other source would. Each
+/// The built-in user `bot`: it reads a message sent to it after a delay,
+/// types for as long again ("typing…" on the sender's screen), and answers,
+/// through the same event router as any other source would. Each
 /// server answers every message it follows in the feed; the answers are one
 /// message in the database, so the bot answers once however many servers run,
 /// and still answers when the server that took the message is gone.
@@ -21,16 +22,20 @@ final class Chatbot: Sendable {
     let botID: Int
     let delay: Double
     private let router: EventRouter
+    /// Says the bot types in a chat, to the user on its other side.
+    private let typing: @Sendable (_ chat: Int, _ contact: Int) -> Void
     private let loops: EventLoopGroup
     private let failures: ThrottledLog
 
     /// Made after the router it answers through. What it hears comes as a
     /// stream that the router's handler feeds (`isForBot`), so the handler
     /// never holds the bot, nor the bot's router through it.
-    init(botID: Int, delay: Double, router: EventRouter, loops: EventLoopGroup, logger: Logger) {
+    init(botID: Int, delay: Double, router: EventRouter, typing: @escaping @Sendable (_ chat: Int, _ contact: Int) -> Void,
+         loops: EventLoopGroup, logger: Logger) {
         self.botID = botID
         self.delay = delay
         self.router = router
+        self.typing = typing
         self.loops = loops
         failures = ThrottledLog(logger: logger)
     }
@@ -45,13 +50,15 @@ final class Chatbot: Sendable {
         for await heard in heard { answerLater(heard.message, in: heard.chat) }
     }
 
-    /// Reads the message after `delay` and answers it.
+    /// Reads the message after `delay`, types as long, and answers it.
     private func answerLater(_ message: Message, in chat: Chat) {
-        let (router, delay, botID, failures) = (router, delay, botID, failures)
+        let (router, delay, botID, failures, typing) = (router, delay, botID, failures, typing)
         Task(executorPreference: loops.next()) {
             try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             do {
                 try await router.markRead(chat: chat.id, reader: botID)
+                typing(chat.id, chat.contact(of: botID))
+                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
                 // Every server that follows the feed hears the message and answers;
                 // the client id makes the answers one message, whoever is first.
                 _ = try await router.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text), clientID: Self.answerID(to: message))
