@@ -4,7 +4,8 @@ import TailorLoop
 import TailorStore
 
 /// The built-in user `bot`: it reads a message sent to it after a delay,
-/// types for as long again ("typing…" on the sender's screen), and answers,
+/// types for as long again, at most `maxTyping` ("typing…" on the sender's
+/// screen), and answers,
 /// through the same event router as any other source would. Each
 /// server answers every message it follows in the feed; the answers are one
 /// message in the database, so the bot answers once however many servers run,
@@ -50,7 +51,10 @@ final class Chatbot: Sendable {
         for await heard in heard { answerLater(heard.message, in: heard.chat) }
     }
 
-    /// Reads the message after `delay`, types as long, and answers it.
+    /// Seconds the bot types at most before an answer.
+    static let maxTyping = 0.5
+
+    /// Reads the message after `delay`, types as long (at most `maxTyping`), and answers it.
     private func answerLater(_ message: Message, in chat: Chat) {
         let (router, delay, botID, failures, typing) = (router, delay, botID, failures, typing)
         Task(executorPreference: loops.next()) {
@@ -58,7 +62,7 @@ final class Chatbot: Sendable {
             do {
                 try await router.markRead(chat: chat.id, reader: botID)
                 typing(chat.id, chat.contact(of: botID))
-                try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                try? await Task.sleep(for: .milliseconds(Int(min(delay, Self.maxTyping) * 1000)))
                 // Every server that follows the feed hears the message and answers;
                 // the client id makes the answers one message, whoever is first.
                 _ = try await router.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text), clientID: Self.answerID(to: message))
