@@ -32,16 +32,18 @@ extension Store {
     /// notifications `appendChangeAndCommit` sends, on the channel named after
     /// the schema.
     public static func listenToFeed(on connection: PostgresConnection, namedWith suffix: String) throws {
-        try connection.run("SELECT set_config('application_name', left(current_setting('application_name') || ?, 63), false)", suffix)
-        let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
-        try connection.execute("LISTEN \(feedChannel(of: schema))")
+        try listen(on: connection, to: "tailor_feed_", namedWith: suffix)
     }
 
-    /// The channel a database's commits notify on, quoted as an identifier:
-    /// one per schema, so that databases side by side in one PostgreSQL
-    /// database do not wake each other.
-    static func feedChannel(of schema: String) -> String {
-        "\"tailor_feed_" + schema.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    /// Names `connection` with `suffix` and listens on the channel `prefix`
+    /// followed by the schema's name: one channel per schema, so that
+    /// databases side by side in one PostgreSQL database do not wake each other.
+    static func listen(on connection: PostgresConnection, to prefix: String, namedWith suffix: String) throws {
+        try connection.run("SELECT set_config('application_name', left(current_setting('application_name') || ?, 63), false)", suffix)
+        let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
+        let channel = prefix + schema
+        // Quoted as an identifier, as `pg_notify` names it: any schema name.
+        try connection.execute("LISTEN \"" + channel.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"")
     }
 
     /// Records on SQLite that positions up to `position` may be in use.
