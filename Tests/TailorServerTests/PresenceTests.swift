@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import TailorApp
 import TailorStore
 import TailorTestSupport
@@ -187,6 +188,36 @@ import Testing
         let away = try screen.next(where: { $0.name == "chat" && Self.state($0) == "away" })
         #expect((Self.status(away)?["text"] as? String)?.hasPrefix("last seen ") == true)
         #expect(try Self.feedPosition(b) == before + 1, "one write: the last seen")
+    }
+
+    /// A presence connection that the database ends is opened again, and
+    /// the servers hear each other as before: what was lost meanwhile is
+    /// asked for again (`hello`).
+    @Test func presenceCrossesServersAgainAfterItsConnectionsEnd() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let (a, b) = (try TestApp(database: location), try TestApp(database: location))
+        let (alice, bob, chatID) = try a.aliceAndBobInAChat()
+        let screen = try SSEClient(port: b.port, token: bob.token, topics: "chat:\(chatID)", timeout: 15)
+        _ = try screen.next()
+        let aliceStream = try SSEClient(port: a.port, token: alice.token, topics: "badge")
+        _ = try aliceStream.next()
+        _ = try screen.next(where: { Self.state($0) == "online" })
+
+        try TestDatabase.dropConnections(to: location, suffix: "-presence")
+        // Signals sent before the connections are back are lost: typing is
+        // said again, as the page does every 3 s, until it is heard.
+        let typed = DispatchQueue(label: "typing")
+        let stop = Mutex(false)
+        typed.async {
+            while !stop.withLock({ $0 }) {
+                _ = try? alice.send("POST", "/api/chats/\(chatID)/typing")
+                usleep(300_000)
+            }
+        }
+        defer { stop.withLock { $0 = true }; typed.sync {} }
+        _ = try screen.next(where: { Self.state($0) == "typing" })
+        #expect(try Self.gauge("tailor_presence_other_servers", of: b) == 1)
+        _ = aliceStream
     }
 
     /// A server killed with a user's only stream takes them with it: the
