@@ -464,7 +464,9 @@ class WebClientTest(unittest.TestCase):
         # Alice types without sending: Bob's list says so in place of the last message.
         self.find(alice, "#composer-text").send_keys("still thinking")
         self.text_in(bob, ".chat-item .last-message.typing", "typing…")
-        self.find(bob, ".chat-item").click()
+        # Clicked in the page: the list is drawn anew at each event, and an
+        # element found before may be gone by the click.
+        bob.execute_script("document.querySelector('.chat-item').click()")
         self.text_in(bob, "#chat-title", self.alice_name)
         self.find(alice, "#composer-text").send_keys(" about it")
         self.text_in(bob, "#contact-status", "typing…")
