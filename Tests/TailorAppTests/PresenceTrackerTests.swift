@@ -81,6 +81,19 @@ import Testing
         #expect(!presence.isShownOnline(1), "the last signal said offline")
     }
 
+    /// A last seen that comes within the interval is shown when it is over,
+    /// whatever is heard meanwhile.
+    @Test func aLastSeenDueIsShownEvenIfTheStateIsAsShownByThen() {
+        var presence = tracker()
+        _ = presence.heard(.online(user: 1), from: "x", now: 0, time: 0)
+        #expect(presence.tick(now: Self.second + Self.second / 2, time: 0) == [])
+        #expect(presence.heard(.offline(user: 1, lastSeen: nil), from: "x", now: 2 * Self.second, time: 0) == [.show(user: 1)])
+        #expect(presence.lastSeenRecorded(of: 1, now: 2 * Self.second + 1) == [], "within the interval")
+        #expect(presence.heard(.here(users: [], replacing: true), from: "x", now: 2 * Self.second + 2, time: 0) == [])
+        #expect(presence.tick(now: 3 * Self.second + 2, time: 0) == [.show(user: 1)])
+        #expect(presence.tick(now: 5 * Self.second, time: 0) == [])
+    }
+
     @Test func theUsersOfAServerNotHeardFromAreRecordedByTheFirstServerLeft() {
         var first = tracker("a")
         var second = tracker("b")

@@ -83,8 +83,10 @@ package struct PresenceTracker: Sendable {
     private var shown: Set<Int> = []
     /// When each user's shown state last changed, for those changed within `showInterval`.
     private var lastShown: [Int: UInt64] = [:]
-    /// Users whose shown state is to change once their interval is over.
-    private var due: Set<Int> = []
+    /// Users to be shown anew once their interval is over; `true` when only
+    /// their last seen changed, which must be shown even if they are shown
+    /// as they are by then.
+    private var due: [Int: Bool] = [:]
     private var typing: [Typist: Typing] = [:]
 
     package init(server: String, settings: Settings = Settings(), alwaysOnline: Set<Int> = []) {
@@ -238,9 +240,9 @@ package struct PresenceTracker: Sendable {
             actions.append(.showTyping(chat: typist.chat, user: typist.user, contact: entry.contact))
         }
         for (user, at) in lastShown where at + settings.showInterval <= now { lastShown[user] = nil }
-        for user in due.sorted() where lastShown[user] == nil {
-            due.remove(user)
-            actions += show(user, now: now)
+        for user in due.keys.sorted() where lastShown[user] == nil {
+            let refresh = due.removeValue(forKey: user) ?? false
+            actions += update(user, now: now, refresh: refresh)
         }
         return actions
     }
@@ -255,14 +257,16 @@ package struct PresenceTracker: Sendable {
     /// Shows `user` as they are now, or once their interval is over; with
     /// `refresh`, also when only their last seen changed.
     private mutating func update(_ user: Int, now: UInt64, refresh: Bool = false) -> [Action] {
+        let refresh = refresh || due[user] == true
         guard refresh || isOnlineAnywhere(user) != shown.contains(user) else {
-            due.remove(user)
+            due[user] = nil
             return []
         }
         guard lastShown[user] == nil else {
-            due.insert(user)
+            due[user] = refresh
             return []
         }
+        due[user] = nil
         return show(user, now: now)
     }
 
