@@ -75,7 +75,7 @@ public final class Application: Sendable {
         // through the feed's follower, this server's own as well, and their
         // users' presence through notifications.
         let sharedURL: String? = if case .postgres(let url) = configuration.database { url } else { nil }
-        let presenceDriver = PresenceDriver(presence: presence, channel: sharedURL.map { PresenceChannel(url: $0, logger: logger) },
+        let presenceDriver = PresenceDriver(presence: presence, channel: try sharedURL.map { try PresenceChannel(url: $0, logger: logger) },
                                             database: database, directory: directory, cache: cache, streams: streams, now: now,
                                             logger: logger)
         presenceHandOff.withLock { $0 = presenceDriver }
@@ -94,7 +94,7 @@ public final class Application: Sendable {
                                        pushes.delivery.withLock { $0 }?.queued(message: message, chat: chat, recipient: recipient)
                                    })
         let progress = FeedProgress(applied: position, isShared: sharedURL != nil)
-        follower = sharedURL.map { FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
+        follower = try sharedURL.map { try FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
         let feed: FeedApplier = if let follower { .follower(follower) }
             else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
         events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,

@@ -46,6 +46,8 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     public func read(into buffer: UnsafeMutableRawBufferPointer) async throws -> Int {
         assert(loop.inLoopThread, "a connection is read off its loop")
         while true {
+            // Closed (also while this read waited), its number may be another connection's by now.
+            guard !isClosed else { return 0 }
             if readable {
                 let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
                 if count > 0 { return count }
@@ -67,6 +69,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// reset is one), or nil when nothing has arrived. Any other failure is
     /// thrown, as `read` throws it: it is a fault, not the peer leaving.
     public func readIfAvailable(into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        guard !isClosed else { return 0 }
         while true {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
@@ -97,6 +100,8 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// advanced in place past its sent bytes, so a later `write` goes on from there.
     public func writeAvailable(_ vectors: UnsafeMutableBufferPointer<iovec>) throws -> Int {
         assert(loop.inLoopThread, "a connection is written off its loop")
+        // Closed, its number may be another connection's by now.
+        guard !isClosed else { throw ConnectionError.peerClosed }
         var first = 0
         var message = msghdr()
         while first < vectors.count, writable {
@@ -139,6 +144,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         var position = off_t(offset)
         let end = offset + count
         while Int(position) < end {
+            guard !isClosed else { throw ConnectionError.peerClosed }
             if writable {
                 let sent = sendfile(fd, file, &position, min(end - Int(position), 1 << 20))
                 if sent > 0 { onProgress(); continue }
@@ -183,6 +189,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// Sends a FIN but keeps reading: lets a client read an error response whole
     /// before the connection closes (RFC 9112 §9.6).
     public func shutdownWrites() {
+        guard !isClosed else { return }
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 

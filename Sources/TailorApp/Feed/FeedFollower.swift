@@ -1,4 +1,3 @@
-import CSystem
 import Glibc
 import Logging
 import Synchronization
@@ -25,8 +24,9 @@ final class FeedFollower: Sendable {
     private let handler: EventHandler
     private let progress: FeedProgress
     private let stopping = Atomic<Bool>(false)
-    /// An eventfd that ends the follower's wait at once.
-    private let wakeDescriptor: Int32
+    /// Ends the follower's wait at once: a commit here, or the stop. The
+    /// writer may still commit after the stop.
+    private let wake: WakeSignal
     private let failures: ThrottledLog
     private let thread = Mutex<OwnThread?>(nil)
     private let latest = Atomic<Int>(0)
@@ -49,11 +49,11 @@ final class FeedFollower: Sendable {
     static let batchSize = 500
 
     /// Follows from where `progress` says this server is.
-    init(url: String, handler: EventHandler, progress: FeedProgress, logger: Logger) {
+    init(url: String, handler: EventHandler, progress: FeedProgress, logger: Logger) throws {
         self.url = url
         self.handler = handler
         self.progress = progress
-        wakeDescriptor = csystem_eventfd()
+        wake = try WakeSignal()
         failures = ThrottledLog(logger: logger, level: .error)
     }
 
@@ -64,11 +64,9 @@ final class FeedFollower: Sendable {
     /// Ends the follower's thread; again, it does nothing.
     func stop() {
         stopping.store(true, ordering: .releasing)
-        _ = csystem_eventfd_signal(wakeDescriptor)
-        // Taken once: a second stop must not close the descriptor's number again.
-        guard let thread = thread.withLock({ $0.take() }) else { return }
-        thread.join()
-        close(wakeDescriptor)
+        wake.signal()
+        if let thread = thread.withLock({ $0.take() }) { thread.join() }
+        wake.close()
     }
 
     /// The latest position the feed held when last read, applied or not.
@@ -84,7 +82,7 @@ final class FeedFollower: Sendable {
     func apply(committedHere entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
         progress.whenApplied(entry.position, within: Self.applyWait) { _ in answer() }
         writtenHere.withLock { $0.append(entry) }
-        _ = csystem_eventfd_signal(wakeDescriptor)
+        wake.signal()
     }
 
     /// Seconds a commit of this server's waits to be applied before its
@@ -242,10 +240,10 @@ final class FeedFollower: Sendable {
 
     @discardableResult
     private func sleepOrWake(seconds: Double, socket: Int32?) -> Wake {
-        var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
         if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&descriptors, nfds_t(descriptors.count), Int32((seconds * 1000).rounded(.up)))
-        _ = csystem_eventfd_drain(wakeDescriptor)
+        wake.drain()
         return descriptors[0].revents != 0 ? .woken : .socketOrTime
     }
 }

@@ -1,4 +1,3 @@
-import CSystem
 import Glibc
 import Logging
 import Synchronization
@@ -20,7 +19,8 @@ final class PresenceChannel: Sendable {
     private let url: String
     private let waiting = Mutex<[String]>([])
     private let stopping = Atomic<Bool>(false)
-    private let wakeDescriptor: Int32
+    /// Ends the thread's wait: a signal to send, or the stop.
+    private let wake: WakeSignal
     private let thread = Mutex<OwnThread?>(nil)
     private let failures: ThrottledLog
 
@@ -28,9 +28,9 @@ final class PresenceChannel: Sendable {
     /// Added to the connection's application name.
     static let applicationNameSuffix = "-presence"
 
-    init(url: String, logger: Logger) {
+    init(url: String, logger: Logger) throws {
         self.url = url
-        wakeDescriptor = csystem_eventfd()
+        wake = try WakeSignal()
         failures = ThrottledLog(logger: logger, level: .warning)
     }
 
@@ -45,15 +45,14 @@ final class PresenceChannel: Sendable {
             if waiting.count >= Self.maxWaiting { waiting.removeFirst(waiting.count - Self.maxWaiting + 1) }
             waiting.append(payload)
         }
-        _ = csystem_eventfd_signal(wakeDescriptor)
+        wake.signal()
     }
 
     func stop() {
         stopping.store(true, ordering: .releasing)
-        _ = csystem_eventfd_signal(wakeDescriptor)
-        guard let thread = thread.withLock({ $0.take() }) else { return }
-        thread.join()
-        close(wakeDescriptor)
+        wake.signal()
+        if let thread = thread.withLock({ $0.take() }) { thread.join() }
+        wake.close()
     }
 
     private func run(heard: @Sendable (String) -> Void, connected: @Sendable () -> Void) {
@@ -85,10 +84,10 @@ final class PresenceChannel: Sendable {
 
     /// Until the connection has something to read, a signal is to be sent, or time is up.
     private func wait(socket: Int32?, seconds: Double) {
-        var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
         if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&descriptors, nfds_t(descriptors.count), Int32(seconds * 1000))
-        _ = csystem_eventfd_drain(wakeDescriptor)
+        wake.drain()
     }
 }
 

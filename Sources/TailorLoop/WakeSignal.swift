@@ -1,0 +1,41 @@
+import CSystem
+import Glibc
+import Synchronization
+
+/// An eventfd that any thread signals to end one thread's `poll`, closed
+/// once that thread is done. A signal after the close does nothing: by then
+/// the descriptor's number may be a socket's, and the eight bytes a signal
+/// writes would be sent on another connection.
+public final class WakeSignal: Sendable {
+    private let descriptor: Mutex<Int32?>
+
+    public init() throws {
+        let fd = csystem_eventfd()
+        guard fd >= 0 else { throw SystemError("eventfd") }
+        descriptor = Mutex(fd)
+    }
+
+    /// The descriptor to poll, for the waiting thread only, while open.
+    public var fd: Int32 { descriptor.withLock { $0 ?? -1 } }
+
+    public func signal() {
+        descriptor.withLock { if let fd = $0 { _ = csystem_eventfd_signal(fd) } }
+    }
+
+    /// Takes the signals so far, so that the next poll waits.
+    public func drain() {
+        descriptor.withLock { if let fd = $0 { _ = csystem_eventfd_drain(fd) } }
+    }
+
+    /// Closes the descriptor; again, it does nothing.
+    public func close() {
+        descriptor.withLock { fd in
+            if let open = fd { Glibc.close(open) }
+            fd = nil
+        }
+    }
+
+    deinit {
+        close()
+    }
+}
