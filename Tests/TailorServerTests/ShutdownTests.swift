@@ -98,6 +98,7 @@ import Testing
     @Test(arguments: [
         ["--bot-delay", "1e16"], ["--idle-timeout", "inf"], ["--header-timeout", "1e300"], ["--heartbeat", "inf"],
         ["--heartbeat", "nan"], ["--bot-delay", "-1"], ["--max-body", "99999999999999"], ["--threads", "100000"],
+        ["--offline-grace", "4000"], ["--offline-grace", "inf"], ["--presence-lifetime", "0.1"], ["--presence-lifetime", "nan"],
     ])
     func aNumberOutsideItsRangeIsRefusedAtStart(flag: [String]) throws {
         let process = Process()
