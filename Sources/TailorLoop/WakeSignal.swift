@@ -27,6 +27,18 @@ public final class WakeSignal: Sendable {
         descriptor.withLock { if let fd = $0 { _ = csystem_eventfd_drain(fd) } }
     }
 
+    /// For the waiting thread: waits until a signal, something to read on
+    /// `socket`, or `seconds` passed, and takes the signals; whether a signal
+    /// ended the wait.
+    @discardableResult
+    public func wait(seconds: Double, orReadable socket: Int32? = nil) -> Bool {
+        var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
+        _ = poll(&descriptors, nfds_t(descriptors.count), Int32((seconds * 1000).rounded(.up)))
+        drain()
+        return descriptors[0].revents != 0
+    }
+
     /// Closes the descriptor; again, it does nothing.
     public func close() {
         descriptor.withLock { fd in

@@ -1,4 +1,3 @@
-import Glibc
 import Logging
 import Synchronization
 import TailorDomain
@@ -101,19 +100,10 @@ final class FeedFollower: Sendable {
     }
 
     private func run() {
-        var pause = 0.05
-        while !stopping.load(ordering: .acquiring) {
-            do {
-                let connection = try PostgresConnection(url: url)
-                try Store.listenToFeed(on: connection, namedWith: Self.applicationNameSuffix)
-                pause = 0.05
-                try follow(on: connection)
-            } catch {
-                failures.log("the change feed could not be read, trying again in \(Int(pause * 1000)) ms: \(error)")
-                sleepOrWake(seconds: pause, socket: nil)
-                pause = min(pause * 2, 2)
-            }
-        }
+        ListeningConnection.keep(url: url, failing: "the change feed could not be read", failures: failures, wake: wake,
+                                 isStopping: { stopping.load(ordering: .acquiring) },
+                                 prepare: { try Store.listenToFeed(on: $0, namedWith: Self.applicationNameSuffix) },
+                                 session: { try follow(on: $0) })
     }
 
     /// Applies what is new, then waits for news, until told to stop.
@@ -161,7 +151,7 @@ final class FeedFollower: Sendable {
             if notified > applied { return .notified(notified) }
             let now = MonotonicClock.now
             guard now < deadline else { return .timeUp }
-            if sleepOrWake(seconds: Double(deadline - now) / 1e9, socket: connection.socket) == .woken,
+            if wake.wait(seconds: Double(deadline - now) / 1e9, orReadable: connection.socket),
                writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return .committedHere }
         }
         return .timeUp
@@ -192,14 +182,6 @@ final class FeedFollower: Sendable {
     private static func notification(from payload: String) -> (position: Int, origin: Substring) {
         let parts = payload.split(separator: " ", maxSplits: 1)
         return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "")
-    }
-
-    /// What ended a wait.
-    private enum Wake {
-        /// This server committed, or the follower is to stop.
-        case woken
-        /// The socket has something to read, or the time is up.
-        case socketOrTime
     }
 
     /// Reads the next entries and applies them; returns how many. The page
@@ -236,14 +218,5 @@ final class FeedFollower: Sendable {
             }
         }
         return page.entries.count
-    }
-
-    @discardableResult
-    private func sleepOrWake(seconds: Double, socket: Int32?) -> Wake {
-        var descriptors = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-        if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-        _ = poll(&descriptors, nfds_t(descriptors.count), Int32((seconds * 1000).rounded(.up)))
-        wake.drain()
-        return descriptors[0].revents != 0 ? .woken : .socketOrTime
     }
 }

@@ -1,10 +1,8 @@
-import Glibc
 import Logging
 import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
-import TailorViews
 
 /// The servers' presence signals over PostgreSQL's notifications: sent with
 /// `pg_notify` and heard by `LISTEN`, on a connection and a thread
@@ -55,39 +53,26 @@ final class PresenceChannel: Sendable {
         wake.close()
     }
 
-    private func run(heard: @Sendable (String) -> Void, connected: @Sendable () -> Void) {
-        var pause = 0.05
-        while !stopping.load(ordering: .acquiring) {
-            do {
-                let connection = try PostgresConnection(url: url)
-                try Store.listenToPresence(on: connection, namedWith: Self.applicationNameSuffix)
-                pause = 0.05
-                connected()
-                while !stopping.load(ordering: .acquiring) {
-                    try sendWaiting(on: connection)
-                    for payload in try connection.takeNotifications() { heard(payload) }
-                    wait(socket: connection.socket, seconds: 0.5)
-                }
-                // The last signals: a stopping server's goodbye.
-                try sendWaiting(on: connection)
-            } catch {
-                failures.log("presence signals could not be sent or heard, trying again in \(Int(pause * 1000)) ms: \(error)")
-                wait(socket: nil, seconds: pause)
-                pause = min(pause * 2, 2)
-            }
-        }
+    private func run(heard: (String) -> Void, connected: () -> Void) {
+        ListeningConnection.keep(url: url, failing: "presence signals could not be sent or heard", failures: failures, wake: wake,
+                                 isStopping: { stopping.load(ordering: .acquiring) },
+                                 prepare: { connection in
+                                     try Store.listenToPresence(on: connection, namedWith: Self.applicationNameSuffix)
+                                     connected()
+                                 },
+                                 session: { connection in
+                                     while !stopping.load(ordering: .acquiring) {
+                                         try sendWaiting(on: connection)
+                                         for payload in try connection.takeNotifications() { heard(payload) }
+                                         wake.wait(seconds: 0.5, orReadable: connection.socket)
+                                     }
+                                     // The last signals: a stopping server's goodbye.
+                                     try sendWaiting(on: connection)
+                                 })
     }
 
     private func sendWaiting(on connection: PostgresConnection) throws {
         for payload in waiting.withLock({ $0.take() }) { try Store.notifyPresence(payload, on: connection) }
-    }
-
-    /// Until the connection has something to read, a signal is to be sent, or time is up.
-    private func wait(socket: Int32?, seconds: Double) {
-        var descriptors = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)]
-        if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-        _ = poll(&descriptors, nfds_t(descriptors.count), Int32(seconds * 1000))
-        wake.drain()
     }
 }
 

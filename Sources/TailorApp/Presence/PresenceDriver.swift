@@ -73,12 +73,11 @@ final class PresenceDriver: Sendable {
     /// `goodbyeWait` seconds for those writes. Then the channel closes.
     func stop() {
         ticker.withLock { $0?.cancel() }
-        let actions = presence.change { $0.stopping(time: now()) }
-        let writes = actions.compactMap { action -> (user: Int, at: Int)? in
-            guard case .recordLastSeen(let user, let time) = action else { return nil }
-            return (user, time)
+        // The writes are waited for here, not left to tasks as `perform` would.
+        var writes: [(user: Int, at: Int)] = []
+        for action in presence.change({ $0.stopping(time: now()) }) {
+            if case .recordLastSeen(let user, let time) = action { writes.append((user, time)) } else { perform([action]) }
         }
-        perform(actions.filter { if case .recordLastSeen = $0 { false } else { true } })
         if let (events, executor) = started.withLock({ $0 }), !writes.isEmpty {
             let done = DispatchSemaphore(value: 0)
             Task(executorPreference: executor) { [failures] in

@@ -34,8 +34,9 @@ extension PresenceSignal {
             guard let chat = numbers[0], let user = numbers[1], let contact = numbers[2] else { return nil }
             signal = .typing(chat: chat, user: user, contact: contact)
         case ("l", 2):
-            let users = parts[3].split(separator: ",").compactMap { Int($0) }
-            guard let replacing = numbers[0], users.count == parts[3].split(separator: ",").count else { return nil }
+            let listed = parts[3].split(separator: ",")
+            let users = listed.compactMap { Int($0) }
+            guard let replacing = numbers[0], users.count == listed.count else { return nil }
             signal = .here(users: users, replacing: replacing == 1)
         case ("q", 0):
             signal = .hello
