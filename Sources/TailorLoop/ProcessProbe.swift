@@ -26,11 +26,8 @@ public struct ProcessProbe: Sendable {
     /// by name: a stage on a named thread of its own (`writer`, `loop-0`)
     /// shows alone, anonymous workers together under the process's name.
     public var threadCPUSeconds: [String: Double] {
-        guard let directory = opendir("/proc/\(pid)/task") else { return [:] }
-        defer { closedir(directory) }
         var seconds: [String: Double] = [:]
-        while let entry = readdir(directory) {
-            let task = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for task in FolderNames.names(in: "/proc/\(pid)/task") ?? [] {
             guard let id = Int(task), let thread = Self.statistics(at: "/proc/\(pid)/task/\(id)/stat") else { continue }
             seconds[thread.name, default: 0] += thread.cpu.user + thread.cpu.system
         }
@@ -63,12 +60,7 @@ public struct ProcessProbe: Sendable {
     /// Descriptors open now: the entries of its `fd` folder (for this
     /// process, less the one the count itself opens).
     public var openFiles: Int {
-        guard let folder = opendir("/proc/\(pid)/fd") else { return 0 }
-        defer { closedir(folder) }
-        var count = 0
-        while let entry = readdir(folder) {
-            if withUnsafeBytes(of: entry.pointee.d_name, { $0.first }) != UInt8(ascii: ".") { count += 1 }
-        }
+        guard let count = FolderNames.names(in: "/proc/\(pid)/fd")?.count else { return 0 }
         return pid == getpid() ? max(count - 1, 0) : count
     }
 

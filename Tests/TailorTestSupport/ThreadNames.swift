@@ -1,17 +1,12 @@
 import Glibc
+import TailorLoop
 
 /// The names of this process's threads, as `/proc` shows them.
 public enum ThreadNames {
     /// Threads of this process with `name`, from /proc.
     public static func threads(named name: String) -> Int {
-        guard let directory = opendir("/proc/self/task") else { return -1 }
-        defer { closedir(directory) }
-        var count = 0
-        while let entry = readdir(directory) {
-            let task = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if Int(task) != nil, comm(of: "/proc/self/task/\(task)/comm") == name { count += 1 }
-        }
-        return count
+        guard let tasks = FolderNames.names(in: "/proc/self/task") else { return -1 }
+        return tasks.filter { Int($0) != nil && comm(of: "/proc/self/task/\($0)/comm") == name }.count
     }
 
     /// The calling thread's name.
