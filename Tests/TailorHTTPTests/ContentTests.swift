@@ -81,16 +81,21 @@ import Testing
         #expect(picture.header("Content-Type") == "image/png")
     }
 
-    @Test func safeRelativePathsStayInside() {
-        #expect(StaticFiles.safeRelativePath("/") == "index.html")
-        #expect(StaticFiles.safeRelativePath("/a/b.css") == "a/b.css")
-        #expect(StaticFiles.safeRelativePath("/docs/") == "docs/index.html")
-        #expect(StaticFiles.safeRelativePath("//a//b") == "a/b")
-        #expect(StaticFiles.safeRelativePath("/../x") == nil)
-        #expect(StaticFiles.safeRelativePath("/a/../../x") == nil)
-        #expect(StaticFiles.safeRelativePath("/.git/config") == nil)
-        #expect(StaticFiles.safeRelativePath("/a\\..\\b") == nil)
-        #expect(StaticFiles.safeRelativePath("relative") == nil)
+    @Test func canonicalPathsStayInside() {
+        #expect(StaticFiles.canonicalPath("/") == "/index.html")
+        #expect(StaticFiles.canonicalPath("/a/b.css") == "/a/b.css")
+        #expect(StaticFiles.canonicalPath("/docs/") == "/docs/index.html")
+        #expect(StaticFiles.canonicalPath("//a//b") == "/a/b")
+        #expect(StaticFiles.canonicalPath("/a//b/") == "/a/b/index.html")
+        #expect(StaticFiles.canonicalPath("/a/b..c") == "/a/b..c")
+        #expect(StaticFiles.canonicalPath("/../x") == nil)
+        #expect(StaticFiles.canonicalPath("/a/../../x") == nil)
+        #expect(StaticFiles.canonicalPath("/.git/config") == nil)
+        #expect(StaticFiles.canonicalPath("//.git") == nil)
+        #expect(StaticFiles.canonicalPath("/a\\..\\b") == nil)
+        #expect(StaticFiles.canonicalPath("/a\u{0}b") == nil)
+        #expect(StaticFiles.canonicalPath("relative") == nil)
+        #expect(StaticFiles.canonicalPath("") == nil)
     }
 
     @Test func jsonTextEscapes() {

@@ -26,6 +26,19 @@ import Testing
         #expect(await body(.post, "/api/chats/7/messages").1 == "send 7")
     }
 
+    /// Paths split on their bytes: a parameter keeps any characters but `/`,
+    /// and a path no pattern starts like is not found without trying them.
+    @Test func patternsMatchOnBytesAndOthersAreNotFound() async {
+        #expect(await body(.get, "/api/chats/é👍🏽").1 == "chat é👍🏽")
+        #expect(await body(.get, "/api/chats//").0 == 404)
+        #expect(await body(.get, "/orders.json").0 == 404)
+        #expect(await body(.get, "/").0 == 404)
+        var router = Router()
+        router.get("/{name}/about") { request in .json("about " + request.parameter("name")!) }
+        let response = await HTTPResponder(router: router).respond(to: HTTPRequest(method: .get, path: "/tea/about"))
+        #expect(String(decoding: response.body.bytes, as: UTF8.self) == "about tea")
+    }
+
     @Test func headUsesGet() async {
         #expect(await body(.head, "/api/chats/1").1 == "chat 1")
     }

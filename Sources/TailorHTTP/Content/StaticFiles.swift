@@ -81,9 +81,8 @@ public final class StaticFiles: Sendable {
     }
 
     public func respond(to request: HTTPRequest) async throws -> HTTPResponse {
-        guard let relative = Self.safeRelativePath(request.path) else { throw HTTPError.notFound() }
-        let joined = relative.isEmpty ? root : root + "/" + relative
-        let found = if let kept = freshlyKept(joined) { Found.cached(kept) } else { try await disk.run { self.find(joined) } }
+        guard let path = Self.canonicalPath(request.path) else { throw HTTPError.notFound() }
+        let found = if let kept = freshlyKept(path) { Found.cached(kept) } else { try await disk.run { self.find(path) } }
         guard let file = found else { throw HTTPError.notFound() }
         guard request.method == .get || request.method == .head else {
             throw HTTPError.methodNotAllowed(allowed: [.get, .head])
@@ -109,18 +108,31 @@ public final class StaticFiles: Sendable {
         case large(path: String, FileIdentity)
     }
 
-    /// The path below the root for a request path, or nil when a segment could
-    /// leave the folder or names a hidden file. A trailing slash means its index.
-    static func safeRelativePath(_ path: String) -> String? {
-        guard path.hasPrefix("/"), !path.utf8.contains(0) else { return nil }
-        var segments: [Substring] = []
-        for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
-            if segment.hasPrefix(".") || segment.contains("\\") { return nil }
-            segments.append(segment)
+    /// The file a request path names, as a path below the root that starts
+    /// with `/`, or nil when a segment could leave the folder or names a
+    /// hidden file. Empty segments are dropped; a trailing slash means the
+    /// folder's index. A path already in that form, as nearly every request's
+    /// is, comes back as it is: read on its bytes, with nothing made.
+    static func canonicalPath(_ path: String) -> String? {
+        var bytes = path.utf8.makeIterator()
+        guard bytes.next() == slash else { return nil }
+        var previous = slash
+        var canonical = true
+        while let byte = bytes.next() {
+            switch byte {
+            case 0, UInt8(ascii: "\\"): return nil
+            case UInt8(ascii: ".") where previous == slash: return nil
+            case slash where previous == slash: canonical = false
+            default: break
+            }
+            previous = byte
         }
-        if path.hasSuffix("/") { segments.append("index.html") }
-        return segments.joined(separator: "/")
+        if canonical && previous != slash { return path }
+        let segments = path.utf8.split(separator: slash).map { String(Substring($0)) }
+        return "/" + (segments + (previous == slash ? ["index.html"] : [])).joined(separator: "/")
     }
+
+    private static let slash = UInt8(ascii: "/")
 
     /// The kept file at `path`, if it was looked at on disk less than
     /// `revalidateAfter` ago.
@@ -130,14 +142,15 @@ public final class StaticFiles: Sendable {
         return kept.representation
     }
 
-    /// The file at `path` as the disk has it now, kept when small; on the
-    /// thread that looks at the disk.
-    private func find(_ path: String) -> Found? {
+    /// The file at `key` below the root (a canonical request path) as the disk
+    /// has it now, kept by that key when small; on the thread that looks at the disk.
+    private func find(_ key: String) -> Found? {
+        let path = root + key
         let now = MonotonicClock.now
-        let kept = cache.withLock { $0.entries[path] }
+        let kept = cache.withLock { $0.entries[key] }
         let current = FileIdentity(path: path)
         if let kept, kept.identity == current {
-            cache.withLock { $0.entries[path]?.checkedAt = now }
+            cache.withLock { $0.entries[key]?.checkedAt = now }
             return .cached(kept.representation)
         }
         // A folder is served through its index.
@@ -156,13 +169,13 @@ public final class StaticFiles: Sendable {
         // Made here rather than by the first request that asks for it, on a loop.
         _ = representation.gzip
         store(Entry(identity: target == path ? identity : FileIdentity(path: path) ?? identity,
-                    representation: representation, checkedAt: now), for: path)
+                    representation: representation, checkedAt: now), for: key)
         return .cached(representation)
     }
 
-    private func store(_ entry: Entry, for path: String) {
+    private func store(_ entry: Entry, for key: String) {
         cache.withLock { cache in
-            if let old = cache.entries.removeValue(forKey: path) { cache.bytes -= old.representation.byteCount }
+            if let old = cache.entries.removeValue(forKey: key) { cache.bytes -= old.representation.byteCount }
             let size = entry.representation.byteCount
             // Over budget, start over rather than track recency: the folder is
             // small in practice, and a full refill costs one read per file.
@@ -171,7 +184,7 @@ public final class StaticFiles: Sendable {
                 cache.bytes = 0
             }
             guard size <= budgetBytes else { return }
-            cache.entries[path] = entry
+            cache.entries[key] = entry
             cache.bytes += size
         }
     }

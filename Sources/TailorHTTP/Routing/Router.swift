@@ -28,6 +28,8 @@ public struct Router: Sendable {
 
     private var literalRoutes: [String: Route] = [:]
     private var patternRoutes: [Route] = []
+    /// The first segment of every pattern, when each is a literal (`api`); nil when one is a parameter.
+    private var patternHeads: [String]? = []
 
     public init() {}
 
@@ -43,6 +45,11 @@ public struct Router: Sendable {
                 var route = Route(pattern: pattern)
                 insert(into: &route)
                 patternRoutes.append(route)
+                if case .literal(let head) = pattern.segments.first {
+                    if patternHeads?.contains(head) == false { patternHeads?.append(head) }
+                } else {
+                    patternHeads = nil
+                }
             }
         } else {
             insert(into: &literalRoutes[path, default: Route(pattern: pattern)])
@@ -65,15 +72,40 @@ public struct Router: Sendable {
         if let route = literalRoutes[path] {
             return select(method, in: route, parameters: [])
         }
-        guard !patternRoutes.isEmpty else { return .notFound }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let segments = Array(parts.last == "" ? parts.dropLast() : parts)
+        guard !patternRoutes.isEmpty, patternsMayMatch(path) else { return .notFound }
+        let parts = Self.segments(of: path)
+        let segments = parts.last == "" ? Array(parts.dropLast()) : parts
         for route in patternRoutes {
             if let parameters = route.pattern.match(segments) {
                 return select(method, in: route, parameters: parameters)
             }
         }
         return .notFound
+    }
+
+    /// False when no pattern can match `path`: its first segment is none of
+    /// the patterns' first literals. Most paths that are not routes (static
+    /// files) end here, without being split.
+    private func patternsMayMatch(_ path: String) -> Bool {
+        guard let heads = patternHeads else { return true }
+        let first = Self.segments(of: path, limit: 1).first ?? ""
+        return heads.contains { $0 == first }
+    }
+
+    /// The segments of `path` after its leading `/`, empty ones kept; at most
+    /// `limit`. Split on the bytes: a `/` is never part of a longer character.
+    private static func segments(of path: String, limit: Int = .max) -> [Substring] {
+        var segments: [Substring] = []
+        let bytes = path.utf8
+        guard !bytes.isEmpty else { return segments }
+        var start = bytes.index(after: bytes.startIndex)
+        while segments.count < limit {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+            segments.append(path[start..<end])
+            guard end < bytes.endIndex else { break }
+            start = bytes.index(after: end)
+        }
+        return segments
     }
 
     private func select(_ method: HTTPMethod, in route: Route, parameters: [(name: String, value: String)]) -> Match {
