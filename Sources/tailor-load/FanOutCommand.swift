@@ -78,11 +78,13 @@ struct FanOutCommand: ParsableCommand {
 
         // One change, timed from just before it is sent.
         let cpuBefore = servers.map(\.cpuTime)
+        let meterBefore = ProcessProbe.current.cpuTime
         let start = MonotonicClock.now
         try Self.send(change: change, port: port[0], token: token)
         let giveUp = MonotonicClock.after(seconds: timeout)
         while watchers.reduce(0, { $0 + $1.received }) < streams && MonotonicClock.now < giveUp { usleep(1_000) }
         let cpuAfter = servers.map(\.cpuTime)
+        let meterAfter = ProcessProbe.current.cpuTime
 
         let delays = watchers.flatMap(\.arrivals).map { $0 - start }.sorted()
         func percentile(_ fraction: Double) -> Double {
@@ -102,6 +104,9 @@ struct FanOutCommand: ParsableCommand {
             let user = (cpuAfter[index].user - cpuBefore[index].user) * 1000, system = (cpuAfter[index].system - cpuBefore[index].system) * 1000
             print("\(name) CPU ms during delivery: user \(LoadReport.number(user, 2)) system \(LoadReport.number(system, 2))")
         }
+        // This meter shares the machine: what it took is what the servers could not have.
+        let user = (meterAfter.user - meterBefore.user) * 1000, system = (meterAfter.system - meterBefore.system) * 1000
+        print("meter CPU ms during delivery: user \(LoadReport.number(user, 2)) system \(LoadReport.number(system, 2))")
     }
 
     /// Sends the change on its own blocking connection and reads the status line.
