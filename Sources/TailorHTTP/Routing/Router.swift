@@ -87,25 +87,28 @@ public struct Router: Sendable {
     /// the patterns' first literals. Most paths that are not routes (static
     /// files) end here, without being split.
     private func patternsMayMatch(_ path: String) -> Bool {
-        guard let heads = patternHeads else { return true }
-        let first = Self.segments(of: path, limit: 1).first ?? ""
+        guard let heads = patternHeads, !path.isEmpty else { return true }
+        let first = Self.segment(of: path, from: path.utf8.index(after: path.startIndex))
         return heads.contains { $0 == first }
     }
 
-    /// The segments of `path` after its leading `/`, empty ones kept; at most
-    /// `limit`. Split on the bytes: a `/` is never part of a longer character.
-    private static func segments(of path: String, limit: Int = .max) -> [Substring] {
+    /// The segments of `path` after its leading `/`, empty ones kept.
+    private static func segments(of path: String) -> [Substring] {
         var segments: [Substring] = []
-        let bytes = path.utf8
-        guard !bytes.isEmpty else { return segments }
-        var start = bytes.index(after: bytes.startIndex)
-        while segments.count < limit {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-            segments.append(path[start..<end])
-            guard end < bytes.endIndex else { break }
-            start = bytes.index(after: end)
+        guard !path.isEmpty else { return segments }
+        var start = path.utf8.index(after: path.startIndex)
+        while true {
+            let segment = segment(of: path, from: start)
+            segments.append(segment)
+            guard segment.endIndex < path.endIndex else { return segments }
+            start = path.utf8.index(after: segment.endIndex)
         }
-        return segments
+    }
+
+    /// The segment of `path` that starts at `start`, up to the next `/`. Found
+    /// on the bytes: a `/` is never part of a longer character.
+    private static func segment(of path: String, from start: String.Index) -> Substring {
+        path[start..<(path.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.endIndex)]
     }
 
     private func select(_ method: HTTPMethod, in route: Route, parameters: [(name: String, value: String)]) -> Match {
