@@ -55,9 +55,9 @@ public struct TailorConfiguration: Sendable {
     /// Entries the change feed keeps: a stream that resumes from an older
     /// position gets every topic's view model anew.
     public var feedWindow = 100_000
-    /// Seconds the writer waits for more events to share a commit when events
-    /// come closer together than this (see `GroupCommit`); 0 never waits.
-    public var commitDelay = 0.001
+    /// Seconds the writer rests after a batch, so that the events arriving
+    /// meanwhile share the next commit (see `GroupCommit`); 0 never rests.
+    public var commitDelay = 0.0013
     /// Seconds a request that carries a feed position (a write answered by
     /// another server) waits for this server to apply it; then 503.
     public var positionWait = 2.0

@@ -47,7 +47,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds before the chatbot reads and answers a message (\(defaults.botDelay)).")
     var botDelay: Double?
 
-    @Option(help: "Seconds the writer waits for more events to share a commit when events come closer together than this (\(defaults.commitDelay)); 0 never waits.")
+    @Option(help: "Seconds the writer rests after a batch, so that the events arriving meanwhile share the next commit (\(defaults.commitDelay)); 0 never rests.")
     var commitDelay: Double?
 
     @Option(help: "Seconds between heartbeat comments on event streams (\(defaults.heartbeat)).")

@@ -101,9 +101,8 @@ import Testing
         #expect(!after.keys.contains { $0.labels["route"]?.split(separator: "/").contains(Substring(chatID)) == true })
     }
 
-    /// A message sent soon after another batch waits `--commit-delay` for
-    /// company: one sent meanwhile shares its commit. A message after a quiet
-    /// spell is committed alone.
+    /// A message after a quiet spell is committed alone, and the writer then
+    /// rests `--commit-delay`: two messages sent meanwhile share one commit.
     @Test func messagesCloseTogetherShareOneCommit() throws {
         let app = try TestApp { $0.commitDelay = 0.4 }
         let (alice, _, chatID) = try app.aliceAndBobInAChat()

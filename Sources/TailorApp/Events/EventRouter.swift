@@ -28,8 +28,6 @@ public final class EventRouter: Sendable {
     private struct Pending: Sendable {
         let event: Event
         let continuation: CheckedContinuation<EventOutcome, any Error>
-        /// When it was routed, on the monotonic clock.
-        let arrival: UInt64
     }
 
     private struct Queue {
@@ -40,6 +38,7 @@ public final class EventRouter: Sendable {
     private let queue = Mutex(Queue())
     private let writerThread = SerialThread(name: "writer")
     private let writer: ThreadConfined<WriterConnection>
+    private let groupCommit: GroupCommit
     private let now: @Sendable () -> Int
     private let quotas: Quotas
     private let pushDelay: Int
@@ -58,8 +57,8 @@ public final class EventRouter: Sendable {
          commitDelay: Double, feed: FeedApplier, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
-        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin,
-                                                          groupCommit: GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))))
+        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin))
+        groupCommit = GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))
         self.now = now
         self.quotas = quotas
         self.pushDelay = pushDelay
@@ -70,7 +69,7 @@ public final class EventRouter: Sendable {
     func route(_ event: Event) async throws -> EventOutcome {
         try await withCheckedThrowingContinuation { continuation in
             let startWriter = queue.withLock { queue -> Bool in
-                queue.pending.append(Pending(event: event, continuation: continuation, arrival: MonotonicClock.now))
+                queue.pending.append(Pending(event: event, continuation: continuation))
                 guard !queue.writing else { return false }
                 queue.writing = true
                 return true
@@ -126,12 +125,10 @@ public final class EventRouter: Sendable {
         slowCommits.log("a batch of \(events) events took \(milliseconds) ms to write and commit")
     }
 
-    /// Writes batches until no event waits.
+    /// Writes batches until no event waits, resting after each so that the
+    /// events arriving meanwhile share the next commit (`GroupCommit`).
     private func writeBatches() {
         while true {
-            let (waiting, oldestArrival) = queue.withLock { ($0.pending.count, $0.pending.first?.arrival) }
-            let wait = writer.value.groupCommit.wait(now: MonotonicClock.now, waiting: waiting, oldestArrival: oldestArrival)
-            if wait > 0 { usleep(UInt32(wait / 1000)) }
             let batch = queue.withLock { queue -> [Pending] in
                 let taken = Array(queue.pending.prefix(Self.maxBatch))
                 queue.pending.removeFirst(taken.count)
@@ -140,7 +137,8 @@ public final class EventRouter: Sendable {
             }
             if batch.isEmpty { return }
             write(batch)
-            writer.value.groupCommit.batchEnded(at: MonotonicClock.now)
+            let rest = groupCommit.rest(waiting: queue.withLock { $0.pending.count })
+            if rest > 0 { usleep(UInt32(rest / 1000)) }
         }
     }
 
@@ -253,17 +251,15 @@ private struct RefusedBesideOthers: Error {
     let error: any Error
 }
 
-/// The writer connection, its place in the feed and when it takes its
-/// batches, used only on the writer's thread (handed to its jobs as `ThreadConfined`).
+/// The writer connection and its place in the feed, used only on the
+/// writer's thread (handed to its jobs as `ThreadConfined`).
 private final class WriterConnection {
     let connection: any DatabaseConnection
     let feed: FeedAppender
     let committedChats = CommittedChats()
-    var groupCommit: GroupCommit
 
-    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String, groupCommit: GroupCommit) throws {
+    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String) throws {
         self.connection = connection
         feed = try FeedAppender(store: Store(connection), window: feedWindow, origin: origin)
-        self.groupCommit = groupCommit
     }
 }
