@@ -282,7 +282,8 @@ package final class EventStreams: Sendable {
     /// Hands the changes at `position` and their notifications to their users'
     /// lanes, and cached versions to free after a pass.
     package func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64, freeing toFree: [CachedRepresentation] = []) {
-        var work = [(changes: Set<TopicChange>, notifications: [Notification])](repeating: ([], []), count: publishers.count)
+        var work = [(changes: Set<TopicChange>, notifications: [Notification])](
+            repeating: (Set(minimumCapacity: changes.count), []), count: publishers.count)
         for change in changes { work[lanes.lane(of: change.user)].changes.insert(change) }
         for notification in notifications { work[lanes.lane(of: notification.recipient)].notifications.append(notification) }
         var toFree = toFree

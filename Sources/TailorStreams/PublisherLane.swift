@@ -33,7 +33,8 @@ package final class PublisherLane: Sendable {
     package func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
                  freeing toFree: [CachedRepresentation] = [], to streams: EventStreams) {
         let schedule = waiting.withLock { waiting in
-            waiting.changes.formUnion(changes)
+            // Most often nothing waits: the set is taken as it is, not copied into another.
+            if waiting.changes.isEmpty { waiting.changes = changes } else { waiting.changes.formUnion(changes) }
             waiting.notifications += notifications
             waiting.toFree += toFree
             waiting.position = position

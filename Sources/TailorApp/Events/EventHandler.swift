@@ -60,7 +60,8 @@ final class EventHandler: Sendable {
         if let failure = directory.committed(entry.changes, at: entry.position, snapshot: snapshot) {
             failures.log("chats touched at feed position \(entry.position) were not kept, their views are read from the database: \(failure)")
         }
-        var changes = Set<TopicChange>()
+        // A message touches five topics: room for them all, so the set is not grown while filled.
+        var changes = Set<TopicChange>(minimumCapacity: entry.changes.count * 5)
         var notifications: [EventStreams.Notification] = []
         for change in entry.changes {
             changes.formUnion(Self.topicChanges(for: change))

@@ -115,9 +115,11 @@ package final class ChatDirectory: Sendable {
     /// store, but the caller should say so.
     @discardableResult
     package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) -> (any Error)? {
-        let (touched, stale) = state.withLock { Self.apply(changes, at: position, to: &$0) }
+        let (touched, stale, unknown) = state.withLock { state in
+            let (touched, stale) = Self.apply(changes, at: position, to: &state)
+            return (touched, stale, touched.filter { state.chatIDs(of: $0) == nil })
+        }
         guard !touched.isEmpty else { return nil }
-        let unknown = state.withLock { state in touched.filter { state.chatIDs(of: $0) == nil } }
         let read = Self.read(users: stale.union(unknown), from: snapshot, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
         })
@@ -129,7 +131,8 @@ package final class ChatDirectory: Sendable {
                 } else if stale.contains(user) {
                     // Not read again, so its kept list may lack a chat: let it go.
                     Self.forget(user, in: &state)
-                } else if let ids = state.chatIDs(of: user) {
+                } else if state.newer[user] == nil, let ids = state.older[user] {
+                    // Kept in the older generation: moved to the newer. (One in the newer stays.)
                     Self.keep(user, chats: ids, in: &state)
                 }
             }

@@ -81,14 +81,14 @@ package final class ViewCache: Sendable {
         state.withLock { state in
             state.sequence += 1
             for change in changes {
-                // Taken out while changed, so that the user's topics are not copied.
-                guard var topics = state.entries.removeValue(forKey: change.user) else { continue }
-                for topic in topics.keys.filter({ change.touches($0) }) {
-                    guard let entry = topics.removeValue(forKey: topic) else { continue }
+                guard let user = state.entries.index(forKey: change.user) else { continue }
+                // Changed where it is, through its index: the user's topics are neither copied nor hashed in again.
+                for topic in state.entries.values[user].keys.filter({ change.touches($0) }) {
+                    guard let entry = state.entries.values[user].removeValue(forKey: topic) else { continue }
                     state.bytes -= entry.representation.byteCount
                     dropped.append(entry.representation)
                 }
-                if !topics.isEmpty { state.entries[change.user] = topics }
+                if state.entries.values[user].isEmpty { state.entries.remove(at: user) }
             }
         }
         return dropped
