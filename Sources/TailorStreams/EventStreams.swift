@@ -280,16 +280,19 @@ package final class EventStreams: Sendable {
     }
 
     /// Hands the changes at `position` and their notifications to their users'
-    /// lanes, and cached versions to free after a pass.
-    package func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64, freeing toFree: [CachedRepresentation] = []) {
+    /// lanes, and cached versions to free after a pass. The versions go whole
+    /// to the first lane with work and no reference to them stays with the
+    /// caller: whoever lets the last one go frees them, and that must not be
+    /// the thread that applies the feed, which every commit waits for.
+    package func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64,
+                          freeing toFree: consuming [CachedRepresentation] = []) {
         var work = [(changes: Set<TopicChange>, notifications: [Notification])](
             repeating: (Set(minimumCapacity: changes.count), []), count: publishers.count)
         for change in changes { work[lanes.lane(of: change.user)].changes.insert(change) }
         for notification in notifications { work[lanes.lane(of: notification.recipient)].notifications.append(notification) }
-        var toFree = toFree
+        var unhanded: [CachedRepresentation]? = consume toFree
         for (lane, work) in zip(publishers, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
-            lane.publish(work.changes, notifications: work.notifications, position: position, freeing: toFree, to: self)
-            toFree = []
+            lane.publish(work.changes, notifications: work.notifications, position: position, freeing: unhanded.take() ?? [], to: self)
         }
     }
 

@@ -29,14 +29,16 @@ package final class PublisherLane: Sendable {
     }
 
     /// Hands over changes at `position`, which is never below what was handed
-    /// before, and cached versions to free after the next pass.
+    /// before, and cached versions to free after the next pass: kept by the
+    /// lane alone, so that the lane frees them.
     package func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
-                 freeing toFree: [CachedRepresentation] = [], to streams: EventStreams) {
+                 freeing toFree: consuming [CachedRepresentation] = [], to streams: EventStreams) {
+        var handed = consume toFree
         let schedule = waiting.withLock { waiting in
             // Most often nothing waits: the set is taken as it is, not copied into another.
             if waiting.changes.isEmpty { waiting.changes = changes } else { waiting.changes.formUnion(changes) }
             waiting.notifications += notifications
-            waiting.toFree += toFree
+            if waiting.toFree.isEmpty { swap(&waiting.toFree, &handed) } else { waiting.toFree += handed }
             waiting.position = position
             defer { waiting.passScheduled = true }
             return !waiting.passScheduled

@@ -64,7 +64,7 @@ final class EventHandler: Sendable {
         var changes = Set<TopicChange>(minimumCapacity: entry.changes.count * 5)
         var notifications: [EventStreams.Notification] = []
         for change in entry.changes {
-            changes.formUnion(Self.topicChanges(for: change))
+            Self.addTopics(touchedBy: change, to: &changes)
             switch change {
             case .messageSent(let message, let chat):
                 presence.messageSent(in: chat.id, by: message.senderID)
@@ -90,7 +90,7 @@ final class EventHandler: Sendable {
         // thread, which every commit waits for: freeing large versions is slow.
         let dropped = cache.apply(changes)
         streams.noteApplied(Int64(entry.position))
-        streams.handOver(changes, notifications: notifications, position: Int64(entry.position), freeing: dropped)
+        streams.handOver(changes, notifications: notifications, position: Int64(entry.position), freeing: consume dropped)
     }
 
     /// Forgets everything followed so far, which no longer holds for the
@@ -128,29 +128,35 @@ final class EventHandler: Sendable {
 
     static let maxKeptNames = 100_000
 
-    /// The topics one change touched.
-    static func topicChanges(for change: Change) -> [TopicChange] {
+    /// Adds the topics one change touched to `topics` (straight in: a list
+    /// made per change and thrown away was a visible part of the feed's work).
+    static func addTopics(touchedBy change: Change, to topics: inout Set<TopicChange>) {
         switch change {
         case .signedUp, .sessionEnded, .pushesQueued:
-            return []
+            break
         case .lastSeen:
             // Presence builds the views of the user's contacts (`PresenceDriver`).
-            return []
+            break
         case .chatOpened(let chat):
-            return [.chats(user: chat.userA), .chats(user: chat.userB)]
+            topics.insert(.chats(user: chat.userA))
+            topics.insert(.chats(user: chat.userB))
         case .messageSent(let message, let chat):
-            let recipient = chat.contact(of: message.senderID)
             // Both lists reorder and show the new last message; the recipient's
             // unread count and badge grow.
-            return [.chats(user: chat.userA), .chats(user: chat.userB),
-                    .chat(user: chat.userA, id: chat.id), .chat(user: chat.userB, id: chat.id),
-                    .badge(user: recipient)]
+            topics.insert(.chats(user: chat.userA))
+            topics.insert(.chats(user: chat.userB))
+            topics.insert(.chat(user: chat.userA, id: chat.id))
+            topics.insert(.chat(user: chat.userB, id: chat.id))
+            topics.insert(.badge(user: chat.contact(of: message.senderID)))
         case .messagesRead(let chat, let reader, _):
             // The reader's counts drop; the sender sees read ticks.
-            return [.chats(user: reader), .badge(user: reader),
-                    .chat(user: chat.userA, id: chat.id), .chat(user: chat.userB, id: chat.id)]
+            topics.insert(.chats(user: reader))
+            topics.insert(.badge(user: reader))
+            topics.insert(.chat(user: chat.userA, id: chat.id))
+            topics.insert(.chat(user: chat.userB, id: chat.id))
         case .orderChanged(let user, let order), .orderDeleted(let user, let order):
-            return [.orders(user: user), .order(user: user, id: order)]
+            topics.insert(.orders(user: user))
+            topics.insert(.order(user: user, id: order))
         }
     }
 }

@@ -13,6 +13,9 @@ package final class ViewCache: Sendable {
     private struct Entry {
         let representation: CachedRepresentation
         var lastUsed: UInt64
+        /// The representation's bytes, kept here: dropping an entry, where the
+        /// feed is applied, then reads nothing of a version long out of the CPU's caches.
+        let bytes: Int
     }
 
     private struct State {
@@ -63,10 +66,11 @@ package final class ViewCache: Sendable {
         state.withLock { state in
             guard state.sequence == sequence else { return }
             state.clock += 1
-            if let old = state.entries[key.user]?.updateValue(Entry(representation: representation, lastUsed: state.clock), forKey: key.topic) {
-                state.bytes -= old.representation.byteCount
+            let entry = Entry(representation: representation, lastUsed: state.clock, bytes: size)
+            if let old = state.entries[key.user]?.updateValue(entry, forKey: key.topic) {
+                state.bytes -= old.bytes
             } else {
-                state.entries[key.user, default: [:]][key.topic] = Entry(representation: representation, lastUsed: state.clock)
+                state.entries[key.user, default: [:]][key.topic] = entry
             }
             state.bytes += size
             if state.bytes > budgetBytes { evict(&state) }
@@ -85,7 +89,7 @@ package final class ViewCache: Sendable {
                 // Changed where it is, through its index: the user's topics are neither copied nor hashed in again.
                 for topic in state.entries.values[user].keys.filter({ change.touches($0) }) {
                     guard let entry = state.entries.values[user].removeValue(forKey: topic) else { continue }
-                    state.bytes -= entry.representation.byteCount
+                    state.bytes -= entry.bytes
                     dropped.append(entry.representation)
                 }
                 if state.entries.values[user].isEmpty { state.entries.remove(at: user) }
@@ -107,7 +111,7 @@ package final class ViewCache: Sendable {
     private func evict(_ state: inout State) {
         var all: [(user: Int, topic: Topic, lastUsed: UInt64, bytes: Int)] = []
         for (user, topics) in state.entries {
-            for (topic, entry) in topics { all.append((user, topic, entry.lastUsed, entry.representation.byteCount)) }
+            for (topic, entry) in topics { all.append((user, topic, entry.lastUsed, entry.bytes)) }
         }
         all.sort { $0.lastUsed < $1.lastUsed }
         for victim in all where state.bytes > budgetBytes * 3 / 4 {
