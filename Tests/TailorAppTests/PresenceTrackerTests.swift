@@ -101,13 +101,13 @@ import Testing
         _ = second.heard(.online(user: 1), from: "x", now: 0, time: Self.time)
         _ = first.heard(.heartbeat, from: "b", now: 14 * Self.second, time: 0)
         _ = second.heard(.heartbeat, from: "a", now: 14 * Self.second, time: 0)
-        #expect(first.tick(now: 15 * Self.second, time: 0) == [.recordLastSeen(user: 1, at: Self.time)])
-        #expect(second.tick(now: 15 * Self.second, time: 0) == [], "a is first: b waits for its write")
+        #expect(first.tick(now: 15 * Self.second, time: 0) == [.serverGone(name: "x", users: 1), .recordLastSeen(user: 1, at: Self.time)])
+        #expect(second.tick(now: 15 * Self.second, time: 0) == [.serverGone(name: "x", users: 1)], "a is first: b waits for its write")
         #expect(first.isShownOnline(1) && second.isShownOnline(1))
         #expect(second.lastSeenRecorded(of: 1, now: 16 * Self.second) == [.show(user: 1)])
         #expect(!second.isShownOnline(1))
         // Had the write never come, the wait ends with a server's lifetime.
-        #expect(first.tick(now: 30 * Self.second, time: 0) == [.show(user: 1)])
+        #expect(first.tick(now: 30 * Self.second, time: 0) == [.serverGone(name: "b", users: 0), .show(user: 1)], "b is not heard from either")
         #expect(!first.isShownOnline(1))
     }
 

@@ -24,6 +24,7 @@ final class PresenceDriver: Sendable {
     private let server: String
     private let now: @Sendable () -> Int
     private let failures: ThrottledLog
+    private let logger: Logger
     /// Set at the start: the router is made after the feed's handler, which
     /// tells this driver of the feed, and the loops after the router.
     private let started = Mutex<(events: EventRouter, executor: any TaskExecutor)?>(nil)
@@ -43,6 +44,7 @@ final class PresenceDriver: Sendable {
         server = presence.change { $0.server }
         self.now = now
         failures = ThrottledLog(logger: logger)
+        self.logger = logger
     }
 
     /// Starts the ticks and the channel; `events` records last seen, and
@@ -150,6 +152,8 @@ final class PresenceDriver: Sendable {
                 showContacts(of: user)
             case .showTyping(let chat, _, let contact):
                 refresh([.chat(user: contact, id: chat), .chats(user: contact)])
+            case .serverGone(let name, let users):
+                logger.warning("the server \(name) was not heard from within --presence-lifetime: taken to be gone, with the \(users) users it had online")
             }
         }
     }

@@ -44,6 +44,9 @@ package struct PresenceTracker: Sendable {
         case show(user: Int)
         /// Whether `user` is typing in `chat` changed: `contact` sees it.
         case showTyping(chat: Int, user: Int, contact: Int)
+        /// The server `name` was not heard from for its lifetime: taken to be
+        /// gone, with the `users` it had. Worth saying: it is down, or cut off.
+        case serverGone(name: String, users: Int)
     }
 
     /// Someone typing in a chat.
@@ -223,6 +226,7 @@ package struct PresenceTracker: Sendable {
         }
         for (name, other) in others where other.heardAt + settings.serverLifetime <= now {
             others[name] = nil
+            actions.append(.serverGone(name: name, users: other.users.count))
             // The first of the servers left writes; the others wait for it.
             let writes = (Array(others.keys) + [server]).min() == server
             for user in other.users.sorted() where !isOnlineAnywhere(user) {
