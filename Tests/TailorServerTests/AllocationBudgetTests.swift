@@ -66,10 +66,8 @@ import Testing
     @Test func aDeliveredMessageStaysWithinItsAllocationBudget() throws {
         // More messages than one user may send at once otherwise.
         let counted = try CountedServer(arguments: ["--write-burst", "1000"])
-        let alice = try APIClient(port: counted.server.port)
-        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
-        let bob = try APIClient(port: counted.server.port)
-        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let alice = try APIClient.signedUp("alice", port: counted.server.port)
+        let bob = try APIClient.signedUp("bob", port: counted.server.port)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
         let stream = try SSEClient(port: counted.server.port, token: bob.token, topics: "chat:\(chatID)")
         _ = try stream.next()

@@ -13,8 +13,7 @@ import Testing
         let arguments = ["--db", database, "--sync", sync]
 
         let first = try ShutdownTests.RunningServer(arguments: arguments)
-        let alice = try APIClient(port: first.port)
-        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
+        let alice = try APIClient.signedUp("alice", port: first.port)
         _ = try APIClient(port: first.port).send("POST", "/api/users", json: #"{"name":"bob"}"#)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
 
@@ -58,8 +57,7 @@ import Testing
         guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
         let doomed = try ShutdownTests.RunningServer(arguments: ["--db", url])
         let survivor = try ShutdownTests.RunningServer(arguments: ["--db", url])
-        let alice = try APIClient(port: doomed.port)
-        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
+        let alice = try APIClient.signedUp("alice", port: doomed.port)
         let bobToken = try #require(try APIClient(port: doomed.port).send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
         let stream = try SSEClient(port: doomed.port, token: bobToken, topics: "chat:\(chatID)")
@@ -115,10 +113,8 @@ import Testing
         let live = folder.appendingPathComponent("tailor.sqlite").path
         let server = try ShutdownTests.RunningServer(arguments: ["--db", live, "--write-rate", "0"])
         defer { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 5) }
-        let alice = try APIClient(port: server.port)
-        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
-        let bob = try APIClient(port: server.port)
-        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let alice = try APIClient.signedUp("alice", port: server.port)
+        let bob = try APIClient.signedUp("bob", port: server.port)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
         #expect(try alice.send("POST", "/api/orders", json: OrderAPITests.groceries).status == 201)
 

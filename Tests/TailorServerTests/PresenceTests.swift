@@ -243,10 +243,8 @@ import Testing
         let doomed = try ShutdownTests.RunningServer(arguments: arguments)
         let survivor = try ShutdownTests.RunningServer(arguments: arguments)
         defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 5) }
-        let alice = try APIClient(port: doomed.port)
-        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
-        let bob = try APIClient(port: survivor.port)
-        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let alice = try APIClient.signedUp("alice", port: doomed.port)
+        let bob = try APIClient.signedUp("bob", port: survivor.port)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
         let screen = try SSEClient(port: survivor.port, token: bob.token, topics: "chat:\(chatID)", timeout: 15)
         #expect(Self.state(try screen.next()) == "away")

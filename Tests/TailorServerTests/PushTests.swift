@@ -148,10 +148,8 @@ import Testing
         let doomed = try ShutdownTests.RunningServer(arguments: flags)
         let survivor = try ShutdownTests.RunningServer(arguments: flags)
         defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 5) }
-        let alice = try APIClient(port: doomed.port)
-        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
-        let bob = try APIClient(port: doomed.port)
-        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let alice = try APIClient.signedUp("alice", port: doomed.port)
+        let bob = try APIClient.signedUp("bob", port: doomed.port)
         #expect(try bob.send("POST", "/api/push/subscriptions", json: service.subscriptions[0]).status == 201)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
         #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"before the crash"}"#).status == 201)
@@ -173,10 +171,8 @@ import Testing
         defer {
             for server in [sending, showing] { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 5) }
         }
-        let alice = try APIClient(port: sending.port)
-        alice.token = try #require(try alice.send("POST", "/api/users", json: #"{"name":"alice"}"#).json["token"] as? String)
-        let bob = try APIClient(port: sending.port)
-        bob.token = try #require(try bob.send("POST", "/api/users", json: #"{"name":"bob"}"#).json["token"] as? String)
+        let alice = try APIClient.signedUp("alice", port: sending.port)
+        let bob = try APIClient.signedUp("bob", port: sending.port)
         #expect(try bob.send("POST", "/api/push/subscriptions", json: service.subscriptions[0]).status == 201)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
         let stream = try SSEClient(port: showing.port, token: bob.token, topics: "chat:\(chatID)")

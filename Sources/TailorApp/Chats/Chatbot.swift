@@ -62,6 +62,7 @@ final class Chatbot: Sendable {
             do {
                 try await router.markRead(chat: chat.id, reader: botID)
                 typing(chat.id, chat.contact(of: botID))
+                // Cancelled only as the server stops: the answer then goes out at once.
                 try? await Task.sleep(for: .milliseconds(Int(min(delay, Self.maxTyping) * 1000)))
                 // Every server that follows the feed hears the message and answers;
                 // the client id makes the answers one message, whoever is first.

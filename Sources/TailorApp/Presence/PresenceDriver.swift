@@ -58,6 +58,7 @@ final class PresenceDriver: Sendable {
             $0 = Task(executorPreference: executor) { [self] in
                 var nextHeartbeat = MonotonicClock.now
                 while !Task.isCancelled {
+                    // Cancelled when the server stops, which the loop's condition sees next.
                     try? await Task.sleep(for: .milliseconds(Int(Self.tickInterval * 1000)))
                     let now = MonotonicClock.now
                     perform(presence.change { $0.tick(now: now, time: self.now()) })

@@ -60,14 +60,7 @@ final class TestApp {
     }
 
     func user(_ name: String) throws -> APIClient {
-        let client = try client()
-        let response = try client.send("POST", "/api/users", json: #"{"name":"\#(name)"}"#)
-        guard response.status == 201, let token = response.json["token"] as? String else {
-            throw RawClient.Failure(description: "sign-up of \(name) failed: \(response.status) \(response.text)")
-        }
-        client.token = token
-        client.userID = (response.json["user"] as? [String: Any])?["id"] as? String
-        return client
+        try APIClient.signedUp(name, port: port)
     }
 }
 
@@ -82,6 +75,18 @@ final class APIClient: @unchecked Sendable {
     init(port: Int) throws {
         self.port = port
         connection = try RawClient(port: port)
+    }
+
+    /// Signs up `name` on the server at `port` and returns a client that sends its token.
+    static func signedUp(_ name: String, port: Int) throws -> APIClient {
+        let client = try APIClient(port: port)
+        let response = try client.send("POST", "/api/users", json: #"{"name":"\#(name)"}"#)
+        guard response.status == 201, let token = response.json["token"] as? String else {
+            throw RawClient.Failure(description: "sign-up of \(name) failed: \(response.status) \(response.text)")
+        }
+        client.token = token
+        client.userID = (response.json["user"] as? [String: Any])?["id"] as? String
+        return client
     }
 
     @discardableResult
