@@ -119,6 +119,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         let statistics = scenario.statistics.snapshot
         let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
         let threads = threadSeconds.map { ThreadLoad.loads(from: $0.before, to: $0.after, seconds: elapsed, messages: counts.accepted) }
+        let ceiling = threads.flatMap(ThreadLoad.serialCeiling(of:))
         let routes = statistics.routes.sorted { $0.key < $1.key }.map { LoadReport.Latency(name: $0.key, histogram: $0.value) }
         let requests = statistics.routes.values.reduce(0) { $0 + $1.count }
         let client = ProcessProbe.current.residentKiB
@@ -133,7 +134,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             events: statistics.events.sorted { $0.key < $1.key }.map { LoadReport.Events(name: $0.key, count: $0.value.count, bytes: $0.value.bytes) },
             notModified: statistics.notModified,
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
-            server: server, commits: commits, threads: threads, serialCeilingMessagesPerSecond: threads.flatMap(ThreadLoad.serialCeiling(of:)),
+            server: server, commits: commits, threads: threads, serialCeilingMessagesPerSecond: ceiling?.rate, serialCeilingThread: ceiling?.thread,
             client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),
             intervalSeconds: interval, intervals: intervals(scenario))
     }

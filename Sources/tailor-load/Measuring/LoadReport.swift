@@ -100,6 +100,8 @@ struct LoadReport: Encodable {
     /// The server's threads over the run, busiest first.
     let threads: [ThreadLoad]?
     let serialCeilingMessagesPerSecond: Double?
+    /// The thread that sets the serial ceiling.
+    let serialCeilingThread: String?
     let client: Process
     let intervalSeconds: Double
     let intervals: [Interval]
@@ -135,8 +137,8 @@ struct LoadReport: Encodable {
         for thread in threads ?? [] where thread.cpuPercent >= 0.5 {
             lines.append("  thread \(thread.name.padding(to: 16)) CPU \(Self.number(thread.cpuPercent, 0).padded(to: 3))% of one core, \(Self.number(thread.microsecondsPerMessage, 0)) µs per message")
         }
-        if let ceiling = serialCeilingMessagesPerSecond, let busiest = threads?.first {
-            lines.append("serial ceiling \(Self.number(ceiling, 0)) messages/s, when \(busiest.name) would need a whole core")
+        if let ceiling = serialCeilingMessagesPerSecond, let thread = serialCeilingThread {
+            lines.append("serial ceiling \(Self.number(ceiling, 0)) messages/s, when \(thread) would need a whole core (numbered threads grow with the cores)")
         }
         lines.append("load client    CPU \(Self.number(client.cpuPercent, 0))% of one core, RSS \(Self.number(client.rssMiB, 1)) MiB")
         lines += worstIntervalsTable

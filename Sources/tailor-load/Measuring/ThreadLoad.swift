@@ -1,9 +1,9 @@
 import TailorLoop
 
 /// The CPU one of the server's threads (or its anonymous workers together)
-/// spent during a run, per message: the busiest thread's share is the run's
-/// serial ceiling, the rate no number of cores lifts while that thread does
-/// the same work per message.
+/// spent during a run, per message: the busiest serial thread's share is the
+/// run's serial ceiling, the rate no number of cores lifts while that thread
+/// does the same work per message.
 struct ThreadLoad: Encodable {
     let name: String
     let cpuPercent: Double
@@ -24,10 +24,22 @@ struct ThreadLoad: Encodable {
             .sorted { $0.cpuPercent > $1.cpuPercent }
     }
 
-    /// Messages per second at which the busiest of `loads` would need a
-    /// whole core; nil when no thread did any work.
-    static func serialCeiling(of loads: [ThreadLoad]) -> Double? {
-        guard let busiest = loads.first, busiest.microsecondsPerMessage > 0 else { return nil }
-        return 1e6 / busiest.microsecondsPerMessage
+    /// Whether the thread is one of a numbered set (`loop-0`, `publish-1`,
+    /// `read-2`): the server makes those per core, and their work is shared
+    /// out among them, so more cores lift their limit. A thread with a plain
+    /// name (`writer`, `feed`) is the one of its kind in a server.
+    var isNumbered: Bool {
+        guard let dash = name.lastIndex(of: "-") else { return false }
+        let number = name[name.index(after: dash)...]
+        return !number.isEmpty && number.allSatisfy(\.isNumber)
+    }
+
+    /// The busiest serial thread of `loads` (busiest first), and the messages
+    /// per second at which it would need a whole core; nil when no such thread
+    /// did any work. Libdispatch's anonymous workers, shown under the
+    /// process's name, count as serial: their number is the library's choice.
+    static func serialCeiling(of loads: [ThreadLoad]) -> (rate: Double, thread: String)? {
+        guard let busiest = loads.first(where: { !$0.isNumbered }), busiest.microsecondsPerMessage > 0 else { return nil }
+        return (1e6 / busiest.microsecondsPerMessage, busiest.name)
     }
 }
