@@ -79,26 +79,24 @@ public struct HTTPResponder: Sendable {
 
     /// The answer: for the client a trusted proxy forwarded (`ProxyTrust`),
     /// with the CORS fields an allowed origin needs (`CrossOrigin`).
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        var request = request
+    public func respond(to request: consuming HTTPRequest) async -> HTTPResponse {
         (request.client, request.isSecure) = proxyTrust.client(of: request)
         guard crossOrigin.isEnabled else { return await respondWithID(to: request) }
         if let preflight = crossOrigin.preflight(request) { return preflight }
-        return crossOrigin.decorate(await respondWithID(to: request), for: request)
+        return crossOrigin.decorate(await respondWithID(to: copy request), for: request)
     }
 
     /// The answer, told to the observer. Its `X-Request-ID` is the client's
     /// (when usable); else one made here when each request is logged or the
     /// answer is a 5xx: an id is made where something records it.
-    private func respondWithID(to request: HTTPRequest) async -> HTTPResponse {
-        var request = request
+    private func respondWithID(to request: consuming HTTPRequest) async -> HTTPResponse {
         request.id = requestIDs.given(in: request)
         if logsEachRequest {
             request.id = request.id ?? requestIDs.next()
             request.notes = RequestNotes()
         }
         let start = MonotonicClock.now
-        var (response, route, failure) = await answer(request)
+        var (response, route, failure) = await answer(&request)
         let nanoseconds = MonotonicClock.now - start
         if let failure {
             // A 5xx: logged once, with its cause and the request's id (made now if it has none).
@@ -110,13 +108,14 @@ public struct HTTPResponder: Sendable {
             ])
         }
         response.requestID = response.requestID ?? request.id
-        observe?(Answered(request: request, route: route, status: response.status, nanoseconds: nanoseconds))
+        observe?(Answered(request: consume request, route: route, status: response.status, nanoseconds: nanoseconds))
         return response
     }
 
-    /// The answer, the route it came from, and for a 5xx its cause.
-    private func answer(_ request: HTTPRequest) async -> (response: HTTPResponse, route: String, failure: String?) {
-        var request = request
+    /// The answer, the route it came from, and for a 5xx its cause. The
+    /// request is taken in place (its path's parameters are added): a copy
+    /// of it retains and releases every field it holds.
+    private func answer(_ request: inout HTTPRequest) async -> (response: HTTPResponse, route: String, failure: String?) {
         switch router.match(request.method, path: request.path) {
         case .handler(let found, let parameters, let pattern):
             request.parameters = parameters
