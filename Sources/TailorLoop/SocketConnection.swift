@@ -6,10 +6,14 @@ import Glibc
 ///
 /// The socket is registered once, edge-triggered, for reads and writes. The loop
 /// keeps two flags from the last readiness report; a read or write is attempted
-/// while its flag is up and awaits the next edge only after the kernel said
-/// `EAGAIN`. (A short read is not proof of an empty queue: a read that meets
-/// packets still in the socket's backlog returns early, and waiting then for an
-/// edge can wait forever with bytes queued. Seen under CPU contention.)
+/// while its flag is up and awaits the next edge once the kernel said `EAGAIN`,
+/// or once a read came back shorter than asked. A short read of a stream socket
+/// took everything queued (epoll(7); the kernel itself takes in packets that
+/// wait behind a busy socket before it returns short), and bytes that arrive
+/// after it raise a new edge: so a kept-alive request costs one `read`, not a
+/// second that finds nothing. The exception is the peer's end: once a report
+/// said the peer closed its side, no edge is left to come, so reads go on until
+/// one returns the end.
 ///
 /// Confined to its loop: every method must be called on the loop's thread, which
 /// is where the connection's task runs. That confinement is why it may be
@@ -31,6 +35,9 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     public var closeHandler: (() -> Void)?
 
     private var readable = true
+    /// A readiness report said the peer closed its side: only reading on to
+    /// the end (a read of 0) shows it.
+    private var peerClosed = false
     private var writable = true
     private var readWaiter: UnsafeContinuation<Void, any Error>?
     private var writeWaiter: WriteWaiter?
@@ -50,7 +57,10 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
             guard !isClosed else { return 0 }
             if readable {
                 let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
-                if count > 0 { return count }
+                if count > 0 {
+                    if count < buffer.count && !peerClosed { readable = false }
+                    return count
+                }
                 if count == 0 { return 0 }
                 let code = csystem_errno()
                 switch code {
@@ -211,6 +221,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         let writeFlags = UInt32(CSYSTEM_WRITABLE | CSYSTEM_HANGUP | CSYSTEM_ERROR)
         if flags & readFlags != 0 {
             readable = true
+            if flags & UInt32(CSYSTEM_PEER_CLOSED | CSYSTEM_HANGUP | CSYSTEM_ERROR) != 0 { peerClosed = true }
             if let waiter = readWaiter {
                 readWaiter = nil
                 waiter.resume()
