@@ -1,0 +1,93 @@
+import Glibc
+import Synchronization
+import TailorLoop
+import Testing
+
+/// Reading an accepted connection: a short read waits for the next edge,
+/// except once the peer has closed its side.
+@Suite struct SocketConnectionTests {
+    /// What the server side of one connection read, in order: byte counts,
+    /// 0 for the end, -1 for a read that failed (a deadline that passed).
+    private final class Reads: Sendable {
+        let counts = Mutex<[Int]>([])
+        func add(_ count: Int) { counts.withLock { $0.append(count) } }
+        /// Waits up to five seconds for `count` reads.
+        func wait(for count: Int) -> [Int] {
+            for _ in 0..<500 where counts.withLock({ $0.count }) < count { usleep(10_000) }
+            return counts.withLock { $0 }
+        }
+    }
+
+    /// A listener whose accepted connection is read `reads` times by a task on
+    /// its loop, after `pause` (so that the loop has taken the socket's first
+    /// readiness report before the first read); each read has a deadline of two
+    /// seconds. Returns a connected client socket.
+    private static func serve(reads: Int, after pause: Duration, into record: Reads,
+                              group: EventLoopGroup, listener: SocketListener) throws -> Int32 {
+        try listener.start(on: group) { fd, _, loop in
+            guard let connection = try? loop.adopt(fd: fd) else { return record.add(-2) }
+            Task(executorPreference: loop) {
+                try? await Task.sleep(for: pause)
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+                defer { buffer.deallocate() }
+                for _ in 0..<reads {
+                    connection.deadline = MonotonicClock.after(seconds: 2)
+                    do {
+                        record.add(try await connection.read(into: buffer))
+                    } catch {
+                        record.add(-1)
+                    }
+                }
+                connection.close()
+            }
+        }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        return client
+    }
+
+    private static func send(_ text: String, on socket: Int32) {
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.send(socket, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+    }
+
+    @Test func bytesAfterAShortReadAreReadOnTheirEdge() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let listener = try SocketListener(host: "127.0.0.1", port: 0)
+        defer { listener.stop(on: group) }
+        let reads = Reads()
+        let client = try Self.serve(reads: 3, after: .zero, into: reads, group: group, listener: listener)
+        defer { close(client) }
+        Self.send("first", on: client)
+        #expect(reads.wait(for: 1) == [5])
+        // The first read was short: the second waits for these bytes' edge.
+        usleep(50_000)
+        Self.send("second", on: client)
+        #expect(reads.wait(for: 2) == [5, 6])
+        shutdown(client, Int32(SHUT_WR))
+        #expect(reads.wait(for: 3) == [5, 6, 0])
+    }
+
+    /// Bytes and the peer's end arrive together, and the loop takes the report
+    /// of both before the first read: that read is short, and no edge is left
+    /// to come, so the next read must go on to find the end.
+    @Test func theEndAfterAShortReadIsReadWithoutAnotherEdge() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let listener = try SocketListener(host: "127.0.0.1", port: 0)
+        defer { listener.stop(on: group) }
+        let reads = Reads()
+        let client = try Self.serve(reads: 2, after: .milliseconds(200), into: reads, group: group, listener: listener)
+        defer { close(client) }
+        Self.send("last words", on: client)
+        shutdown(client, Int32(SHUT_WR))
+        #expect(reads.wait(for: 2) == [10, 0])
+    }
+}
