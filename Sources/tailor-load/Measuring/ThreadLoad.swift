@@ -25,9 +25,10 @@ struct ThreadLoad: Encodable {
     }
 
     /// Whether the thread is one of a numbered set (`loop-0`, `publish-1`,
-    /// `read-2`): the server makes those per core, and their work is shared
-    /// out among them, so more cores lift their limit. A thread with a plain
-    /// name (`writer`, `feed`) is the one of its kind in a server.
+    /// `read-2`, `gzip-3`): pools the server sizes by its cores, sharing their
+    /// work out, so more cores lift their limit (`files-0`, a pool of one for
+    /// disk reads, is off the path of messages). A thread with a plain name
+    /// (`writer`, `feed`) is the one of its kind in a server.
     var isNumbered: Bool {
         guard let dash = name.lastIndex(of: "-") else { return false }
         let number = name[name.index(after: dash)...]
@@ -36,8 +37,8 @@ struct ThreadLoad: Encodable {
 
     /// The busiest serial thread of `loads` (busiest first), and the messages
     /// per second at which it would need a whole core; nil when no such thread
-    /// did any work. Libdispatch's anonymous workers, shown under the
-    /// process's name, count as serial: their number is the library's choice.
+    /// did any work. Libdispatch's anonymous workers, shown together under the
+    /// process's name, count as one thread: the report cannot tell them apart.
     static func serialCeiling(of loads: [ThreadLoad]) -> (rate: Double, thread: String)? {
         guard let busiest = loads.first(where: { !$0.isNumbered }), busiest.microsecondsPerMessage > 0 else { return nil }
         return (1e6 / busiest.microsecondsPerMessage, busiest.name)
