@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import TailorLoop
+import TailorTestSupport
 import Testing
 
 /// Reading an accepted connection: a short read waits for the next edge,
@@ -18,12 +19,16 @@ import Testing
         }
     }
 
-    /// A listener whose accepted connection is read `reads` times by a task on
-    /// its loop, after `pause` (so that the loop has taken the socket's first
-    /// readiness report before the first read); each read has a deadline of two
-    /// seconds. Returns a connected client socket.
-    private static func serve(reads: Int, after pause: Duration, into record: Reads,
-                              group: EventLoopGroup, listener: SocketListener) throws -> Int32 {
+    /// Runs `body` with a client socket connected to a listener whose accepted
+    /// connection is read `reads` times by a task on its loop, after `pause`
+    /// (so that the loop has taken the socket's first readiness report before
+    /// the first read); each read has a deadline of two seconds.
+    private static func withConnection(reads: Int, after pause: Duration, _ body: (_ client: Int32, _ reads: Reads) throws -> Void) throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let listener = try SocketListener(host: "127.0.0.1", port: 0)
+        defer { listener.stop(on: group) }
+        let record = Reads()
         try listener.start(on: group) { fd, _, loop in
             guard let connection = try? loop.adopt(fd: fd) else { return record.add(-2) }
             Task(executorPreference: loop) {
@@ -41,16 +46,9 @@ import Testing
                 connection.close()
             }
         }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
-        return client
+        let client = try #require(LoopbackClient.connect(port: listener.port))
+        defer { close(client) }
+        try body(client, record)
     }
 
     private static func send(_ text: String, on socket: Int32) {
@@ -58,36 +56,26 @@ import Testing
     }
 
     @Test func bytesAfterAShortReadAreReadOnTheirEdge() throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let listener = try SocketListener(host: "127.0.0.1", port: 0)
-        defer { listener.stop(on: group) }
-        let reads = Reads()
-        let client = try Self.serve(reads: 3, after: .zero, into: reads, group: group, listener: listener)
-        defer { close(client) }
-        Self.send("first", on: client)
-        #expect(reads.wait(for: 1) == [5])
-        // The first read was short: the second waits for these bytes' edge.
-        usleep(50_000)
-        Self.send("second", on: client)
-        #expect(reads.wait(for: 2) == [5, 6])
-        shutdown(client, Int32(SHUT_WR))
-        #expect(reads.wait(for: 3) == [5, 6, 0])
+        try Self.withConnection(reads: 3, after: .zero) { client, reads in
+            Self.send("first", on: client)
+            #expect(reads.wait(for: 1) == [5])
+            // The first read was short: the second waits for these bytes' edge.
+            usleep(50_000)
+            Self.send("second", on: client)
+            #expect(reads.wait(for: 2) == [5, 6])
+            shutdown(client, Int32(SHUT_WR))
+            #expect(reads.wait(for: 3) == [5, 6, 0])
+        }
     }
 
     /// Bytes and the peer's end arrive together, and the loop takes the report
     /// of both before the first read: that read is short, and no edge is left
     /// to come, so the next read must go on to find the end.
     @Test func theEndAfterAShortReadIsReadWithoutAnotherEdge() throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let listener = try SocketListener(host: "127.0.0.1", port: 0)
-        defer { listener.stop(on: group) }
-        let reads = Reads()
-        let client = try Self.serve(reads: 2, after: .milliseconds(200), into: reads, group: group, listener: listener)
-        defer { close(client) }
-        Self.send("last words", on: client)
-        shutdown(client, Int32(SHUT_WR))
-        #expect(reads.wait(for: 2) == [10, 0])
+        try Self.withConnection(reads: 2, after: .milliseconds(200)) { client, reads in
+            Self.send("last words", on: client)
+            shutdown(client, Int32(SHUT_WR))
+            #expect(reads.wait(for: 2) == [10, 0])
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import TailorLoop
+import TailorTestSupport
 import Testing
 
 /// The listening socket and what it hands to the loops.
@@ -22,16 +23,8 @@ import Testing
             close(fd)
         }
         defer { listener.stop(on: group) }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let client = try #require(LoopbackClient.connect(port: listener.port))
         defer { close(client) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
         for _ in 0..<500 where accepted.withLock({ $0 }) == nil { usleep(10_000) }
         #expect(accepted.withLock { $0 } == true)
     }
