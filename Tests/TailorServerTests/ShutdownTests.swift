@@ -15,14 +15,22 @@ import Testing
         let output = Pipe()
         var port = 0
 
-        /// `environment` is added to the test's own.
-        init(arguments: [String] = [], environment: [String: String] = [:]) throws {
+        /// `environment` is added to the test's own; the server's log goes to
+        /// `log` when given, and is dropped otherwise.
+        init(arguments: [String] = [], environment: [String: String] = [:], log: URL? = nil) throws {
             process.executableURL = ShutdownTests.executable
             process.arguments = ["serve", "--port", "0", "--public", FileManager.default.temporaryDirectory.path,
                                  "--db", ":memory:"] + arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            if let log {
+                guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+                    throw RawClient.Failure(description: "cannot create \(log.path)")
+                }
+                process.standardError = try FileHandle(forWritingTo: log)
+            } else {
+                process.standardError = FileHandle.nullDevice
+            }
             try process.run()
             // Wait for the printed line, not for a fixed time.
             var line = ""

@@ -43,6 +43,30 @@ public enum TestDatabase {
         }
     }
 
+    /// A PostgreSQL database of its own on the test server, for a test that
+    /// reads what PostgreSQL counts per database (its deadlocks): the other
+    /// tests' schemas share the server's one database. Its URL, and a way to
+    /// read its deadlocks once every connection to it has ended.
+    public static func ownPostgresDatabase() throws -> (url: String, deadlocks: () throws -> Int) {
+        guard let server = serverURL else { throw NoServer() }
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try PostgresConnection(url: server).execute("CREATE DATABASE \(name)")
+        guard let slash = server.lastIndex(of: "/") else { throw NoServer() }
+        let url = server[..<slash] + "/" + name
+        // A backend hands its counts to the server's statistics as it ends,
+        // before it leaves pg_stat_activity: wait for the last to leave.
+        let deadlocks = {
+            let connection = try PostgresConnection(url: server)
+            for _ in 0..<1_000 {
+                let left = try connection.first("SELECT count(*) FROM pg_stat_activity WHERE datname = ?", name) { $0.int(0) } ?? 0
+                if left == 0 { break }
+                usleep(10_000)
+            }
+            return try connection.first("SELECT deadlocks FROM pg_stat_database WHERE datname = ?", name) { $0.int(0) } ?? 0
+        }
+        return (url, deadlocks)
+    }
+
     /// A new database on `backend`, empty until a server or store opens it.
     public static func fresh(_ backend: Backend) throws -> DatabaseLocation {
         switch backend {

@@ -21,6 +21,20 @@ struct EventApplier {
         return try store.chat(id: id)
     }
 
+    /// Takes the chat locks that the messages and read marks among `events`
+    /// will need, in one order on every server (see `Store.lockChats`).
+    func lockChats(of events: some Sequence<Event>) {
+        var sharing = Set<Int>(), exclusively = Set<Int>()
+        for event in events {
+            switch event {
+            case .message(.send(let chat, _, _, _)): sharing.insert(chat)
+            case .message(.read(let chat, _)): exclusively.insert(chat)
+            default: continue
+            }
+        }
+        store.lockChats(sharing: sharing, exclusively: exclusively)
+    }
+
     /// Applies `event` and reads its outcome.
     func apply(_ event: Event, at now: Int) throws -> EventOutcome {
         try start(event, at: now).value()

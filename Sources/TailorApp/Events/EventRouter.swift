@@ -44,12 +44,15 @@ public final class EventRouter: Sendable {
     private let pushDelay: Int
     private let feed: FeedApplier
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
+    private let conflicts = Logger(label: "tailor.writer")
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
     /// Times a batch is written before a conflict with other servers'
-    /// transactions (a deadlock) fails its events.
-    static let attemptsPerBatch = 3
+    /// transactions (a deadlock, a serialization failure) fails its events.
+    /// Chat locks are taken in one order, so a conflict is rare: each one is
+    /// logged.
+    static let attemptsPerBatch = 5
     /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
@@ -158,6 +161,8 @@ public final class EventRouter: Sendable {
                 results.removeAll(keepingCapacity: true)
                 entry = try committing { try connection.transaction {
                     let time = now()
+                    // Before any event: savepoints undone later keep these locks.
+                    applier.lockChats(of: batch.lazy.map(\.event))
                     if eachAlone {
                         for pending in batch {
                             let result = Result { try connection.savepoint { try applier.apply(pending.event, at: time) } }
@@ -192,6 +197,7 @@ public final class EventRouter: Sendable {
             } catch let error as any DatabaseFailure where error.isConflictWithAnotherTransaction && attempt < Self.attemptsPerBatch {
                 // The database chose this batch to undo; the other goes on. Again.
                 writer.value.feed.rolledBack()
+                conflicts.warning("a batch of \(batch.count) events is written again (attempt \(attempt + 1) of \(Self.attemptsPerBatch)) after \(error)")
                 attempt += 1
             } catch {
                 // The commit itself failed: nothing of the batch is stored.

@@ -10,8 +10,33 @@
 /// before its id is drawn, and marking read takes the chat's exclusive lock
 /// before it finds the newest message: a message whose id is drawn before the
 /// mark commits before the mark looks, and one drawn after comes after it.
+///
+/// A transaction that writes to several chats takes their locks first, in
+/// ascending id order (`lockChats`): two servers' batches then never hold one
+/// chat each while waiting for the other's.
 extension Store {
     // MARK: Writes
+
+    /// Takes the locks that messages in `sharing` and read marks in
+    /// `exclusively` will take, at once and in ascending chat id, each chat
+    /// in the strongest mode it needs. Every transaction that locks chats in
+    /// one order cannot wait in a cycle with another, so a batch that does
+    /// this before its writes cannot deadlock with another server's batch on
+    /// chat locks; the writes' own lock statements then find them held.
+    /// Queued (see `Later`): they go in the batch's first round trip. Only
+    /// PostgreSQL has several writers; on SQLite this does nothing.
+    public func lockChats(sharing: Set<Int>, exclusively: Set<Int>) {
+        guard connection.engine == .postgres else { return }
+        for chat in sharing.union(exclusively).sorted() {
+            _ = connection.runLater(exclusively.contains(chat) ? Self.lockForReadMark : Self.lockForMessage, chat)
+        }
+    }
+
+    /// The chat's lock a message takes before its id is drawn: it lets other
+    /// messages in, and keeps a read mark out until it commits.
+    private static let lockForMessage = "SELECT id FROM chats WHERE id = ? FOR KEY SHARE"
+    /// The chat's lock a read mark takes before it finds the newest message.
+    private static let lockForReadMark = "SELECT id FROM chats WHERE id = ? FOR UPDATE"
 
     /// The chat of the pair, created if there is none; `created` says which.
     /// Two servers opening the same pair at once create one chat: the insert
@@ -78,7 +103,7 @@ extension Store {
     public func markRead(chat: Int, reader: Int, at now: Int) -> Later<Int> {
         if connection.engine == .postgres {
             // Messages whose ids are drawn commit first; later ones wait for this commit.
-            _ = connection.runLater("SELECT id FROM chats WHERE id = ? FOR UPDATE", chat)
+            _ = connection.runLater(Self.lockForReadMark, chat)
         }
         let unread = connection.firstLater("""
             SELECT count(*) FROM messages m JOIN chat_members r ON r.chat_id = m.chat_id AND r.user_id = ?2
