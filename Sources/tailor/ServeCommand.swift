@@ -134,6 +134,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Origins whose pages may call the API from a browser (CORS), comma-separated, e.g. https://app.example.com (none).")
     var allowOrigin: String?
 
+    @Option(help: "Directives that extend the page's content security policy, separated by ';', each replacing the default's of its name, e.g. \"img-src 'self' https://images.example.com\" (none).")
+    var contentSecurityPolicy: String?
+
     @Option(help: "Hosts of push services that push subscriptions may name, besides the browsers' own, comma-separated (none).")
     var pushHosts: String?
 
@@ -240,6 +243,11 @@ struct ServeCommand: ParsableCommand {
             }
             return serialized
         })
+        do {
+            configuration.server.browserFields = try BrowserFields(extraPolicy: try settings.value(contentSecurityPolicy, "content-security-policy", default: ""))
+        } catch let invalid as BrowserFields.InvalidPolicy {
+            throw ValidationError("--content-security-policy: \(invalid)")
+        }
         configuration.push.hosts = defaults.push.hosts + Self.list(try settings.value(pushHosts, "push-hosts", default: ""))
         configuration.push.caFile = try settings.optional(pushCaFile, "push-ca-file", derived: "the system's")
         configuration.push.keyFile = try settings.optional(vapidKey, "vapid-key", derived: "kept in the database")

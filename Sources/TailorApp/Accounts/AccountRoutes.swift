@@ -125,8 +125,11 @@ struct AccountRoutes {
         }
         context.auth.remember(context.auth.newCredential(user: user, session: nil, hash: hash))
         context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: sessionHash))
-        return ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
-                                          status: .created, headers: [Authenticator.sessionCookie(sessionToken, for: request)])
+        var response = ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
+                                                  status: .created, headers: [Authenticator.sessionCookie(sessionToken, for: request)])
+        // The account's token: no cache, not even the browser's, keeps it.
+        response.kind = .unstored
+        return response
     }
 
     /// Signs a browser in, with an account token (`{"token"}`) or a name and

@@ -15,8 +15,9 @@ struct MetricsRoutes {
 
     func register(on router: inout Router) {
         router.get("/metrics") { [metrics, sample] _ in
-            HTTPResponse(status: .ok, headers: [HTTPField("Content-Type", Self.contentType), HTTPField("Cache-Control", "no-store")],
-                         body: .init(metrics.exposition(sample())))
+            var response = HTTPResponse(status: .ok, headers: [HTTPField("Content-Type", Self.contentType)], body: .init(metrics.exposition(sample())))
+            response.kind = .unstored
+            return response
         }
     }
 }

@@ -26,9 +26,9 @@ struct EventStreamRoutes {
             let takesPatches = try Self.takesPatches(request)
             var response = HTTPResponse(status: .ok, headers: [
                 HTTPField("Content-Type", "text/event-stream; charset=utf-8"),
-                HTTPField("Cache-Control", "no-store"),
                 HTTPField("X-Accel-Buffering", "no"),
             ])
+            response.kind = .unstored
             let streams = streams
             let auth = context.auth
             response.stream = { stream in

@@ -87,19 +87,22 @@ public final class StaticFiles: Sendable {
         guard request.method == .get || request.method == .head else {
             throw HTTPError.methodNotAllowed(allowed: [.get, .head])
         }
+        var response: HTTPResponse
         switch file {
         case .cached(let representation):
-            return representation.response(to: request)
+            response = representation.response(to: request)
         case .large(let path, let identity):
             let fields = [HTTPField("Content-Type", ContentType.forFile(path)), HTTPField("ETag", identity.etag)]
             if let condition = request.headers.valueBytes("if-none-match"), ETag.ifNoneMatch(condition, matches: identity.etag) {
-                return HTTPResponse(status: .notModified, headers: fields)
+                response = HTTPResponse(status: .notModified, headers: fields)
+            } else {
+                guard let body = FileBody(path: path, length: identity.size) else { throw HTTPError.notFound() }
+                response = HTTPResponse(status: .ok, headers: fields)
+                response.file = body
             }
-            guard let body = FileBody(path: path, length: identity.size) else { throw HTTPError.notFound() }
-            var response = HTTPResponse(status: .ok, headers: fields)
-            response.file = body
-            return response
         }
+        response.kind = .page
+        return response
     }
 
     private enum Found {

@@ -33,6 +33,19 @@ public struct HTTPResponse: Sendable {
     /// Sent as `X-Request-ID`; kept apart from `headers`, so that adding it
     /// never copies them.
     public var requestID: String?
+    /// What the answer is to a browser, which decides the fields the server
+    /// adds to it (`BrowserFields`); handlers write no `Cache-Control` of their own.
+    public var kind = Kind.data
+
+    /// What an answer is to a browser.
+    public enum Kind: Sendable {
+        /// An API answer or an error: it may carry a user's data.
+        case data
+        /// The page or one of its files.
+        case page
+        /// Never to be kept: an event stream, metrics, a token.
+        case unstored
+    }
 
     /// The length of the body as sent.
     public var bodyLength: Int { file?.length ?? body.count }

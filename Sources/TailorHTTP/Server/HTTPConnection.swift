@@ -244,7 +244,7 @@ final class HTTPConnection {
         let hasLength = status >= 200 && status != 204 && status != 304
         let inlineBody = omitBody || !hasLength || response.file != nil ? nil : response.body
         buffers.outbound.append(body: inlineBody) { head in
-            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers, requestID: response.requestID) { head in
+            writeHead(into: &head, response, minorVersion: minorVersion) { head in
                 if hasLength {
                     head.append("\r\nContent-Length: ")
                     head.appendDecimal(response.bodyLength)
@@ -259,21 +259,23 @@ final class HTTPConnection {
     }
 
     /// A response head: the status line, `Server` and `Date`, the connection's own
-    /// fields (framing), the handler's fields, and the blank line.
-    private func writeHead(into head: inout HeadWriter, status: HTTPStatus, minorVersion: Int, fields: [HTTPField], requestID: String?,
+    /// fields (framing), the fields of the answer's kind, the handler's fields,
+    /// and the blank line.
+    private func writeHead(into head: inout HeadWriter, _ response: HTTPResponse, minorVersion: Int,
                            framing: (inout HeadWriter) -> Void) {
         head.append(minorVersion == 0 ? "HTTP/1.0 " : "HTTP/1.1 ")
-        head.appendDecimal(status.code)
+        head.appendDecimal(response.status.code)
         head.append(" ")
-        head.append(status.reason)
+        head.append(response.status.reason)
         head.append("\r\nServer: Tailor\r\nDate: ")
         head.append(date.current())
         framing(&head)
-        if let requestID {
+        if let requestID = response.requestID {
             head.append("\r\nX-Request-ID: ")
             head.append(requestID)
         }
-        for field in fields {
+        head.append(configuration.browserFields.lines(for: response.kind))
+        for field in response.headers {
             head.append("\r\n")
             head.append(field.name)
             head.append(": ")
@@ -287,7 +289,7 @@ final class HTTPConnection {
     /// and its buffers end here: an idle stream keeps only what it needs to write.
     private func serveStream(_ response: HTTPResponse, stream: @Sendable (ResponseStream) async -> Void, minorVersion: Int) async throws {
         buffers.outbound.append(body: nil) { head in
-            writeHead(into: &head, status: response.status, minorVersion: minorVersion, fields: response.headers, requestID: response.requestID) { head in
+            writeHead(into: &head, response, minorVersion: minorVersion) { head in
                 // HTTP/1.0 has no chunked coding: its stream ends with the connection.
                 head.append(minorVersion == 0 ? "\r\nConnection: close" : "\r\nTransfer-Encoding: chunked\r\nConnection: close")
             }

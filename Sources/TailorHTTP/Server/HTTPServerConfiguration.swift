@@ -27,6 +27,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout = 60.0
     /// Seconds a graceful shutdown waits for requests in flight.
     public var shutdownGracePeriod = 4.0
+    /// The fields browsers act on, added to every answer by its kind.
+    public var browserFields = try! BrowserFields()
 
     public init() {}
 }
