@@ -175,4 +175,70 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("none.sqlite").path))
     }
+
+    /// `tailor backup`, its status and its standard error.
+    private static func backUp(_ arguments: [String]) throws -> (status: Int32, errors: String) {
+        let backup = Process()
+        backup.executableURL = ShutdownTests.executable
+        backup.arguments = ["backup"] + arguments
+        backup.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        backup.standardError = errors
+        try backup.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        backup.waitUntilExit()
+        return (backup.terminationStatus, text)
+    }
+
+    /// A backup cannot mislead: a destination that is a symbolic link, even
+    /// one to nowhere, is refused and its target not made; a source that is
+    /// empty, not SQLite or no Tailor database is refused and leaves nothing
+    /// at the destination, so that the same command once the source is right
+    /// succeeds; and the copy restored in place of a database serves it.
+    @Test func aBackupThatCannotBeWholeLeavesNothingAndALinkIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        func leftovers() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }
+        }
+
+        let live = path("tailor.sqlite")
+        let server = try ShutdownTests.RunningServer(arguments: ["--db", live])
+        let alice = try APIClient.signedUp("alice", port: server.port)
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(server.waitForExit(timeout: 5) == 0)
+
+        try FileManager.default.createSymbolicLink(atPath: path("link.sqlite"), withDestinationPath: path("elsewhere.sqlite"))
+        let linked = try Self.backUp(["--db", live, path("link.sqlite")])
+        #expect(linked.status != 0)
+        #expect(linked.errors.contains("symbolic link"), "\(linked.errors)")
+        #expect(!FileManager.default.fileExists(atPath: path("elsewhere.sqlite")))
+
+        #expect(FileManager.default.createFile(atPath: path("empty.sqlite"), contents: nil))
+        #expect(FileManager.default.createFile(atPath: path("notes.sqlite"), contents: Data("not a database at all, only text".utf8)))
+        let other = try TestDatabase.connection(to: .sqlite(path: path("other.sqlite")))
+        try other.run("CREATE TABLE things (id INTEGER PRIMARY KEY)")
+        for (source, said) in [(path("empty.sqlite"), "empty"), (path("notes.sqlite"), "not a Tailor database"),
+                               (path("other.sqlite"), "not a Tailor database")] {
+            let refused = try Self.backUp(["--db", source, path("copy.sqlite")])
+            #expect(refused.status != 0, "\(source)")
+            #expect(refused.errors.contains(said), "\(source): \(refused.errors)")
+            #expect(!FileManager.default.fileExists(atPath: path("copy.sqlite")), "\(source)")
+        }
+        #expect(try leftovers().isEmpty)
+
+        let made = try Self.backUp(["--db", live, path("copy.sqlite")])
+        #expect(made.status == 0, "\(made.errors)")
+        #expect(try leftovers().isEmpty)
+        // Restored: the copy in place of a database, its log files gone with the old one.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: live + suffix) }
+        try FileManager.default.moveItem(atPath: path("copy.sqlite"), toPath: live)
+        let restored = try ShutdownTests.RunningServer(arguments: ["--db", live])
+        defer { kill(restored.process.processIdentifier, SIGTERM); _ = restored.waitForExit(timeout: 5) }
+        let onRestored = try APIClient(port: restored.port)
+        onRestored.token = alice.token
+        #expect(try onRestored.get("/api/me").json["user"].map { ($0 as? [String: Any])?["name"] as? String } == "alice")
+    }
 }
