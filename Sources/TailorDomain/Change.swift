@@ -56,7 +56,7 @@ package enum Change: Sendable, Equatable {
             [.orderChanged(user: order.userID, order: order.id)]
         case .orderDeleted(let user, let order):
             [.orderDeleted(user: user, order: order)]
-        case .pushSubscribed, .pushRecorded, .pushesClaimed:
+        case .pushSubscribed, .pushRecorded, .pushesClaimed, .subscriptionFailing:
             []
         }
     }

@@ -31,5 +31,7 @@ public enum EventOutcome: Sendable {
     case pushSubscribed(PushSubscription)
     /// Push bookkeeping done: nothing to tell.
     case pushRecorded
-    case pushesClaimed([PushJob])
+    case pushesClaimed(PushClaim)
+    /// A failing subscription was recorded; `removed` once it failed too long.
+    case subscriptionFailing(removed: Bool)
 }

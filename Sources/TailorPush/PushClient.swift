@@ -1,4 +1,5 @@
 import CLibCurl
+import Synchronization
 import TailorLoop
 
 /// One push for a push service: where, with which fields, and the encrypted body.
@@ -26,15 +27,32 @@ public enum PushResponse: Sendable, Equatable {
 }
 
 /// Posts pushes to push services over HTTPS with libcurl, on a thread of its
-/// own (`push`) so that neither a loop nor the writer ever waits for one. A
-/// batch's pushes go side by side (libcurl's multi interface), each bounded
-/// by `timeout`: a push service that never answers holds up nothing but its
-/// own pushes, and those for at most that long.
+/// own (`push`) so that neither a loop nor the writer ever waits for one.
+///
+/// Every push in flight shares one transfer loop (libcurl's multi
+/// interface), and each is answered the moment its own transfer ends: a push
+/// service that is slow or never answers holds up its own pushes only, each
+/// for at most `timeout`, never a push that another service has answered.
+/// The loop runs while pushes are in flight or waiting, and ends when none
+/// are; the next push starts it again.
 public final class PushClient: Sendable {
     private let thread = SerialThread(name: "push")
     /// Certificate authorities to trust instead of the system's (a test's push service).
     private let caFile: String?
     private let timeoutMilliseconds: Int
+    private let multi: MultiHandle
+    private let inbox = Mutex(Inbox())
+
+    private struct Inbox {
+        var waiting: [Waiting] = []
+        /// Whether the transfer loop runs (or is about to).
+        var running = false
+    }
+
+    private struct Waiting: Sendable {
+        let make: @Sendable () throws -> PushRequest
+        let answer: CheckedContinuation<PushResponse, Never>
+    }
 
     /// libcurl's global set-up, once per process: it is not safe to run twice at once.
     private static let libraryReady: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
@@ -43,58 +61,95 @@ public final class PushClient: Sendable {
         _ = Self.libraryReady
         self.caFile = caFile
         timeoutMilliseconds = Int(timeoutSeconds * 1000)
+        multi = MultiHandle()
     }
 
-    /// Makes each push (its encryption too runs on the push thread) and sends
-    /// those made side by side; answers each, in their order.
-    public func send(_ pushes: [@Sendable () throws -> PushRequest]) async -> [PushResponse] {
-        await withCheckedContinuation { continuation in
-            thread.async { [self] in
-                let made = pushes.map { make in Result { try make() } }
-                let requests = made.compactMap { made -> PushRequest? in if case .success(let request) = made { request } else { nil } }
-                var sent = transfer(requests).makeIterator()
-                continuation.resume(returning: made.map { result in
-                    switch result {
-                    case .success: sent.next() ?? .failed("not sent")
-                    case .failure(let error): .unmade(String(describing: error))
-                    }
-                })
+    /// Makes the push (its encryption too runs on the push thread) and sends
+    /// it beside every other in flight; answers once its own transfer ends.
+    public func send(_ make: @escaping @Sendable () throws -> PushRequest) async -> PushResponse {
+        await withCheckedContinuation { answer in
+            let start = inbox.withLock { inbox -> Bool in
+                inbox.waiting.append(Waiting(make: make, answer: answer))
+                defer { inbox.running = true }
+                return !inbox.running
+            }
+            if start {
+                thread.async { [self] in runTransfers() }
+            } else {
+                multi.wakeUp()
             }
         }
     }
 
-    private func transfer(_ requests: [PushRequest]) -> [PushResponse] {
-        guard let multi = curl_multi_init() else { return requests.map { _ in .failed("libcurl could not start") } }
-        defer { curl_multi_cleanup(multi) }
-        var transfers: [(handle: UnsafeMutableRawPointer, fields: UnsafeMutablePointer<curl_slist>?)] = []
-        var responses = [PushResponse](repeating: .failed("not sent"), count: requests.count)
-        for request in requests {
-            guard let handle = curl_easy_init() else { break }
-            let fields = request.fields.reduce(nil as UnsafeMutablePointer<curl_slist>?) { curl_slist_append($0, $1) }
-            prepare(handle, for: request, fields: fields)
-            curl_multi_add_handle(multi, handle)
-            transfers.append((handle, fields))
-        }
-        var running: Int32 = 1
-        while running > 0 {
-            guard curl_multi_perform(multi, &running) == CURLM_OK else { break }
-            if running > 0 { curl_multi_poll(multi, nil, 0, 1000, nil) }
-        }
-        // Each transfer's own result: why one that has no status failed.
-        var results: [UnsafeMutableRawPointer: CURLcode] = [:]
-        var left: Int32 = 0
-        while let message = curl_multi_info_read(multi, &left) {
-            if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
-                results[handle] = message.pointee.data.result
+    /// A transfer in flight: its field list, freed with it, and who waits for it.
+    private struct Transfer {
+        let fields: UnsafeMutablePointer<curl_slist>?
+        let answer: CheckedContinuation<PushResponse, Never>
+    }
+
+    /// The transfer loop, on the push thread: takes waiting pushes in, drives
+    /// every transfer, answers those that ended, and waits for the network or
+    /// a new push; returns once nothing is in flight and nothing waits.
+    private func runTransfers() {
+        guard let handle = multi.handle else {
+            let waiting = inbox.withLock { inbox in
+                inbox.running = false
+                defer { inbox.waiting.removeAll() }
+                return inbox.waiting
             }
+            for push in waiting { push.answer.resume(returning: .failed("libcurl could not start")) }
+            return
         }
-        for (index, transfer) in transfers.enumerated() {
-            responses[index] = response(of: transfer.handle, result: results[transfer.handle])
-            curl_multi_remove_handle(multi, transfer.handle)
-            curl_easy_cleanup(transfer.handle)
-            curl_slist_free_all(transfer.fields)
+        var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
+        while true {
+            let taken = inbox.withLock { inbox -> [Waiting]? in
+                if inbox.waiting.isEmpty && transfers.isEmpty {
+                    inbox.running = false
+                    return nil
+                }
+                defer { inbox.waiting.removeAll() }
+                return inbox.waiting
+            }
+            guard let taken else { return }
+            for waiting in taken {
+                let request: PushRequest
+                do {
+                    request = try waiting.make()
+                } catch {
+                    waiting.answer.resume(returning: .unmade(String(describing: error)))
+                    continue
+                }
+                guard let easy = curl_easy_init() else {
+                    waiting.answer.resume(returning: .failed("libcurl could not start a transfer"))
+                    continue
+                }
+                let fields = request.fields.reduce(nil as UnsafeMutablePointer<curl_slist>?) { curl_slist_append($0, $1) }
+                prepare(easy, for: request, fields: fields)
+                curl_multi_add_handle(handle, easy)
+                transfers[easy] = Transfer(fields: fields, answer: waiting.answer)
+            }
+            var running: Int32 = 0
+            if curl_multi_perform(handle, &running) != CURLM_OK {
+                for easy in Array(transfers.keys) { finish(easy, of: &transfers, on: handle, as: .failed("libcurl's transfers failed")) }
+                continue
+            }
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(handle, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                finish(easy, of: &transfers, on: handle, as: response(of: easy, result: message.pointee.data.result))
+            }
+            // Woken early by the network, a new push, or libcurl's own timers.
+            if !transfers.isEmpty { curl_multi_poll(handle, nil, 0, 1000, nil) }
         }
-        return responses
+    }
+
+    private func finish(_ easy: UnsafeMutableRawPointer, of transfers: inout [UnsafeMutableRawPointer: Transfer],
+                        on handle: UnsafeMutableRawPointer, as response: PushResponse) {
+        guard let transfer = transfers.removeValue(forKey: easy) else { return }
+        curl_multi_remove_handle(handle, easy)
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(transfer.fields)
+        transfer.answer.resume(returning: response)
     }
 
     private func prepare(_ handle: UnsafeMutableRawPointer, for request: PushRequest, fields: UnsafeMutablePointer<curl_slist>?) {
@@ -114,17 +169,33 @@ public final class PushClient: Sendable {
         tailor_curl_set_pointer(handle, CURLOPT_WRITEFUNCTION, unsafeBitCast(discard, to: UnsafeRawPointer.self))
     }
 
-    private func response(of handle: UnsafeMutableRawPointer, result: CURLcode?) -> PushResponse {
+    private func response(of handle: UnsafeMutableRawPointer, result: CURLcode) -> PushResponse {
         var status = 0
         tailor_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        guard status > 0 else {
-            return .failed(result.map { String(cString: curl_easy_strerror($0)) } ?? "no answer")
-        }
+        guard status > 0 else { return .failed(String(cString: curl_easy_strerror(result))) }
         var header: UnsafeMutablePointer<curl_header>?
         var retryAfter: Int?
         if curl_easy_header(handle, "Retry-After", 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK, let value = header?.pointee.value {
             retryAfter = Int(String(cString: value).trimmingPrefix(while: { $0 == " " }))
         }
         return .answered(status: status, retryAfter: retryAfter)
+    }
+}
+
+/// libcurl's multi handle: driven on the push thread only, but woken from
+/// any (`curl_multi_wakeup` is the one call libcurl allows from another thread).
+private final class MultiHandle: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer?
+
+    init() {
+        handle = curl_multi_init()
+    }
+
+    func wakeUp() {
+        if let handle { curl_multi_wakeup(handle) }
+    }
+
+    deinit {
+        if let handle { curl_multi_cleanup(handle) }
     }
 }

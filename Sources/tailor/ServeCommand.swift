@@ -140,6 +140,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Hosts of push services that push subscriptions may name, besides the browsers' own, comma-separated (none).")
     var pushHosts: String?
 
+    @Option(help: "Seconds a push subscription's pushes may keep failing (no answer, 429, 5xx) before it is removed (\(Int(defaults.push.dropFailingAfter))).")
+    var pushDropFailingAfter: Double?
+
     @Option(help: "Certificate authorities (PEM) to trust for push services instead of the system's (none).")
     var pushCaFile: String?
 
@@ -250,6 +253,9 @@ struct ServeCommand: ParsableCommand {
         }
         configuration.push.hosts = defaults.push.hosts + Self.list(try settings.value(pushHosts, "push-hosts", default: ""))
         configuration.push.caFile = try settings.optional(pushCaFile, "push-ca-file", derived: "the system's")
+        configuration.push.dropFailingAfter = try check(
+            try settings.value(pushDropFailingAfter, "push-drop-failing-after", default: defaults.push.dropFailingAfter),
+            in: 1...(365 * 86_400), "push-drop-failing-after")
         configuration.push.keyFile = try settings.optional(vapidKey, "vapid-key", derived: "kept in the database")
         let subject = try settings.value(vapidSubject, "vapid-subject", default: defaults.push.subject)
         guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://"),

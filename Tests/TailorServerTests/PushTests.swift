@@ -10,7 +10,7 @@ import Testing
 @Suite struct PushTests {
     static func app(pushingTo service: PushServiceStandIn, backend: Backend = .sqlite, timeout: Double = 5) throws -> TestApp {
         try TestApp(backend: backend) { configuration in
-            configuration.push.hosts += ["127.0.0.1"]
+            configuration.push.hosts += [service.host]
             configuration.push.caFile = service.caFile
             configuration.push.delay = 100
             configuration.push.timeout = timeout
@@ -93,6 +93,36 @@ import Testing
         #expect(left == Array(service.endpoints.dropFirst()))
     }
 
+    /// Mallory's ten subscriptions are on an endpoint that takes the
+    /// connection and never answers, and Alice writes to her thirty times:
+    /// Bob's push, queued after all of hers, still arrives while hers hang.
+    /// Hers to one chat replace each other while they wait, counted in /metrics.
+    @Test func aPushServiceThatHangsHoldsUpOnlyItsOwnSubscriptions() throws {
+        let service = try PushServiceStandIn(subscriptions: 11, behaviours: Dictionary(uniqueKeysWithValues: (0..<10).map { ($0, "hang") }))
+        let app = try Self.app(pushingTo: service, timeout: 30)
+        let alice = try app.user("alice")
+        let mallory = try app.user("mallory")
+        let bob = try app.user("bob")
+        for subscription in service.subscriptions.prefix(10) {
+            #expect(try mallory.send("POST", "/api/push/subscriptions", json: subscription).status == 201)
+        }
+        #expect(try bob.send("POST", "/api/push/subscriptions", json: service.subscriptions[10]).status == 201)
+        let malloryChat = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"mallory"}"#).json["id"] as? String)
+        let bobChat = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        for index in 0..<30 {
+            #expect(try alice.send("POST", "/api/chats/\(malloryChat)/messages", json: #"{"text":"m\#(index)"}"#).status == 201)
+        }
+        #expect(try alice.send("POST", "/api/chats/\(bobChat)/messages", json: #"{"text":"for bob"}"#).status == 201)
+        // Each of Mallory's hangs for 30 s: Bob's must come before the first is given up.
+        var bobs: [String: Any]?
+        while bobs == nil, let push = try service.nextPush(timeout: 20) {
+            if push["subscription"] as? Int == 10 { bobs = push }
+        }
+        Self.expectPush(bobs, to: 10, text: "for bob", chatID: bobChat)
+        let metrics = try app.client().get("/metrics").text
+        #expect(metrics.contains("tailor_push_dropped_total{reason=\"replaced\"}"), "\(metrics.split(separator: "\n").filter { $0.contains("push") })")
+    }
+
     @Test func subscriptionsAreCheckedAndBounded() throws {
         let service = try PushServiceStandIn(subscriptions: 11)
         let app = try Self.app(pushingTo: service)
@@ -104,6 +134,9 @@ import Testing
                      #"{"endpoint":"https://example.com/push/0",\#(keys)}"#,
                      #"{"endpoint":"https://user@127.0.0.1/push/0",\#(keys)}"#,
                      #"{"endpoint":"https://10.0.0.1/push/0",\#(keys)}"#,
+                     // A browser's push service, but a port it never answers on; the stand-in's host on another port.
+                     #"{"endpoint":"https://fcm.googleapis.com:22/fcm/send/x",\#(keys)}"#,
+                     #"{"endpoint":"https://127.0.0.1:1/push/0",\#(keys)}"#,
                      #"{"endpoint":"\#(service.endpoints[0])"}"#,
                      #"{"endpoint":"\#(service.endpoints[0])","keys":{"p256dh":"AAAA","auth":"\#(validKeys["auth"]!)"}}"#,
                      #"{"endpoint":"\#(service.endpoints[0])","keys":{"p256dh":"\#(validKeys["p256dh"]!)","auth":"AAAA"}}"#,
@@ -144,7 +177,7 @@ import Testing
     @Test func aPushOfAServerKilledBeforeItWasDueIsDeliveredByTheOther() throws {
         guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
         let service = try PushServiceStandIn(subscriptions: 1)
-        let flags = ["--db", url, "--push-hosts", "127.0.0.1", "--push-ca-file", service.caFile]
+        let flags = ["--db", url, "--push-hosts", service.host, "--push-ca-file", service.caFile]
         let doomed = try ShutdownTests.RunningServer(arguments: flags)
         let survivor = try ShutdownTests.RunningServer(arguments: flags)
         defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 5) }
@@ -165,7 +198,7 @@ import Testing
     @Test func aStreamShowingTheChatOnAnotherServerCancelsThePush() throws {
         guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
         let service = try PushServiceStandIn(subscriptions: 1)
-        let flags = ["--db", url, "--push-hosts", "127.0.0.1", "--push-ca-file", service.caFile]
+        let flags = ["--db", url, "--push-hosts", service.host, "--push-ca-file", service.caFile]
         let sending = try ShutdownTests.RunningServer(arguments: flags)
         let showing = try ShutdownTests.RunningServer(arguments: flags)
         defer {

@@ -106,10 +106,17 @@ struct EventApplier {
                                                        limit: limit, at: now))
         case .unsubscribe(let user, let endpoint):
             try store.unsubscribe(user: user, endpoint: endpoint)
-        case .claim(let limit, let lease):
-            return .pushesClaimed(try store.claimPushes(at: now, lease: lease, limit: limit))
+        case .claim(let limit, let lease, let busy, let maxPending):
+            return .pushesClaimed(try store.claimPushes(at: now, lease: lease, limit: limit, busy: busy, maxPending: maxPending))
+        case .delivered(let push, let subscription):
+            try store.finishPush(id: push)
+            try store.recordSubscriptionWorking(id: subscription)
         case .finished(let push):
             try store.finishPush(id: push)
+        case .release(let push, let due):
+            try store.releasePush(id: push, due: due)
+        case .failing(let subscription, let dropAfter):
+            return .subscriptionFailing(removed: try store.recordSubscriptionFailing(id: subscription, at: now, dropAfter: dropAfter))
         case .retry(let push, let due):
             try store.retryPush(id: push, due: due)
         case .subscriptionGone(let subscription):

@@ -128,11 +128,19 @@ extension EventRouter {
         }
     }
 
-    /// Pushes due now, each taken for `lease` milliseconds.
-    func claimPushes(limit: Int, lease: Int) async throws -> [PushJob] {
-        try await route(.push(.claim(limit: limit, lease: lease))) {
-            guard case .pushesClaimed(let jobs) = $0 else { return nil }
-            return jobs
+    /// Pushes due now, each taken for `lease` milliseconds (see `PushEvent.claim`).
+    func claimPushes(limit: Int, lease: Int, busy: Set<Int>, maxPending: Int) async throws -> PushClaim {
+        try await route(.push(.claim(limit: limit, lease: lease, busy: busy, maxPending: maxPending))) {
+            guard case .pushesClaimed(let claim) = $0 else { return nil }
+            return claim
+        }
+    }
+
+    /// A push to `subscription` failed; whether the subscription was removed for failing too long.
+    func recordFailing(subscription: Int, dropAfter: Int) async throws -> Bool {
+        try await route(.push(.failing(subscription: subscription, dropAfter: dropAfter))) {
+            guard case .subscriptionFailing(let removed) = $0 else { return nil }
+            return removed
         }
     }
 

@@ -113,6 +113,13 @@ final class ServerMetrics: Sendable {
         CoreMetrics.Counter(label: "tailor_push_sent_total", dimensions: [("result", result)], factory: factory).increment()
     }
 
+    /// Pending pushes dropped unsent: `replaced` by a newer one of the same
+    /// chat, or `over_limit` past the bound per subscription.
+    func pushesDropped(_ count: Int, reason: String) {
+        guard count > 0 else { return }
+        CoreMetrics.Counter(label: "tailor_push_dropped_total", dimensions: [("reason", reason)], factory: factory).increment(by: count)
+    }
+
     // MARK: When scraped
 
     /// Every figure as Prometheus text, after recording `sample`.

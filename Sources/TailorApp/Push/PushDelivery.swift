@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import TailorDomain
 import TailorPush
 import TailorStore
@@ -18,9 +19,17 @@ import TailorViews
 /// delivers, and the outbox's leases give each push to one), waits the push
 /// delay for a stream that shows the chat to cancel it, then claims what is
 /// due. It also looks every `pollInterval`, for pushes whose server died with
-/// their lease, and for retries. A push service that asks to wait (429, 5xx)
-/// gets the push again after `Retry-After` or a doubling pause; one that no
-/// longer knows the subscription (404, 410) has it removed.
+/// their lease, and for retries, and again whenever a push in flight is done.
+///
+/// Fair and bounded (see `InFlight` and `Store.claimPushes`): users take
+/// turns in a claim; one push at a time goes to a subscription, at most
+/// `inFlightPerHost` to a push service, at most `inFlight` in all; each is
+/// settled the moment its own push service answers. So a push service that
+/// hangs holds only its own subscriptions' pushes, each for the timeout. A
+/// service that asks to wait (429, 5xx) gets the push again after
+/// `Retry-After` or a doubling pause; one that no longer knows the
+/// subscription (404, 410) has it removed, and so does one that keeps failing
+/// past `dropFailingAfter`.
 final class PushDelivery: Sendable {
     private let events: EventRouter
     private let streams: EventStreams
@@ -37,10 +46,10 @@ final class PushDelivery: Sendable {
 
     /// Seconds between looks at the outbox when nothing wakes it.
     static let pollInterval = 5.0
-    /// Pushes claimed at once.
-    static let batch = 64
     /// Milliseconds a claimed push is its server's; past it another takes it.
     static let lease = 60_000
+    /// Milliseconds before a push held back for its busy push service is due again.
+    static let heldBack = 1_000
 
     init(events: EventRouter, streams: EventStreams, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics,
          now: @escaping @Sendable () -> Int, executor: any TaskExecutor, logger: Logger) {
@@ -57,7 +66,8 @@ final class PushDelivery: Sendable {
         self.waker = waker
         let delay = settings.delay
         worker = Task(executorPreference: executor) { [events, client, key, settings, metrics, logger, now] in
-            let delivery = Round(events: events, client: client, key: key, settings: settings, metrics: metrics, logger: logger, now: now)
+            let delivery = Round(events: events, client: client, key: key, settings: settings, metrics: metrics, logger: logger, now: now,
+                                 executor: executor, wake: { waker.yield() })
             for await _ in wakes {
                 do {
                     try await Task.sleep(for: .milliseconds(delay))
@@ -103,8 +113,32 @@ final class PushDelivery: Sendable {
         waker.finish()
     }
 
-    /// One pass over the outbox: what is due, claimed and sent, until nothing is.
-    private struct Round: Sendable {
+    /// What this server has in flight: by subscription, by push service, in all.
+    struct InFlight {
+        var subscriptions: Set<Int> = []
+        var perHost: [String: Int] = [:]
+
+        var count: Int { subscriptions.count }
+
+        /// Takes a place for a push to `subscription` at `host`, if both have room.
+        mutating func admit(subscription: Int, host: String, settings: PushSettings) -> Bool {
+            guard count < settings.inFlight, !subscriptions.contains(subscription), perHost[host, default: 0] < settings.inFlightPerHost
+            else { return false }
+            subscriptions.insert(subscription)
+            perHost[host, default: 0] += 1
+            return true
+        }
+
+        mutating func leave(subscription: Int, host: String) {
+            subscriptions.remove(subscription)
+            perHost[host, default: 1] -= 1
+            if perHost[host] == 0 { perHost[host] = nil }
+        }
+    }
+
+    /// One look at the outbox: claims what has room and sends each push on
+    /// its own; a push done wakes the next look.
+    private final class Round: Sendable {
         let events: EventRouter
         let client: PushClient
         let key: VAPIDKey
@@ -112,19 +146,52 @@ final class PushDelivery: Sendable {
         let metrics: ServerMetrics
         let logger: Logger
         let now: @Sendable () -> Int
+        let executor: any TaskExecutor
+        let inFlight = Mutex(InFlight())
+        let wake: @Sendable () -> Void
+
+        init(events: EventRouter, client: PushClient, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics, logger: Logger,
+             now: @escaping @Sendable () -> Int, executor: any TaskExecutor, wake: @escaping @Sendable () -> Void) {
+            self.events = events
+            self.client = client
+            self.key = key
+            self.settings = settings
+            self.metrics = metrics
+            self.logger = logger
+            self.now = now
+            self.executor = executor
+            self.wake = wake
+        }
 
         func deliverDue() async {
-            while !Task.isCancelled {
-                let jobs: [PushJob]
-                do {
-                    jobs = try await events.claimPushes(limit: PushDelivery.batch, lease: PushDelivery.lease)
-                } catch {
-                    logger.warning("pushes could not be claimed: \(error)")
-                    return
+            let (room, busy) = inFlight.withLock { (settings.inFlight - $0.count, $0.subscriptions) }
+            guard room > 0, !Task.isCancelled else { return }
+            let claim: PushClaim
+            do {
+                claim = try await events.claimPushes(limit: room, lease: PushDelivery.lease, busy: busy,
+                                                     maxPending: settings.pendingPerSubscription)
+            } catch {
+                logger.warning("pushes could not be claimed: \(error)")
+                return
+            }
+            metrics.pushesDropped(claim.replaced, reason: "replaced")
+            metrics.pushesDropped(claim.dropped, reason: "over_limit")
+            if claim.dropped > 0 {
+                logger.notice("\(claim.dropped) pending pushes dropped: past \(settings.pendingPerSubscription) waiting for one subscription")
+            }
+            for job in claim.jobs {
+                let host = (try? PushEndpoint(job.subscription.endpoint, allowedHosts: settings.hosts))?.host ?? ""
+                guard inFlight.withLock({ $0.admit(subscription: job.subscription.id, host: host, settings: settings) }) else {
+                    // Its push service has as many in flight as it may: later, uncounted.
+                    await record(.release(push: job.id, due: now() + PushDelivery.heldBack))
+                    continue
                 }
-                if jobs.isEmpty { return }
-                let responses = await client.send(jobs.map { job in { try request(for: job) } })
-                for (job, response) in zip(jobs, responses) { await settle(job, response) }
+                Task(executorPreference: executor) { [self] in
+                    let response = await client.send { try self.request(for: job) }
+                    await settle(job, response)
+                    inFlight.withLock { $0.leave(subscription: job.subscription.id, host: host) }
+                    wake()
+                }
             }
         }
 
@@ -149,7 +216,7 @@ final class PushDelivery: Sendable {
             switch response {
             case .answered(let status, _) where (200..<300).contains(status):
                 metrics.pushSent(result: "delivered")
-                await record(.finished(push: job.id))
+                await record(.delivered(push: job.id, subscription: job.subscription.id))
             case .answered(let status, _) where status == 404 || status == 410:
                 logger.notice("subscription \(job.subscription.id) is gone from its push service (\(status)): removed")
                 metrics.pushSent(result: "gone")
@@ -174,8 +241,18 @@ final class PushDelivery: Sendable {
             }
         }
 
-        /// Again after `retryAfter` seconds, else 2, 4, 8… seconds; given up after the last attempt.
+        /// Again after `retryAfter` seconds, else 2, 4, 8… seconds; given up
+        /// after the last attempt. A subscription failing for too long goes.
         private func retry(_ job: PushJob, after retryAfter: Int?) async {
+            do {
+                if try await events.recordFailing(subscription: job.subscription.id, dropAfter: Int(settings.dropFailingAfter * 1000)) {
+                    logger.notice("subscription \(job.subscription.id) failed for over \(Int(settings.dropFailingAfter)) s: removed")
+                    metrics.pushSent(result: "failing_removed")
+                    return
+                }
+            } catch {
+                logger.warning("a failing push subscription could not be recorded: \(error)")
+            }
             guard job.attempts + 1 < settings.attempts else {
                 logger.warning("push \(job.id) given up after \(settings.attempts) attempts")
                 await record(.finished(push: job.id))

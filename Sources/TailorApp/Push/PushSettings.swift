@@ -24,6 +24,14 @@ public struct PushSettings: Sendable {
     public var attempts = 6
     /// Seconds a push service keeps an undelivered push (`TTL`).
     public var timeToLive = 86_400
+    /// Pushes waiting per subscription at most; past it the oldest are dropped.
+    public var pendingPerSubscription = 100
+    /// Seconds a subscription's pushes may keep failing (no answer, 429, 5xx)
+    /// before it is removed; a delivered push starts the count again.
+    public var dropFailingAfter = 3 * 86_400.0
+    /// Pushes in flight from one server at most, and to one push service's host.
+    public var inFlight = 64
+    public var inFlightPerHost = 16
 
     public init() {}
 }

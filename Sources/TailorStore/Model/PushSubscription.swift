@@ -41,3 +41,18 @@ public struct PushJob: Sendable, Equatable {
         self.attempts = attempts
     }
 }
+
+/// What one claim of the outbox took, and what it left out for good.
+public struct PushClaim: Sendable, Equatable {
+    public let jobs: [PushJob]
+    /// Pending pushes replaced by a newer one of the same chat to the same subscription.
+    public let replaced: Int
+    /// Pending pushes dropped, the oldest first, past the bound per subscription.
+    public let dropped: Int
+
+    public init(jobs: [PushJob], replaced: Int, dropped: Int) {
+        self.jobs = jobs
+        self.replaced = replaced
+        self.dropped = dropped
+    }
+}

@@ -153,6 +153,10 @@ public enum PostgresSchema {
         """
         ALTER TABLE users ADD COLUMN last_seen_at BIGINT;
         """,
+        // 10: since when pushes to a subscription fail, as on SQLite.
+        """
+        ALTER TABLE push_subscriptions ADD COLUMN failing_since BIGINT;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -69,21 +69,48 @@ extension Store {
     }
 
     /// Takes up to `limit` pushes due at `now`, moving each `lease`
-    /// milliseconds ahead so that no other server takes it meanwhile, oldest
-    /// first. Two statements however many: the claimed rows are marked with a
-    /// number of this claim's own, by which they are read back with their
-    /// subscription and message.
-    public func claimPushes(at now: Int, lease: Int, limit: Int) throws -> [PushJob] {
-        let due = switch connection.engine {
-        case .sqlite: "SELECT id FROM push_outbox WHERE due_at <= ?1 ORDER BY due_at LIMIT ?3"
-        case .postgres: "SELECT id FROM push_outbox WHERE due_at <= ?1 ORDER BY due_at LIMIT ?3 FOR UPDATE SKIP LOCKED"
-        }
+    /// milliseconds ahead so that no other server takes it meanwhile.
+    ///
+    /// Fair: at most one push per subscription, none to a subscription in
+    /// `busy` (this server has one in flight there), and users take turns:
+    /// every user's oldest due push comes before anyone's second. First it
+    /// prunes what no one should wait for: a pending push that a newer one of
+    /// the same chat to the same subscription replaces (the notification
+    /// shows the latest message), and past `maxPending` per subscription the
+    /// oldest. On PostgreSQL rows another server is claiming are skipped, not
+    /// waited for. The claimed rows are marked with a number of this claim's
+    /// own, by which they are read back with their subscription and message.
+    public func claimPushes(at now: Int, lease: Int, limit: Int, busy: Set<Int> = [], maxPending: Int = 100) throws -> PushClaim {
+        let replaced = try connection.run("""
+            DELETE FROM push_outbox WHERE id IN (\(Self.unlocked("""
+                SELECT id FROM (SELECT o.id, row_number() OVER (PARTITION BY o.subscription_id, m.chat_id ORDER BY o.message_id DESC) AS newer
+                                FROM push_outbox o JOIN messages m ON m.id = o.message_id) ranked
+                WHERE newer > 1
+                """, on: connection.engine)))
+            """)
+        let dropped = try connection.run("""
+            DELETE FROM push_outbox WHERE id IN (\(Self.unlocked("""
+                SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY subscription_id ORDER BY message_id DESC) AS newer
+                                FROM push_outbox) ranked
+                WHERE newer > ?1
+                """, on: connection.engine)))
+            """, maxPending)
+        // Ids of this server's own, so written into the statement as they are.
+        let skipped = busy.isEmpty ? "" : "AND o.subscription_id NOT IN (\(busy.sorted().map(String.init).joined(separator: ",")))"
+        let due = Self.unlocked("""
+            SELECT id FROM (SELECT o.id, o.due_at,
+                                   row_number() OVER (PARTITION BY o.subscription_id ORDER BY o.due_at, o.id) AS nth,
+                                   row_number() OVER (PARTITION BY s.user_id ORDER BY o.due_at, o.id) AS turn
+                            FROM push_outbox o JOIN push_subscriptions s ON s.id = o.subscription_id
+                            WHERE o.due_at <= ?1 \(skipped)) due
+            WHERE nth = 1 ORDER BY turn, due_at LIMIT ?3
+            """, on: connection.engine)
         let claim = Int.random(in: 1...Int.max)
         guard try connection.run("""
             UPDATE push_outbox SET due_at = CAST(?1 AS BIGINT) + CAST(?2 AS BIGINT), attempts = attempts + 1, claim = ?4
             WHERE id IN (\(due))
-            """, now, lease, limit, claim) > 0 else { return [] }
-        return try connection.query("""
+            """, now, lease, limit, claim) > 0 else { return PushClaim(jobs: [], replaced: replaced, dropped: dropped) }
+        let jobs = try connection.query("""
             SELECT o.id, o.attempts - 1, s.id, s.user_id, s.session_id, s.endpoint, s.p256dh, s.auth,
                    m.id, m.chat_id, m.sender_id, m.text, m.client_id, m.sent_at, u.name
             FROM push_outbox o
@@ -100,6 +127,36 @@ extension Store {
                                      clientID: row.optionalText(12), sentAt: row.int(13), isRead: false),
                     senderName: row.text(14), attempts: row.int(1))
         }
+        return PushClaim(jobs: jobs, replaced: replaced, dropped: dropped)
+    }
+
+    /// The outbox rows `select` names; on PostgreSQL only those no other
+    /// transaction holds (a window cannot be locked itself, so its rows are
+    /// locked through their ids).
+    private static func unlocked(_ select: String, on engine: DatabaseEngine) -> String {
+        switch engine {
+        case .sqlite: select
+        case .postgres: "SELECT id FROM push_outbox WHERE id IN (\(select)) FOR UPDATE SKIP LOCKED"
+        }
+    }
+
+    /// A claimed push that this server will not send now (its push service
+    /// has as many in flight as it may): due again at `due`, its attempt not counted.
+    public func releasePush(id: Int, due: Int) throws {
+        try connection.run("UPDATE push_outbox SET due_at = ?, attempts = attempts - 1 WHERE id = ?", due, id)
+    }
+
+    /// The push service took a push for `subscription`: it is not failing.
+    public func recordSubscriptionWorking(id: Int) throws {
+        try connection.run("UPDATE push_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", id)
+    }
+
+    /// A push to `subscription` got no answer or a refusal to take it now:
+    /// failing since its first such failure, it is removed once that is
+    /// `dropAfter` milliseconds past. Answers whether it was removed.
+    public func recordSubscriptionFailing(id: Int, at now: Int, dropAfter: Int) throws -> Bool {
+        try connection.run("UPDATE push_subscriptions SET failing_since = ?1 WHERE id = ?2 AND failing_since IS NULL", now, id)
+        return try connection.run("DELETE FROM push_subscriptions WHERE id = ?1 AND failing_since <= ?2", id, now - dropAfter) > 0
     }
 
     /// The push service took the push, or it is given up: it leaves the outbox.

@@ -234,6 +234,11 @@ public enum SQLiteSchema {
         """
         ALTER TABLE users ADD COLUMN last_seen_at INTEGER;
         """,
+        // 13: since when pushes to a subscription fail, so that one that keeps
+        // failing is removed after a bounded time (see `Store.recordSubscriptionFailing`).
+        """
+        ALTER TABLE push_subscriptions ADD COLUMN failing_since INTEGER;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

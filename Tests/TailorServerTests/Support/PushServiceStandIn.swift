@@ -9,6 +9,8 @@ final class PushServiceStandIn {
     let folder: URL
     let process = Process()
     let caFile: String
+    /// `127.0.0.1:PORT`, as a server is told to allow it (`--push-hosts`).
+    let host: String
     /// Each browser's subscription, as `PushSubscription.toJSON()` gives it.
     let subscriptions: [String]
     let endpoints: [String]
@@ -41,6 +43,7 @@ final class PushServiceStandIn {
         let first = try #require(lines.next(timeout: 20), "the push service stand-in did not start")
         let start = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
         caFile = try #require(start["ca"] as? String)
+        host = "127.0.0.1:\(try #require(start["port"] as? Int))"
         let made = try #require(start["subscriptions"] as? [[String: Any]])
         subscriptions = try made.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
         endpoints = made.compactMap { $0["endpoint"] as? String }
