@@ -8,8 +8,11 @@ import TailorDomain
 /// be large and each slow stream may hold a different version of it: a
 /// thousand streams that stop reading could pin a gigabyte. Every queue change
 /// of every stream is counted here; past the budget the streams holding the
-/// most are ended (they resume with Last-Event-ID). Bytes shared by several
-/// streams are counted once for each: the count is an upper bound.
+/// most are ended (they resume with Last-Event-ID). An event shared by several
+/// streams is counted once, plus what each holder adds (`StreamEvent.hold`),
+/// so the count is what the events really keep alive: a prompt fan-out holds
+/// one copy, while streams that stop reading hold the versions they were
+/// stuck on, each its own.
 package final class StreamMemory: Sendable {
     /// All streams together.
     package let budget: Int

@@ -27,11 +27,8 @@ package struct StreamQueue {
 
     private(set) var state = State.starting
 
-    /// Bytes of the events queued here or taken for a write that has not
-    /// finished: what this stream keeps alive.
-    private(set) var heldBytes = 0
-    /// Of those, the bytes of the write under way.
-    private var writingBytes = 0
+    /// The events of the write under way: held until it finishes.
+    private var writing: [StreamEvent] = []
     /// The unsent view model of each topic, by the topic's place in the stream's topics.
     private var pending: [StreamEvent?]
     private var pendingCount = 0
@@ -58,6 +55,17 @@ package struct StreamQueue {
         pending = Array(repeating: nil, count: topicCount)
         shown = Array(repeating: 0, count: topicCount)
         versions = takesPatches ? Array(repeating: TopicUpdate.unknown, count: topicCount) : []
+    }
+
+    /// This stream's share of the bytes of the events queued here or taken
+    /// for a write that has not finished (see `StreamEvent.share`): what it
+    /// keeps alive, events shared with other streams in equal parts.
+    package var heldBytes: Int {
+        var bytes = 0
+        for event in pending { if let event { bytes += event.share } }
+        for event in notifications { bytes += event.share }
+        for event in writing { bytes += event.share }
+        return bytes
     }
 
     package var isEnded: Bool {
@@ -105,9 +113,7 @@ package struct StreamQueue {
     /// A write finished whole: the bytes it held are free. What came while it
     /// was written is to be written next.
     package mutating func wrote() -> Wrote {
-        let freed = -writingBytes
-        heldBytes -= writingBytes
-        writingBytes = 0
+        let freed = releaseWriting()
         guard case .writing = state else { return Wrote(heldBytesChange: freed) }
         guard let events = takeEvents() else {
             state = .idle
@@ -134,14 +140,23 @@ package struct StreamQueue {
     /// Once the stream has left every index: nothing it held is counted any
     /// more. The change in bytes held.
     package mutating func releaseAll() -> Int {
-        defer {
-            pending = pending.map { _ in nil }
-            pendingCount = 0
-            notifications.removeAll()
-            heldBytes = 0
-            writingBytes = 0
+        var freed = releaseWriting()
+        for place in pending.indices {
+            freed += pending[place]?.release() ?? 0
+            pending[place] = nil
         }
-        return -heldBytes
+        pendingCount = 0
+        for event in notifications { freed += event.release() }
+        notifications.removeAll()
+        return freed
+    }
+
+    /// The write's events are held no more; the change in bytes held.
+    private mutating func releaseWriting() -> Int {
+        var freed = 0
+        for event in writing { freed += event.release() }
+        writing.removeAll(keepingCapacity: true)
+        return freed
     }
 
     // MARK: - New events
@@ -182,8 +197,7 @@ package struct StreamQueue {
     package mutating func pushNotification(_ event: StreamEvent) -> Queued {
         guard notifications.count < Self.maxQueuedNotifications else { return Queued(tooFarBehind: true) }
         notifications.append(event)
-        heldBytes += event.byteCount
-        return Queued(heldBytesChange: event.byteCount, mustDeliver: needsDelivery())
+        return Queued(heldBytesChange: event.hold(), mustDeliver: needsDelivery())
     }
 
     /// A comment is due, to keep proxies from closing a quiet stream.
@@ -217,26 +231,24 @@ package struct StreamQueue {
 
     /// Queues `event` for a topic, in place of one not yet sent; the change in bytes held.
     private mutating func setPending(_ event: StreamEvent, at place: Int) -> Int {
-        let delta = event.byteCount - (pending[place]?.byteCount ?? 0)
+        let delta = event.hold() + (pending[place]?.release() ?? 0)
         if pending[place] == nil { pendingCount += 1 }
         pending[place] = event
-        heldBytes += delta
         return delta
     }
 
     /// What is to be written, oldest id first, and the queue emptied; nil when
-    /// nothing is. Its bytes stay held until the write is done.
+    /// nothing is. Its events stay held (`writing`) until the write is done.
     private mutating func takeEvents() -> [SharedBytes]? {
         guard hasEventsToWrite else { return nil }
         heartbeatDue = false
-        writingBytes = heldBytes
         if notifications.isEmpty, pendingCount == 1, let place = pending.firstIndex(where: { $0 != nil }) {
             // The common case of a fan-out: one new view model, nothing to order.
-            defer {
-                pending[place] = nil
-                pendingCount = 0
-            }
-            return pending[place]!.pieces
+            let event = pending[place]!
+            writing.append(event)
+            pending[place] = nil
+            pendingCount = 0
+            return event.pieces
         }
         var events: [StreamEvent] = []
         events.reserveCapacity(pendingCount + notifications.count)
@@ -251,6 +263,7 @@ package struct StreamQueue {
         }
         events += notifications
         notifications.removeAll(keepingCapacity: true)
+        writing += events
         guard !events.isEmpty else { return [StreamEvent.heartbeat] }
         if events.count > 1 { events.sort { $0.id < $1.id } }
         return events.flatMap(\.pieces)

@@ -35,6 +35,9 @@ struct FanOutCommand: ParsableCommand {
     @Option(help: "Seconds to wait for every stream to receive the change.")
     var timeout = 30.0
 
+    @Option(help: "Times the change is made, each once every stream has the one before (a POST that adds to the view model makes it grow).")
+    var changes = 1
+
     func validate() throws {
         guard serverPID.isEmpty || serverPID.count == port.count else { throw ValidationError("give --server-pid once per --port, or not at all") }
     }
@@ -76,17 +79,28 @@ struct FanOutCommand: ParsableCommand {
         usleep(500_000)
         let rssIdle = servers.map(\.residentKiB.now)
 
-        // One change, timed from just before it is sent.
+        for round in 0..<changes {
+            if changes > 1 { print("change \(round + 1) of \(changes):") }
+            try measure(change: round, watchers: watchers, servers: servers, rssBefore: rssBefore, rssIdle: rssIdle)
+        }
+        // Streams the server ended: a stream that reads promptly should never be.
+        print("streams ended by the server \(failed)")
+    }
+
+    /// Makes the change once, timed from just before it is sent, and prints
+    /// how long until every stream had it and what it cost the servers.
+    private func measure(change round: Int, watchers: [EventStreamWatcher], servers: [ProcessProbe], rssBefore: [Int], rssIdle: [Int]) throws {
         let cpuBefore = servers.map(\.cpuTime)
         let meterBefore = ProcessProbe.current.cpuTime
         let start = MonotonicClock.now
         try Self.send(change: change, port: port[0], token: token)
         let giveUp = MonotonicClock.after(seconds: timeout)
-        while watchers.reduce(0, { $0 + $1.received }) < streams && MonotonicClock.now < giveUp { usleep(1_000) }
+        var failed: Int { watchers.reduce(0) { $0 + $1.failed } }
+        while watchers.reduce(0, { $0 + $1.received(round) }) + failed < streams && MonotonicClock.now < giveUp { usleep(1_000) }
         let cpuAfter = servers.map(\.cpuTime)
         let meterAfter = ProcessProbe.current.cpuTime
 
-        let delays = watchers.flatMap(\.arrivals).map { $0 - start }.sorted()
+        let delays = watchers.flatMap { $0.arrivals(round) }.map { $0 - start }.sorted()
         func percentile(_ fraction: Double) -> Double {
             guard !delays.isEmpty else { return .nan }
             return Double(delays[min(delays.count - 1, Int(Double(delays.count) * fraction))]) / 1_000_000

@@ -36,6 +36,41 @@ import Testing
         return queue
     }
 
+    /// One change to ten thousand streams: its bytes are counted once, plus
+    /// what each holding stream adds, and all of it is given back as the
+    /// streams write it; each stream's share is its part and an equal part.
+    @Test func anEventSharedByManyStreamsIsCountedOnce() {
+        let json = "{\"items\":\"" + String(repeating: "x", count: 1_700) + "\"}"
+        let shared = Self.update(7, json)
+        var queues = (0..<10_000).map { _ in Self.idle(topics: 1) }
+        var held = 0
+        for index in queues.indices { held += queues[index].push(shared, at: 0).heldBytesChange }
+        #expect(held == shared.whole.byteCount + 10_000 * StreamEvent.perHolder)
+        #expect(queues[0].heldBytes == StreamEvent.perHolder + shared.whole.byteCount / 10_000)
+        for index in queues.indices {
+            _ = queues[index].deliver()
+            held += queues[index].wrote().heldBytesChange
+        }
+        #expect(held == 0)
+    }
+
+    /// Streams stuck on different versions hold each of them.
+    @Test func streamsStuckOnDifferentVersionsHoldEachOfThem() {
+        var first = Self.idle(topics: 1)
+        var second = Self.idle(topics: 1)
+        let older = Self.update(1, "{\"v\":\"" + String(repeating: "a", count: 1_000) + "\"}")
+        let newer = Self.update(2, "{\"v\":\"" + String(repeating: "b", count: 1_000) + "\"}")
+        var held = first.push(older, at: 0).heldBytesChange
+        _ = first.deliver()
+        held += second.push(newer, at: 0).heldBytesChange
+        _ = second.deliver()
+        // The first, still writing the older, is given the newer too.
+        held += first.push(newer, at: 0).heldBytesChange
+        #expect(held == older.whole.byteCount + newer.whole.byteCount + 3 * StreamEvent.perHolder)
+        held += first.releaseAll() + second.releaseAll()
+        #expect(held == 0)
+    }
+
     @Test func theFirstWriteIsTheRetryDelayAndWhatWasQueuedWhileSubscribing() {
         var queue = StreamQueue(topicCount: 2, takesPatches: false)
         let held = queue.pushInitial(Self.event(5), version: TopicUpdate.unknown, showing: 0, at: 0)

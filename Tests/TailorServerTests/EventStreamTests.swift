@@ -347,6 +347,23 @@ import Testing
         #expect(app.application.heldStreamBytes == 0)
     }
 
+    /// One change of a 24 KB view model to a hundred streams of one user
+    /// that read: the event's bytes are shared and counted once, so none of
+    /// them passes the user's 256 KiB and none is ended.
+    @Test func aFanOutToStreamsThatReadEndsNoneOfThem() throws {
+        let app = try TestApp { $0.memoryBudget = 8 << 20 }
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
+        let streams = try (0..<100).map { _ in try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 10) }
+        for stream in streams { _ = try stream.next() }
+        let text = "x" + String(repeating: "\\u0001", count: 3999)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#).status == 201)
+        for stream in streams {
+            let event = try stream.next()
+            #expect((event.json["messages"] as? [[String: Any]])?.count == 1)
+        }
+        #expect(app.application.streamCount == 100)
+    }
+
     /// Rebuilds (at midnight, after a failed build) take the lanes' ordered
     /// path: raced against a burst of messages, a stream's chat only ever
     /// moves forward.

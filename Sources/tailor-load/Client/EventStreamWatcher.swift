@@ -8,7 +8,8 @@ import TailorLoop
 /// returns, so the client adds as little as it can to the delay it measures.
 ///
 /// Each stream counts the events named `eventName`: the first is the topic's
-/// initial view model (the stream is ready), the second is the change.
+/// initial view model (the stream is ready), the next ones are the changes,
+/// one after the other.
 ///
 /// `@unchecked Sendable`: the counts are behind a mutex and the stop flag is
 /// atomic; the per-stream state is touched only on the watcher's own thread.
@@ -16,7 +17,8 @@ final class EventStreamWatcher: @unchecked Sendable {
     private struct Counts {
         var ready = 0
         var failed = 0
-        var arrivals: [UInt64] = []
+        /// For each change, in order, when each stream had it.
+        var arrivals: [[UInt64]] = []
     }
 
     private let epoll: Int32
@@ -49,9 +51,10 @@ final class EventStreamWatcher: @unchecked Sendable {
 
     var ready: Int { counts.withLock { $0.ready } }
     var failed: Int { counts.withLock { $0.failed } }
-    var received: Int { counts.withLock { $0.arrivals.count } }
-    /// Monotonic nanoseconds at which each stream's change arrived.
-    var arrivals: [UInt64] { counts.withLock { $0.arrivals } }
+    /// Streams that had change `change` (0 for the first).
+    func received(_ change: Int) -> Int { counts.withLock { change < $0.arrivals.count ? $0.arrivals[change].count : 0 } }
+    /// Monotonic nanoseconds at which each stream had change `change`.
+    func arrivals(_ change: Int) -> [UInt64] { counts.withLock { change < $0.arrivals.count ? $0.arrivals[change] : [] } }
 
     /// Ends the thread and waits for it; the sockets stay open.
     func stop() {
@@ -98,7 +101,11 @@ final class EventStreamWatcher: @unchecked Sendable {
         seen[fd] = before + found
         counts.withLock { counts in
             if before == 0 { counts.ready += 1 }
-            if before < 2 && before + found >= 2 { counts.arrivals.append(now) }
+            // Events after the first are the changes: the second is change 0.
+            for change in max(before, 1)..<(before + found) {
+                while counts.arrivals.count < change { counts.arrivals.append([]) }
+                counts.arrivals[change - 1].append(now)
+            }
         }
     }
 }
