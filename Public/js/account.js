@@ -1,4 +1,5 @@
-// The account menu: notifications on or off, the browser sessions signed in
+// The account menu: notifications on or off, whether contacts see when this
+// user is online (and so whether they see theirs), the browser sessions signed in
 // to this account, each but this one with a button that ends it, and a form
 // that sets a new password (which ends every other session).
 
@@ -9,9 +10,9 @@ import { pushIsOn, pushSupported, turnPushOff, turnPushOn } from "./push.js";
 /** Fills `panel` with the notification toggle, the sessions and the password form; call it each time the menu opens. */
 export async function showAccount(panel) {
   const status = h("p", { class: "hint", id: "account-status", role: "status" });
-  let sessions;
+  let sessions, privacy;
   try {
-    sessions = (await call("GET", "/api/sessions")).items;
+    [sessions, privacy] = await Promise.all([call("GET", "/api/sessions").then((page) => page.items), call("GET", "/api/me/privacy")]);
   } catch (error) {
     fill(panel, h("p", { class: "error", role: "alert" }, error.message));
     return;
@@ -37,6 +38,15 @@ export async function showAccount(panel) {
       status.textContent = error.message;
     }
   }
+  async function togglePresence(event) {
+    try {
+      await call("PUT", "/api/me/privacy", { showPresence: event.target.checked });
+      status.textContent = "";
+    } catch (error) {
+      event.target.checked = !event.target.checked;
+      status.textContent = error.message;
+    }
+  }
   async function togglePush(event) {
     const button = event.target;
     button.disabled = true;
@@ -57,6 +67,10 @@ export async function showAccount(panel) {
     h("h2", {}, "Notifications"),
     h("p", { class: "hint" }, "A message that comes while no tab shows its chat."),
     notifications,
+    h("h2", {}, "Privacy"),
+    h("label", { class: "check" },
+      h("input", { type: "checkbox", id: "show-presence", checked: privacy.showPresence, onchange: togglePresence }),
+      " Show contacts when I am online and typing (and see theirs)"),
     h("h2", {}, "Sessions"),
     h("ul", { class: "sessions", id: "sessions" }, sessions.map((session) =>
       h("li", { class: "session", "data-current": session.current },

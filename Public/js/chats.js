@@ -43,9 +43,9 @@ export function chatListScreen(context) {
     fill(list, items.map((item) => h("li", {},
       h("a", { class: "chat-item", href: `#/chats/${item.id}`, "data-chat": item.id },
         h("span", { class: "contact" }, item.contact,
-          item.contactStatus.state === "online" && h("span", { class: "online-dot", title: "online", "aria-label": "online" })),
+          item.contactStatus?.state === "online" && h("span", { class: "online-dot", title: "online", "aria-label": "online" })),
         h("time", { datetime: item.lastMessageAt ?? undefined }, item.lastMessageDate),
-        item.contactStatus.state === "typing"
+        item.contactStatus?.state === "typing"
           ? h("span", { class: "last-message typing" }, item.contactStatus.text)
           : h("span", { class: "last-message" }, item.message),
         item.unreadMessageCount > 0 &&
@@ -115,12 +115,18 @@ export function chatScreen(context, id) {
   const messages = h("ol", { class: "messages", "aria-live": "polite", "aria-label": "Messages" });
   const input = h("input", { id: "composer-text", name: "text", autocomplete: "off", maxlength: 4000, placeholder: "Message" });
   const error = h("p", { class: "error", role: "alert" });
+  // The view model's block or unblock action, whichever it carries.
+  const blockButton = h("button", { type: "button", class: "quiet", id: "block", hidden: true, onclick: toggleBlock });
 
   function draw() {
     if (!viewModel) return;
     title.textContent = viewModel.title;
-    contactStatus.textContent = viewModel.contactStatus.text ?? "";
-    contactStatus.dataset.state = viewModel.contactStatus.state;
+    // Null until the contact has written here, or while presence is hidden.
+    contactStatus.textContent = viewModel.contactStatus?.text ?? "";
+    contactStatus.dataset.state = viewModel.contactStatus?.state ?? "hidden";
+    const blockAction = viewModel.actions.unblock ?? viewModel.actions.block;
+    blockButton.hidden = !blockAction;
+    blockButton.textContent = viewModel.blocked ? `Unblock ${viewModel.title}` : `Block ${viewModel.title}`;
     earlierButton.hidden = !(older.length ? earlier : viewModel.earlier);
     const shown = new Set(viewModel.messages.map((message) => message.id));
     for (const messageId of sent.keys()) if (shown.has(messageId)) sent.delete(messageId);
@@ -184,6 +190,18 @@ export function chatScreen(context, id) {
     markingRead = false;
   }
 
+  async function toggleBlock() {
+    const action = viewModel?.actions.unblock ?? viewModel?.actions.block;
+    if (!action) return;
+    try {
+      viewModel = await perform(action);
+      error.textContent = "";
+      draw();
+    } catch (failure) {
+      error.textContent = failure.message;
+    }
+  }
+
   async function loadEarlier() {
     const action = older.length ? earlier : viewModel?.earlier;
     if (!action) return;
@@ -205,6 +223,7 @@ export function chatScreen(context, id) {
     h("a", { class: "back", href: "#/chats" }, "← Chats"),
     title,
     contactStatus,
+    blockButton,
     earlierButton,
     messages,
     h("form", { class: "composer", id: "composer", onsubmit: submit },

@@ -30,6 +30,7 @@ public final class Application: Sendable {
     private let pushDelivery: PushDelivery
     private let pushHandOff: PushHandOff
     private let presence: PresenceDriver
+    private let credentials: CredentialCache
     /// Every route's pattern (`/api/chats/{id}`), as registered, with its methods.
     public let routeTable: [(pattern: String, methods: [HTTPMethod])]
 
@@ -60,6 +61,7 @@ public final class Application: Sendable {
         // while the writer commits; more would only take turns on them.
         let lanes = PublisherLanes(count: 2)
         let credentials = CredentialCache()
+        self.credentials = credentials
         let position = try Store(writer).lastPosition()
         let presence = Presence(PresenceTracker(server: String(UInt64.random(in: 1...UInt64.max), radix: 36),
                                                 settings: configuration.presenceSettings, alwaysOnline: [botID]))
@@ -297,6 +299,20 @@ public final class Application: Sendable {
     /// once the lines handed over so far are written to the old one.
     public func reopenLogs() {
         accessLog?.reopen()
+    }
+
+    /// Accounts were disabled beside this server (`tailor users disable` on
+    /// its SQLite file, then SIGUSR1): the streams and remembered tokens of
+    /// every disabled account it holds end now. Answers how many accounts.
+    @discardableResult
+    public func endDisabledAccounts() throws -> Int {
+        let held = streams.users.union(credentials.users)
+        let disabled = try database.read { try $0.disabled(among: held.sorted()) }
+        for user in disabled {
+            credentials.forget(user: user)
+            streams.endStreams(ofUser: user)
+        }
+        return disabled.count
     }
 
     public func flushAccessLog() {

@@ -16,4 +16,6 @@ public enum AccountEvent: Sendable {
     case sessionSeen(session: Int)
     /// `user`'s last event stream on every server closed at `time`.
     case lastSeen(user: Int, at: Int)
+    /// `user` lets their contacts see their presence, or stops.
+    case setPrivacy(user: Int, showsPresence: Bool)
 }

@@ -22,11 +22,18 @@ package enum Change: Sendable, Equatable {
     /// `user` left: their last event stream closed at `at` (their contacts
     /// see "last seen").
     case lastSeen(user: Int, at: Int)
+    /// `user` blocked the other member of `chat`, or lifted the block.
+    case chatBlocked(chat: Chat, by: Int, blocked: Bool)
+    /// `user` let contacts see their presence, or stopped: their contacts'
+    /// views and their own change.
+    case privacyChanged(user: Int, showsPresence: Bool)
+    /// An operator disabled `user`'s account: its credentials and streams end on every server.
+    case accountDisabled(user: Int)
 
     /// The chat whose messages it changed.
     package var chatID: Int? {
         switch self {
-        case .messageSent(_, let chat), .messagesRead(let chat, _, _): chat.id
+        case .messageSent(_, let chat), .messagesRead(let chat, _, _), .chatBlocked(let chat, _, _): chat.id
         default: nil
         }
     }
@@ -47,6 +54,10 @@ package enum Change: Sendable, Equatable {
             ended.map { .sessionEnded(tokenHash: $0.tokenHash) }
         case .chatOpened(let chat, _, let created):
             created ? [.chatOpened(chat)] : []
+        case .chatBlocked(let chat, let user, let blocked, let changed):
+            changed ? [.chatBlocked(chat: chat, by: user, blocked: blocked)] : []
+        case .privacySet(let user, let shows, let changed):
+            changed ? [.privacyChanged(user: user, showsPresence: shows)] : []
         case .messageSent(let message, let chat, let duplicate, let pushes):
             duplicate ? [] : [.messageSent(message, in: chat)]
                 + (pushes > 0 ? [.pushesQueued(message: message.id, chat: chat, recipient: chat.contact(of: message.senderID))] : [])

@@ -2,6 +2,8 @@
 public enum ChatEvent: Sendable {
     /// `user` opens the chat with the user named `contact` (created if new).
     case open(user: Int, contact: String)
+    /// `user` blocks the other member of `chat`, or lifts the block.
+    case block(user: Int, chat: Int, blocked: Bool)
 }
 
 public enum MessageEvent: Sendable {

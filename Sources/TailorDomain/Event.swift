@@ -22,6 +22,10 @@ public enum EventOutcome: Sendable {
     /// `changed` unless a later time was recorded already.
     case lastSeen(user: Int, at: Int, changed: Bool)
     case chatOpened(Chat, contact: User, created: Bool)
+    /// `changed` unless the block already stood (or did not).
+    case chatBlocked(Chat, by: Int, blocked: Bool, changed: Bool)
+    /// `changed` unless the setting was so already.
+    case privacySet(user: Int, showsPresence: Bool, changed: Bool)
     /// `duplicate` when the client id was seen before and nothing was stored;
     /// `pushes` queued to the recipient's push subscriptions.
     case messageSent(Message, in: Chat, duplicate: Bool, pushes: Int)

@@ -4,7 +4,7 @@ import CSystem
 public enum ProcessSetup {
     /// Raises the open-files limit to the hard limit (each connection is a file),
     /// ignores SIGPIPE (a write to a closed peer is an `EPIPE`, not a crash), and
-    /// blocks SIGINT, SIGTERM and SIGHUP so that only `waitForControlSignal` receives them.
+    /// blocks SIGINT, SIGTERM, SIGHUP and SIGUSR1 so that only `waitForControlSignal` receives them.
     /// Sets the allocator to give large freed blocks back to the system.
     /// Returns the open-files limit now in force.
     @discardableResult
@@ -15,7 +15,7 @@ public enum ProcessSetup {
         return csystem_raise_open_files_limit()
     }
 
-    /// Blocks the calling thread until SIGINT, SIGTERM or SIGHUP arrives; its number.
+    /// Blocks the calling thread until SIGINT, SIGTERM, SIGHUP or SIGUSR1 arrives; its number.
     public static func waitForControlSignal() -> Int32 {
         csystem_wait_control_signal()
     }

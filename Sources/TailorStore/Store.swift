@@ -25,6 +25,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case unknownStatus(String)
     /// The user has as many push subscriptions as one account may have.
     case tooManySubscriptions
+    /// One member of the chat blocked the other: no message is stored.
+    case blocked
 }
 
 extension Store {

@@ -497,6 +497,17 @@ package final class EventStreams: Sendable {
         for subscriber in ended { subscriber.end() }
     }
 
+    /// The users with a stream open here.
+    package var users: Set<Int> {
+        state.withLock { state in Set(state.subscribers.all.map(\.user)) }
+    }
+
+    /// Ends every stream of `user`: their account was disabled.
+    package func endStreams(ofUser user: Int) {
+        let ended = state.withLock { state in Array(state.subscribers.streams(of: user)) }
+        for subscriber in ended { subscriber.end() }
+    }
+
     /// Whether one of `user`'s streams shows the chat's latest messages: they
     /// see a message there as it comes, and need no push of it.
     package func isShowing(chat: Int, to user: Int) -> Bool {

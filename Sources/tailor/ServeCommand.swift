@@ -14,7 +14,7 @@ private let defaults = TailorConfiguration()
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Start the server; SIGINT or SIGTERM stops it gracefully, SIGHUP reopens the access log.",
+        abstract: "Start the server; SIGINT or SIGTERM stops it gracefully, SIGHUP reopens the access log, SIGUSR1 ends disabled accounts' streams.",
         discussion: """
             Every option is also read from the environment as TAILOR_ and its name in capitals \
             (--max-body as TAILOR_MAX_BODY, --demo as TAILOR_DEMO=1); a flag given beats the \
@@ -318,10 +318,20 @@ struct ServeCommand: ParsableCommand {
         logger.info("serving \(configuration.publicFolder ?? "no files") with \(configuration.server.loopCount) loops; open-files limit \(openFiles)")
 
         var signal = ProcessSetup.waitForControlSignal()
-        // SIGHUP: the log files were rotated; the server goes on.
-        while signal == SIGHUP {
-            application.reopenLogs()
-            logger.info("signal \(signal): the access log reopened")
+        // SIGHUP: the log files were rotated; SIGUSR1: accounts were disabled
+        // (`tailor users disable`). The server goes on.
+        while signal == SIGHUP || signal == SIGUSR1 {
+            if signal == SIGHUP {
+                application.reopenLogs()
+                logger.info("signal \(signal): the access log reopened")
+            } else {
+                do {
+                    let ended = try application.endDisabledAccounts()
+                    logger.notice("signal \(signal): the streams and tokens of \(ended) disabled accounts ended")
+                } catch {
+                    logger.error("signal \(signal): disabled accounts could not be read: \(error)")
+                }
+            }
             signal = ProcessSetup.waitForControlSignal()
         }
         logger.info("signal \(signal): shutting down")

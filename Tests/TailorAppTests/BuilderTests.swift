@@ -116,7 +116,7 @@ import Testing
             Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, isRead: true),
             Message(id: 11, chatID: 7, senderID: 2, text: "hey", clientID: nil, sentAt: Self.now, isRead: false),
         ]
-        let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, contactStatus: .online, page: Self.outline(of: messages, hasEarlier: true),
+        let model = ChatViewModelBuilder(dates: utc).build(chat: chat, viewer: alice, contact: bob, contactStatus: .online, blocked: false, page: Self.outline(of: messages, hasEarlier: true),
                                                            request: .latest, unread: 1, load: Self.loader(of: messages))
         let shown = try fields(of: model)
         #expect(model.title == "bob")
@@ -138,7 +138,7 @@ import Testing
         var loaded: [Int] = []
         func screen(of viewer: User, isRead: Bool, also more: [Message] = []) throws -> [[String: String]] {
             let messages = [Message(id: 10, chatID: 7, senderID: 1, text: "hi", clientID: nil, sentAt: Self.now, isRead: isRead)] + more
-            let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, contactStatus: .online, page: Self.outline(of: messages, hasEarlier: false),
+            let model = builder.build(chat: chat, viewer: viewer, contact: viewer.id == 1 ? bob : alice, contactStatus: .online, blocked: false, page: Self.outline(of: messages, hasEarlier: false),
                                       request: .latest, unread: 0) { id in
                 loaded.append(id)
                 return Self.loader(of: messages)(id)
@@ -172,7 +172,7 @@ import Testing
         }
         func screen(_ builder: ChatViewModelBuilder, isRead: Bool) -> ChatViewModel {
             let messages = messages(isRead: isRead)
-            return builder.build(chat: chat, viewer: alice, contact: bob, contactStatus: .online, page: Self.outline(of: messages, hasEarlier: false),
+            return builder.build(chat: chat, viewer: alice, contact: bob, contactStatus: .online, blocked: false, page: Self.outline(of: messages, hasEarlier: false),
                                  request: .latest, unread: 0, load: Self.loader(of: messages))
         }
         let kept = ChatViewModelBuilder(dates: utc, pages: MessagePages())

@@ -30,7 +30,7 @@ import Testing
         func screen() -> ChatViewModel {
             let page = Array(messages.suffix(MessagePageRequest.latest.limit))
             let unread = messages.filter { $0.senderID == 2 && !$0.isRead }.count
-            return builder.build(chat: chat, viewer: alice, contact: bob, contactStatus: .online,
+            return builder.build(chat: chat, viewer: alice, contact: bob, contactStatus: .online, blocked: false,
                                  page: BuilderTests.outline(of: page, hasEarlier: messages.count > page.count),
                                  request: .latest, unread: unread, load: BuilderTests.loader(of: page))
         }
@@ -61,7 +61,7 @@ import Testing
         let builder = ChatViewModelBuilder(dates: dates, pages: MessagePages())
         var messages = (1...3).map { Message(id: $0, chatID: 7, senderID: 1, text: "m\($0)", clientID: nil, sentAt: Self.now, isRead: false) }
         func screen() -> ChatViewModel {
-            builder.build(chat: chat, viewer: alice, contact: User(id: 2, name: "bob"), contactStatus: .online, page: BuilderTests.outline(of: messages, hasEarlier: false),
+            builder.build(chat: chat, viewer: alice, contact: User(id: 2, name: "bob"), contactStatus: .online, blocked: false, page: BuilderTests.outline(of: messages, hasEarlier: false),
                           request: .latest, unread: 0, load: BuilderTests.loader(of: messages))
         }
         let before = screen()

@@ -30,12 +30,13 @@ import Testing
         var messages = MessageList()
         messages.append(id: 1, message)
         messages.append(id: 2, message)
-        try expectCanonical(ChatViewModel(id: "1", title: "bob", contactStatus: .online, unreadMessageCount: 2, messages: messages,
+        try expectCanonical(ChatViewModel(id: "1", title: "bob", contactStatus: .online, blocked: false, unreadMessageCount: 2, messages: messages,
                                           earlier: .get("/api/chats/1?before=1"),
                                           actions: .init(send: .post("/api/chats/1/messages"), markRead: .post("/api/chats/1/read"),
-                                                         typing: .post("/api/chats/1/typing"))))
-        try expectCanonical(ChatViewModel(id: "1", title: "", contactStatus: ContactStatusViewModel(away: nil), unreadMessageCount: 0, messages: MessageList(), earlier: nil,
-                                          actions: .init(send: .post("/a"), markRead: .post("/b"), typing: .post("/c"))))
+                                                         typing: .post("/api/chats/1/typing"), block: .post("/api/chats/1/block"), unblock: nil)))
+        try expectCanonical(ChatViewModel(id: "1", title: "", contactStatus: nil, blocked: true, unreadMessageCount: 0, messages: MessageList(), earlier: nil,
+                                          actions: .init(send: .post("/a"), markRead: .post("/b"), typing: .post("/c"), block: nil,
+                                                         unblock: .delete("/d"))))
         let item = ChatListItemViewModel(id: "1", contact: "bob", contactStatus: ContactStatusViewModel(away: "last seen 14:05"), message: "", lastMessageDate: "", lastMessageAt: nil,
                                          unreadMessageCount: 0, open: open)
         try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 3, items: [item, item], next: .get("/api/chats?offset=2"),

@@ -13,7 +13,7 @@ import Testing
 
     func empty(asOf position: Int) -> KeptChat {
         KeptChat(chat: Chat(id: 7, userA: 1, userB: 2, createdAt: 0), userA: alice, userB: bob, latest: [], hasEarlier: false,
-                 unreadOfA: 0, unreadOfB: 0, recent: [], asOf: position)
+                 unreadOfA: 0, unreadOfB: 0, recent: [], relations: ChatRelations(), asOf: position)
     }
 
     func message(_ id: Int, from sender: Int) -> Message {

@@ -36,6 +36,19 @@ import Testing
         }
     }
 
+    /// Alice and Bob in a chat where each has written: presence is shown
+    /// only between people who talk (`ChatRelations.showsPresence`).
+    static func talking(_ app: TestApp) throws -> (alice: APIClient, bob: APIClient, chatID: String) {
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        try Self.talk(alice, bob, in: chatID)
+        return (alice, bob, chatID)
+    }
+
+    static func talk(_ alice: APIClient, _ bob: APIClient, in chatID: String) throws {
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hello bob"}"#).status == 201)
+        #expect(try bob.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hello alice"}"#).status == 201)
+    }
+
     /// A gauge of `/metrics`, by name.
     private static func gauge(_ name: String, of app: TestApp) throws -> Double? {
         try MetricsTests.scrape(app)[MetricsTests.Sample(name: name, labels: [:])]
@@ -43,7 +56,7 @@ import Testing
 
     @Test func typingReachesTheContactsScreenAndListAndEndsWithTheMessage() throws {
         let app = try TestApp()
-        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let (alice, bob, chatID) = try Self.talking(app)
         let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)")
         let list = try SSEClient(port: app.port, token: bob.token, topics: "chats")
         let first = try screen.next()
@@ -67,7 +80,7 @@ import Testing
     /// model it holds, as any change.
     @Test func aStreamOfPatchesGetsTheStatusAsAPatch() throws {
         let app = try TestApp()
-        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let (alice, bob, chatID) = try Self.talking(app)
         let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)", patches: true)
         _ = try screen.next()
         try alice.send("POST", "/api/chats/\(chatID)/typing")
@@ -79,7 +92,7 @@ import Testing
 
     @Test func typingEndsByItselfAfterFiveSeconds() throws {
         let app = try TestApp()
-        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let (alice, bob, chatID) = try Self.talking(app)
         let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)", timeout: 10)
         _ = try screen.next()
         let started = Date()
@@ -107,7 +120,7 @@ import Testing
     /// within it.
     @Test func aContactIsOnlineWhileAStreamIsOpenAndLastSeenAfterOneWrite() throws {
         let app = try TestApp { $0.offlineGrace = 0.3 }
-        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let (alice, bob, chatID) = try Self.talking(app)
         let screen = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)")
         #expect(Self.state(try screen.next()) == "away")
         let before = try Self.feedPosition(app)
@@ -148,7 +161,7 @@ import Testing
         var tokens: (bob: String?, chat: String) = (nil, "")
         do {
             let app = try TestApp { $0.database = location }
-            let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+            let (alice, bob, chatID) = try Self.talking(app)
             let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge")
             _ = try stream.next()
             tokens = (bob.token, chatID)
@@ -167,6 +180,7 @@ import Testing
         let alice = try app.user("alice")
         let chat = try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#).json
         let id = try #require(chat["id"] as? String)
+        // No person: shown before it wrote.
         let view = try alice.get("/api/chats/\(id)").json
         #expect((view["contactStatus"] as? [String: Any])?["state"] as? String == "online")
     }
@@ -179,10 +193,11 @@ import Testing
         let location = try TestDatabase.fresh(.postgres)
         let configure: (inout TailorConfiguration) -> Void = { $0.offlineGrace = 0.3 }
         let (a, b) = (try TestApp(database: location, configure: configure), try TestApp(database: location, configure: configure))
-        let (alice, bob, chatID) = try a.aliceAndBobInAChat()
+        let (alice, bob, chatID) = try Self.talking(a)
         let screen = try SSEClient(port: b.port, token: bob.token, topics: "chat:\(chatID),chats")
         for _ in 0..<2 { #expect(Self.state(try screen.next()) == "away") }
-        let before = try Self.feedPosition(b)
+        // Once the other server has applied the messages written through the first.
+        let before = try Self.feedPosition(b, reaching: try Self.feedPosition(a))
 
         var aliceStream: SSEClient? = try SSEClient(port: a.port, token: alice.token, topics: "badge")
         _ = try aliceStream?.next()
@@ -211,7 +226,7 @@ import Testing
     @Test func presenceCrossesServersAgainAfterItsConnectionsEnd() throws {
         let location = try TestDatabase.fresh(.postgres)
         let (a, b) = (try TestApp(database: location), try TestApp(database: location))
-        let (alice, bob, chatID) = try a.aliceAndBobInAChat()
+        let (alice, bob, chatID) = try Self.talking(a)
         let screen = try SSEClient(port: b.port, token: bob.token, topics: "chat:\(chatID)", timeout: 15)
         _ = try screen.next()
         let aliceStream = try SSEClient(port: a.port, token: alice.token, topics: "badge")
@@ -246,6 +261,7 @@ import Testing
         let alice = try APIClient.signedUp("alice", port: doomed.port)
         let bob = try APIClient.signedUp("bob", port: survivor.port)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
+        try Self.talk(alice, bob, in: chatID)
         let screen = try SSEClient(port: survivor.port, token: bob.token, topics: "chat:\(chatID)", timeout: 15)
         #expect(Self.state(try screen.next()) == "away")
         let aliceStream = try SSEClient(port: doomed.port, token: alice.token, topics: "badge")

@@ -27,6 +27,15 @@ struct AccountRoutes {
         }
     }
 
+    /// The account's privacy setting.
+    private struct Privacy: JSONWritable {
+        let showPresence: Bool
+
+        func write(to json: inout JSONWriter) {
+            json.object { $0.field("showPresence", showPresence) }
+        }
+    }
+
     func register(on router: inout Router) {
         router.post("/api/users") { request in try await signUp(request) }
         router.get("/api/me") { request in
@@ -55,6 +64,18 @@ struct AccountRoutes {
             return HTTPResponse(status: .noContent)
         }
         router.put("/api/me/password") { request in try await changePassword(request) }
+        router.get("/api/me/privacy") { request in
+            let user = try await context.auth.user(for: request)
+            let stored = try await context.views.database.readOffLoop { try $0.user(id: user.id) }
+            return ViewModelEncoding.response(Privacy(showPresence: stored?.showsPresence ?? true))
+        }
+        router.put("/api/me/privacy") { request in
+            // Whether contacts see the user's presence, and so whether the user sees theirs.
+            let user = try await context.auth.user(for: request)
+            let shows = try JSONBody(request).bool("showPresence")
+            try await context.events.setPrivacy(of: user.id, showsPresence: shows)
+            return ViewModelEncoding.response(Privacy(showPresence: shows))
+        }
     }
 
     /// Sets the user's password: `{"password", "current"}`, the current one

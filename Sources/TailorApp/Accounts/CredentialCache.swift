@@ -85,6 +85,17 @@ final class CredentialCache: Sendable {
         }
     }
 
+    /// The users with a remembered token.
+    var users: Set<Int> {
+        state.withLock { Set($0.known.values.map(\.user.id)) }
+    }
+
+    /// Every remembered token of `user`: their account was disabled.
+    func forget(user: Int) {
+        let hashes = state.withLock { state in state.known.values.filter { $0.user.id == user }.map(\.hash) }
+        for hash in hashes { forget(hash) }
+    }
+
     /// The token whose hash the store kept as these bytes: its session has ended.
     func forget(storedHash bytes: [UInt8]) {
         // A hash of another size was never remembered.

@@ -46,6 +46,8 @@ struct ChatRoutes {
             return ViewModelEncoding.response(ReadCount(read: count))
         }
         router.post("/api/chats/{id}/typing") { request in try await typing(request) }
+        router.post("/api/chats/{id}/block") { request in try await block(request, true) }
+        router.delete("/api/chats/{id}/block") { request in try await block(request, false) }
         router.get("/api/badge") { request in
             let user = try await context.auth.user(for: request)
             return try await context.respond(request, user: user, topic: .badge, missing: "badge")
@@ -111,12 +113,24 @@ struct ChatRoutes {
         return ViewModelEncoding.response(SentMessage(message: model), status: duplicate ? .ok : .created)
     }
 
-    /// Runs a change of a chat: a chat that is not there, or not the user's, is 404.
+    /// The user blocks the contact of a chat, or lifts the block: answered
+    /// with the chat as it is then.
+    private func block(_ request: HTTPRequest, _ blocked: Bool) async throws -> HTTPResponse {
+        let user = try await context.auth.user(for: request)
+        let id = try AppContext.id(request, missing: "chat")
+        try await inChat { try await context.events.block(chat: id, by: user.id, blocked) }
+        return try await context.respond(request, user: user, topic: .chat(id: id, page: .latest), missing: "chat")
+    }
+
+    /// Runs a change of a chat: a chat that is not there, or not the user's,
+    /// is 404; one that either member blocked takes no message (403).
     private func inChat<Answer>(_ change: () async throws -> Answer) async throws -> Answer {
         do {
             return try await change()
         } catch StoreError.notFound {
             throw APIError.notFound("chat")
+        } catch StoreError.blocked {
+            throw APIError.blocked
         }
     }
 }

@@ -77,6 +77,13 @@ struct EventApplier {
         case .account(.lastSeen(let user, let time)):
             return .known(.lastSeen(user: user, at: time, changed: try store.recordLastSeen(of: user, at: time)))
 
+        case .account(.setPrivacy(let user, let shows)):
+            return .known(.privacySet(user: user, showsPresence: shows, changed: try store.setShowsPresence(shows, of: user)))
+
+        case .chat(.block(let user, let chatID, let blocked)):
+            guard let chat = try chat(id: chatID), chat.includes(user) else { throw StoreError.notFound }
+            return .known(.chatBlocked(chat, by: user, blocked: blocked, changed: try store.setBlocked(blocked, chat: chatID, by: user, at: now)))
+
         case .chat(.open(let user, let contactName)):
             guard let contact = try store.user(named: contactName) else { throw StoreError.unknownUser }
             let (chat, created) = try store.findOrCreateChat(between: user, and: contact.id, at: now)

@@ -81,6 +81,11 @@ final class EventHandler: Sendable {
             case .lastSeen(let user, _):
                 // After the kept chats took the time: the contacts' views are built with it.
                 presence.lastSeenCommitted(of: user)
+            case .privacyChanged(let user, _):
+                presence.visibilityChanged(of: user)
+            case .accountDisabled(let user):
+                credentials.forget(user: user)
+                streams.endStreams(ofUser: user)
             default:
                 break
             }
@@ -132,11 +137,17 @@ final class EventHandler: Sendable {
     /// made per change and thrown away was a visible part of the feed's work).
     static func addTopics(touchedBy change: Change, to topics: inout Set<TopicChange>) {
         switch change {
-        case .signedUp, .sessionEnded, .pushesQueued:
+        case .signedUp, .sessionEnded, .pushesQueued, .accountDisabled:
             break
-        case .lastSeen:
+        case .lastSeen, .privacyChanged:
             // Presence builds the views of the user's contacts (`PresenceDriver`).
             break
+        case .chatBlocked(let chat, _, _):
+            // Both screens and lists: the block and its action, presence shown or not.
+            topics.insert(.chats(user: chat.userA))
+            topics.insert(.chats(user: chat.userB))
+            topics.insert(.chat(user: chat.userA, id: chat.id))
+            topics.insert(.chat(user: chat.userB, id: chat.id))
         case .chatOpened(let chat):
             topics.insert(.chats(user: chat.userA))
             topics.insert(.chats(user: chat.userB))

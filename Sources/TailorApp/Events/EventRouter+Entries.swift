@@ -78,6 +78,22 @@ extension EventRouter {
         }
     }
 
+    /// `user` blocks the other member of `chat`, or lifts the block.
+    public func block(chat: Int, by user: Int, _ blocked: Bool) async throws {
+        try await route(.chat(.block(user: user, chat: chat, blocked: blocked))) { outcome -> Void? in
+            guard case .chatBlocked = outcome else { return nil }
+            return ()
+        }
+    }
+
+    /// `user` lets contacts see their presence, or stops.
+    public func setPrivacy(of user: Int, showsPresence: Bool) async throws {
+        try await route(.account(.setPrivacy(user: user, showsPresence: showsPresence))) { outcome -> Void? in
+            guard case .privacySet = outcome else { return nil }
+            return ()
+        }
+    }
+
     /// How many messages `reader` read now.
     @discardableResult
     public func markRead(chat: Int, reader: Int) async throws -> Int {

@@ -66,6 +66,18 @@ enum ChangeEncoding {
                 json.field("at", time)
                 json.field("k", "lastSeen")
                 json.field("user", user)
+            case .chatBlocked(let chat, let user, let blocked):
+                json.field("blocked", blocked)
+                json.field("chat", ChatFields(chat))
+                json.field("k", "chatBlocked")
+                json.field("user", user)
+            case .privacyChanged(let user, let shows):
+                json.field("k", "privacyChanged")
+                json.field("showsPresence", shows)
+                json.field("user", user)
+            case .accountDisabled(let user):
+                json.field("k", "accountDisabled")
+                json.field("user", user)
             }
         }
     }
@@ -106,6 +118,12 @@ enum ChangeEncoding {
             return .pushesQueued(message: try fields.int("message"), chat: try fields.chat(), recipient: try fields.int("recipient"))
         case "lastSeen":
             return .lastSeen(user: try fields.int("user"), at: try fields.int("at"))
+        case "chatBlocked":
+            return .chatBlocked(chat: try fields.chat(), by: try fields.int("user"), blocked: try fields.bool("blocked"))
+        case "privacyChanged":
+            return .privacyChanged(user: try fields.int("user"), showsPresence: try fields.bool("showsPresence"))
+        case "accountDisabled":
+            return .accountDisabled(user: try fields.int("user"))
         case "sessionEnded":
             guard let hash = Hex.bytes(try fields.string("tokenHash")) else { throw Unreadable() }
             return .sessionEnded(tokenHash: hash)
@@ -131,6 +149,11 @@ enum ChangeEncoding {
         func string(_ name: String) throws -> String {
             guard case .string(let text) = members[name] else { throw Unreadable() }
             return text
+        }
+
+        func bool(_ name: String) throws -> Bool {
+            guard case .bool(let value) = members[name] else { throw Unreadable() }
+            return value
         }
 
         func optionalString(_ name: String) -> String? {

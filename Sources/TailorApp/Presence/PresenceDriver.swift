@@ -176,11 +176,26 @@ final class PresenceDriver: Sendable {
         }
     }
 
-    /// Builds again the chat screens and lists that show `user` as a contact:
-    /// their chats from the kept chats, else read.
-    private func showContacts(of user: Int) {
+    /// `user`'s privacy setting changed: their contacts' screens and lists
+    /// show their presence or stop, and theirs show their contacts' or stop.
+    func visibilityChanged(of user: Int) {
+        showContacts(of: user, andTheirOwn: true)
+    }
+
+    /// Builds again the chat screens and lists that show `user` as a contact
+    /// (and with `andTheirOwn`, `user`'s own): their chats from the kept
+    /// chats, else read.
+    private func showContacts(of user: Int, andTheirOwn: Bool = false) {
+        func changes(_ contacts: [(chat: Int, contact: Int)]) -> Set<TopicChange> {
+            var changes = Self.changes(showing: contacts)
+            if andTheirOwn {
+                changes.insert(.chats(user: user))
+                for (chat, _) in contacts { changes.insert(.chat(user: user, id: chat)) }
+            }
+            return changes
+        }
         if let contacts = directory.contacts(of: user) {
-            refresh(Self.changes(showing: contacts))
+            refresh(changes(contacts))
             return
         }
         guard let executor = started.withLock({ $0?.executor }) else { return }
@@ -192,7 +207,7 @@ final class PresenceDriver: Sendable {
                 failures.log("the contacts of user \(user) could not be read: their screens do not show that user's presence changed: \(error)")
                 return
             }
-            refresh(Self.changes(showing: contacts))
+            refresh(changes(contacts))
         }
     }
 

@@ -24,6 +24,8 @@ enum APIError {
                   headers: [HTTPField("Retry-After", String(retryAfter))])
     }
 
+    static let blocked = HTTPError(.forbidden, code: "blocked", message: "This chat is blocked: no message can be sent in it.")
+
     static func conflict(_ code: String, _ message: String) -> HTTPError {
         HTTPError(.conflict, code: code, message: message)
     }

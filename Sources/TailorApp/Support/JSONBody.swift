@@ -71,6 +71,12 @@ struct JSONBody {
         return whole
     }
 
+    /// A true or false field that must be there.
+    func bool(_ name: String) throws -> Bool {
+        guard case .bool(let value)? = fields[name] else { throw APIError.invalid("\"\(name)\" must be true or false.") }
+        return value
+    }
+
     func array(_ name: String) throws -> [JSONValue] {
         guard case .array(let values)? = fields[name] else { throw APIError.invalid("\"\(name)\" must be an array.") }
         return values

@@ -18,6 +18,29 @@ public struct Chat: Sendable, Equatable {
     public func contact(of user: Int) -> Int { user == userA ? userB : userA }
 }
 
+/// What stands between a chat's two members: who of them has written in it,
+/// and who blocked the other. Presence is shown only between people who talk
+/// (see `showsPresence`).
+public struct ChatRelations: Sendable, Equatable {
+    /// Members who have sent a message in the chat.
+    public var wrote: Set<Int>
+    /// Members who blocked the other.
+    public var blocking: Set<Int>
+
+    public init(wrote: Set<Int> = [], blocking: Set<Int> = []) {
+        self.wrote = wrote
+        self.blocking = blocking
+    }
+
+    /// Whether `viewer` is shown `contact`'s presence (online, typing, last
+    /// seen): once the contact has written in the chat, while neither blocked
+    /// the other, and while both let their presence be seen: whoever hides
+    /// theirs sees no one's, as messaging apps do.
+    public func showsPresence(of contact: User, to viewer: User) -> Bool {
+        wrote.contains(contact.id) && blocking.isEmpty && contact.showsPresence && viewer.showsPresence
+    }
+}
+
 /// A chat as one line of a user's chat list.
 public struct ChatSummary: Sendable, Equatable {
     public let chatID: Int
@@ -25,13 +48,16 @@ public struct ChatSummary: Sendable, Equatable {
     public let createdAt: Int
     public let lastMessage: Message?
     public let unreadCount: Int
+    /// Whether the list's user is shown the contact's presence (`ChatRelations.showsPresence`).
+    public let showsContactPresence: Bool
 
-    public init(chatID: Int, contact: User, createdAt: Int, lastMessage: Message?, unreadCount: Int) {
+    public init(chatID: Int, contact: User, createdAt: Int, lastMessage: Message?, unreadCount: Int, showsContactPresence: Bool = true) {
         self.chatID = chatID
         self.contact = contact
         self.createdAt = createdAt
         self.lastMessage = lastMessage
         self.unreadCount = unreadCount
+        self.showsContactPresence = showsContactPresence
     }
 }
 

@@ -157,6 +157,12 @@ public enum PostgresSchema {
         """
         ALTER TABLE push_subscriptions ADD COLUMN failing_since BIGINT;
         """,
+        // 11: privacy, disabled accounts and blocks, as on SQLite.
+        """
+        ALTER TABLE users ADD COLUMN show_presence INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE users ADD COLUMN disabled_at BIGINT;
+        ALTER TABLE chat_members ADD COLUMN blocked_at BIGINT;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -16,16 +16,42 @@ extension Store {
         try connection.run("INSERT INTO tokens (hash, user_id, created_at) VALUES (?, ?, ?)", hash, user, now)
     }
 
+    /// The user an account token signs in; none for a disabled account.
     public func user(tokenHash: [UInt8]) throws -> User? {
-        try connection.first("SELECT u.id, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?", tokenHash) {
+        try connection.first("""
+            SELECT u.id, u.name FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND u.disabled_at IS NULL
+            """, tokenHash) {
             User(id: $0.int(0), name: $0.text(1))
         }
     }
 
     public func user(id: Int) throws -> User? {
-        try connection.first("SELECT id, name, last_seen_at FROM users WHERE id = ?", id) {
-            User(id: $0.int(0), name: $0.text(1), lastSeenAt: $0.optionalInt(2))
+        try connection.first("SELECT id, name, last_seen_at, show_presence FROM users WHERE id = ?", id) {
+            User(id: $0.int(0), name: $0.text(1), lastSeenAt: $0.optionalInt(2), showsPresence: $0.int(3) != 0)
         }
+    }
+
+    /// Sets whether `user` lets contacts see their presence; whether it changed.
+    public func setShowsPresence(_ shows: Bool, of user: Int) throws -> Bool {
+        try connection.run("UPDATE users SET show_presence = ?2 WHERE id = ?1 AND show_presence <> ?2", user, shows ? 1 : 0) == 1
+    }
+
+    /// Disables the account of `name` (nil: enables it again): a disabled
+    /// account signs in with nothing, and its browser sessions end. Answers
+    /// the user and the sessions ended; nil when no user has that name.
+    public func setDisabled(_ name: String, at time: Int?) throws -> (user: User, endedSessions: [Session])? {
+        guard let user = try user(named: name) else { return nil }
+        try connection.run("UPDATE users SET disabled_at = ? WHERE id = ?", time, user.id)
+        return (user, time == nil ? [] : try deleteSessions(of: user.id, except: nil))
+    }
+
+    /// The disabled accounts among `users`.
+    public func disabled(among users: [Int]) throws -> Set<Int> {
+        guard !users.isEmpty else { return [] }
+        // Ids, so written into the statement as they are.
+        return Set(try connection.query("""
+            SELECT id FROM users WHERE disabled_at IS NOT NULL AND id IN (\(users.map(String.init).joined(separator: ",")))
+            """, binding: []) { $0.int(0) })
     }
 
     /// Records that `user` was last seen at `time`, unless a later time is
@@ -46,7 +72,7 @@ extension Store {
 
     /// The user of `name` (ignoring case) and their stored password hash, nil when they set none.
     public func userAndPasswordHash(named name: String) throws -> (user: User, passwordHash: String?)? {
-        try connection.first("SELECT id, name, password_hash FROM users WHERE name_key = ?", name.lowercased()) {
+        try connection.first("SELECT id, name, password_hash FROM users WHERE name_key = ? AND disabled_at IS NULL", name.lowercased()) {
             (User(id: $0.int(0), name: $0.text(1)), $0.optionalText(2))
         }
     }

@@ -69,7 +69,8 @@ extension Store {
         case .sqlite:
             // Statements run at once here: the pushes are queued now, once.
             let id = connection.insertLater("""
-                INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) SELECT ?1, ?2, ?3, ?4, ?5
+                WHERE NOT EXISTS (\(Self.blockOf("?1")))
                 ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
                 """, chat, sender, text, clientID, now)
             stored = Later(result: Result {
@@ -81,6 +82,7 @@ extension Store {
                 WITH inserted AS (
                     INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at)
                     SELECT CAST(?1 AS BIGINT), ?2, ?3, ?4, ?5 FROM (SELECT count(*) FROM (SELECT id FROM chats WHERE id = ?1 FOR KEY SHARE) chat) locked
+                    WHERE NOT EXISTS (\(Self.blockOf("CAST(?1 AS BIGINT)")))
                     ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id),
                 queued AS (
                     INSERT INTO push_outbox (subscription_id, message_id, due_at)
@@ -90,11 +92,44 @@ extension Store {
         }
         return stored.then { stored in
             guard let stored else {
-                return (try expectRow(try clientID.flatMap { try message(chat: chat, sender: sender, clientID: $0) }), true, 0)
+                // Nothing stored: a retry of a message stored before, or a chat one of them blocked.
+                guard let earlier = try clientID.flatMap({ try message(chat: chat, sender: sender, clientID: $0) }) else {
+                    throw StoreError.blocked
+                }
+                return (earlier, true, 0)
             }
             return (Message(id: stored.id, chatID: chat, senderID: sender, text: text, clientID: clientID, sentAt: now, isRead: false),
                     false, stored.pushes)
         }
+    }
+
+    /// A member of `chat` who blocked the other: while one did, no message is stored.
+    private static func blockOf(_ chat: String) -> String {
+        "SELECT 1 FROM chat_members WHERE chat_id = \(chat) AND blocked_at IS NOT NULL"
+    }
+
+    /// `user` blocks the other member of `chat`, or lifts their block; whether it changed.
+    public func setBlocked(_ blocked: Bool, chat: Int, by user: Int, at now: Int) throws -> Bool {
+        if blocked {
+            return try connection.run("UPDATE chat_members SET blocked_at = ? WHERE chat_id = ? AND user_id = ? AND blocked_at IS NULL",
+                                      now, chat, user) == 1
+        }
+        return try connection.run("UPDATE chat_members SET blocked_at = NULL WHERE chat_id = ? AND user_id = ? AND blocked_at IS NOT NULL",
+                                  chat, user) == 1
+    }
+
+    /// Who of `chat`'s members has written in it and who blocked the other.
+    public func relations(of chat: Int) throws -> ChatRelations {
+        var relations = ChatRelations()
+        _ = try connection.query("""
+            SELECT cm.user_id, CASE WHEN cm.blocked_at IS NULL THEN 0 ELSE 1 END,
+                   CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.chat_id = cm.chat_id AND m.sender_id = cm.user_id) THEN 1 ELSE 0 END
+            FROM chat_members cm WHERE cm.chat_id = ?
+            """, chat) { row in
+            if row.int(1) != 0 { relations.blocking.insert(row.int(0)) }
+            if row.int(2) != 0 { relations.wrote.insert(row.int(0)) }
+        }
+        return relations
     }
 
     /// Moves `reader`'s cursor to the chat's newest message: every message the
@@ -158,11 +193,15 @@ extension Store {
             SELECT c.id, c.created_at, u.id, u.name, u.last_seen_at,
                    m.id, m.sender_id, m.text, m.client_id, m.sent_at,
                    CASE WHEN m.id <= (CASE WHEN m.sender_id = ?1 THEN o.read_through ELSE me.read_through END) THEN 1 ELSE 0 END,
-                   (SELECT count(*) FROM messages r WHERE r.chat_id = c.id AND r.id > me.read_through AND r.sender_id <> ?1)
+                   (SELECT count(*) FROM messages r WHERE r.chat_id = c.id AND r.id > me.read_through AND r.sender_id <> ?1),
+                   u.show_presence, v.show_presence,
+                   CASE WHEN me.blocked_at IS NULL THEN 0 ELSE 1 END, CASE WHEN o.blocked_at IS NULL THEN 0 ELSE 1 END,
+                   CASE WHEN EXISTS (SELECT 1 FROM messages w WHERE w.chat_id = c.id AND w.sender_id = o.user_id) THEN 1 ELSE 0 END
             FROM chats c
             JOIN chat_members me ON me.chat_id = c.id AND me.user_id = ?1
             JOIN chat_members o ON o.chat_id = c.id AND o.user_id <> ?1
             JOIN users u ON u.id = o.user_id
+            JOIN users v ON v.id = ?1
             LEFT JOIN messages m ON m.id = (SELECT max(id) FROM messages WHERE chat_id = c.id)
             WHERE c.user_a = ?1 OR c.user_b = ?1
             ORDER BY coalesce(m.sent_at, c.created_at) DESC, c.id DESC
@@ -172,8 +211,12 @@ extension Store {
                 Message(id: $0, chatID: chatID, senderID: row.int(6), text: row.text(7), clientID: row.optionalText(8),
                         sentAt: row.int(9), isRead: row.int(10) != 0)
             }
-            return ChatSummary(chatID: chatID, contact: User(id: row.int(2), name: row.text(3), lastSeenAt: row.optionalInt(4)),
-                               createdAt: row.int(1), lastMessage: last, unreadCount: row.int(11))
+            let contact = User(id: row.int(2), name: row.text(3), lastSeenAt: row.optionalInt(4), showsPresence: row.int(12) != 0)
+            let viewer = User(id: user, name: "", showsPresence: row.int(13) != 0)
+            let relations = ChatRelations(wrote: row.int(16) != 0 ? [contact.id] : [],
+                                          blocking: Set((row.int(14) != 0 ? [user] : []) + (row.int(15) != 0 ? [contact.id] : [])))
+            return ChatSummary(chatID: chatID, contact: contact, createdAt: row.int(1), lastMessage: last, unreadCount: row.int(11),
+                               showsContactPresence: relations.showsPresence(of: contact, to: viewer))
         }
     }
 

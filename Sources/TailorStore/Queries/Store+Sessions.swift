@@ -11,7 +11,7 @@ extension Store {
     public func session(tokenHash: [UInt8]) throws -> (Session, User)? {
         try connection.first("""
             SELECT s.id, s.user_id, s.created_at, s.last_seen_at, s.user_agent, u.name
-            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?
+            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND u.disabled_at IS NULL
             """, tokenHash) { row in
             (Session(id: row.int(0), userID: row.int(1), tokenHash: tokenHash, createdAt: row.int(2), lastSeenAt: row.int(3),
                      userAgent: row.text(4)),

@@ -239,6 +239,13 @@ public enum SQLiteSchema {
         """
         ALTER TABLE push_subscriptions ADD COLUMN failing_since INTEGER;
         """,
+        // 14: a user's privacy setting, an account an operator disabled, and
+        // a chat member who blocked the other.
+        """
+        ALTER TABLE users ADD COLUMN show_presence INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE users ADD COLUMN disabled_at INTEGER;
+        ALTER TABLE chat_members ADD COLUMN blocked_at INTEGER;
+        """,
     ]
 
     /// The version a database has once every migration is applied.

@@ -99,7 +99,7 @@ package final class ChatDirectory: Sendable {
         state.withLock { state in
             guard let kept = state.chats[chat], kept.chat.includes(viewer) else { return nil }
             return ChatScreen(chat: kept.chat, viewer: kept.user(viewer), contact: kept.user(kept.chat.contact(of: viewer)),
-                          page: kept.outline, unread: kept.unread(of: viewer), recent: kept.recent)
+                          page: kept.outline, unread: kept.unread(of: viewer), recent: kept.recent, relations: kept.relations)
         }
     }
 
@@ -165,7 +165,12 @@ package final class ChatDirectory: Sendable {
             case .lastSeen(let user, let time):
                 // Whoever keeps the chat: the user, or only their contact.
                 for (id, kept) in state.chats where kept.chat.includes(user) { state.chats[id]?.seen(user, at: time) }
-            case .orderChanged, .orderDeleted, .sessionEnded, .pushesQueued:
+            case .privacyChanged(let user, let shows):
+                for (id, kept) in state.chats where kept.chat.includes(user) { state.chats[id]?.privacy(of: user, showsPresence: shows) }
+            case .chatBlocked(let chat, let user, let blocked):
+                touched.formUnion([chat.userA, chat.userB])
+                if behind.contains(chat.id) { state.chats[chat.id]?.block(by: user, blocked) }
+            case .orderChanged, .orderDeleted, .sessionEnded, .pushesQueued, .accountDisabled:
                 break
             }
         }

@@ -30,7 +30,8 @@ package struct ChatListViewModel: JSONWritable, Equatable, Sendable {
 package struct ChatListItemViewModel: JSONWritable, Equatable, Sendable {
     package let id: String
     package let contact: String
-    package let contactStatus: ContactStatusViewModel
+    /// Null while the contact's presence is not shown (`ChatRelations.showsPresence`).
+    package let contactStatus: ContactStatusViewModel?
     package let message: String
     package let lastMessageDate: String
     package let lastMessageAt: String?

@@ -27,6 +27,8 @@ package struct ChatScreen {
     package let page: MessagePageOutline
     package let unread: Int
     package let recent: [Message]
+    /// Who has written and who blocked the other.
+    package let relations: ChatRelations
 }
 
 /// The kept chats as a source: a user or chat they do not hold, or a page
@@ -77,7 +79,7 @@ package struct StoredChats: ChatSource {
               let viewerUser = try shared.user(viewer, in: store), let contact = try shared.user(found.contact(of: viewer), in: store)
         else { return nil }
         return ChatScreen(chat: found, viewer: viewerUser, contact: contact, page: try shared.page(of: chat, page, in: store),
-                          unread: try store.unreadCount(chat: chat, reader: viewer), recent: [])
+                          unread: try store.unreadCount(chat: chat, reader: viewer), recent: [], relations: try store.relations(of: chat))
     }
 
     package func message(_ id: Int, of screen: ChatScreen) throws -> Message? {

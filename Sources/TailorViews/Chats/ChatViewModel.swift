@@ -5,19 +5,27 @@ package struct ChatViewModel: JSONWritable, Equatable, Sendable {
         package let markRead: ActionViewModel
         /// Says the viewer is typing: at most every 3 s while the composer holds text.
         package let typing: ActionViewModel
+        /// Blocks the contact (null once the viewer has), or lifts the block (null until then).
+        package let block: ActionViewModel?
+        package let unblock: ActionViewModel?
 
         package func write(to json: inout JSONWriter) {
             json.object {
+                $0.field("block", block)
                 $0.field("markRead", markRead)
                 $0.field("send", send)
                 $0.field("typing", typing)
+                $0.field("unblock", unblock)
             }
         }
     }
 
     package let id: String
     package let title: String
-    package let contactStatus: ContactStatusViewModel
+    /// Null while the contact's presence is not shown (`ChatRelations.showsPresence`).
+    package let contactStatus: ContactStatusViewModel?
+    /// Whether the viewer blocked the contact: no message is taken either way then.
+    package let blocked: Bool
     package let unreadMessageCount: Int
     /// Each a `MessageViewModel`'s JSON, kept between rebuilds (`MessagePages`).
     package let messages: MessageList
@@ -28,6 +36,7 @@ package struct ChatViewModel: JSONWritable, Equatable, Sendable {
     package func write(to json: inout JSONWriter) {
         json.object {
             $0.field("actions", actions)
+            $0.field("blocked", blocked)
             $0.field("contactStatus", contactStatus)
             $0.field("earlier", earlier)
             $0.field("id", id)

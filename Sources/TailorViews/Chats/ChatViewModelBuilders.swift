@@ -22,7 +22,7 @@ package struct ChatListViewModelBuilder {
             ChatListItemViewModel(
                 id: String(summary.chatID),
                 contact: summary.contact.name,
-                contactStatus: presence.status(of: summary.contact, in: summary.chatID, dates: dates, now: now),
+                contactStatus: presence.status(of: summary.contact, in: summary.chatID, shown: summary.showsContactPresence, dates: dates, now: now),
                 message: summary.lastMessage.map { Self.preview($0.text) } ?? "",
                 lastMessageDate: summary.lastMessage.map { dates.text($0.sentAt, now: now) } ?? "",
                 lastMessageAt: summary.lastMessage.map { DateText.iso($0.sentAt) },
@@ -54,8 +54,9 @@ package struct ChatViewModelBuilder {
     /// Bytes of message JSON one page holds at most, whatever its limit.
     package static let maxPageBytes = 512 * 1024
 
-    package func build<Failure: Error>(chat: Chat, viewer: User, contact: User, contactStatus: ContactStatusViewModel, page: MessagePageOutline,
-                               request: MessagePageRequest, unread: Int, load: (Int) throws(Failure) -> Message?) throws(Failure) -> ChatViewModel {
+    package func build<Failure: Error>(chat: Chat, viewer: User, contact: User, contactStatus: ContactStatusViewModel?, blocked: Bool,
+                                       page: MessagePageOutline, request: MessagePageRequest, unread: Int,
+                                       load: (Int) throws(Failure) -> Message?) throws(Failure) -> ChatViewModel {
         let screen = MessagePages.Screen(chat: chat.id, viewer: viewer.id)
         let previous = request == .latest ? pages.latest(of: screen) : nil
         var messages = MessageList(capacity: page.states.count)
@@ -84,11 +85,14 @@ package struct ChatViewModelBuilder {
             id: String(chat.id),
             title: contact.name,
             contactStatus: contactStatus,
+            blocked: blocked,
             unreadMessageCount: unread,
             messages: messages,
             earlier: earlier,
             actions: .init(send: .post("/api/chats/\(chat.id)/messages"), markRead: .post("/api/chats/\(chat.id)/read"),
-                           typing: .post("/api/chats/\(chat.id)/typing")))
+                           typing: .post("/api/chats/\(chat.id)/typing"),
+                           block: blocked ? nil : .post("/api/chats/\(chat.id)/block"),
+                           unblock: blocked ? .delete("/api/chats/\(chat.id)/block") : nil))
     }
 
     package func message(for message: Message, viewer: User, contact: User) -> MessageViewModel {

@@ -16,6 +16,8 @@ package struct KeptChat: Sendable {
     /// written them yet (a new message reaches both screens of its chat), and
     /// for the chat lists, which show the last.
     package var recent: [Message]
+    /// Who has written in the chat and who blocked the other.
+    package var relations: ChatRelations
     /// The feed position this state shows: changes up to it are in it.
     package var asOf: Int
 
@@ -34,8 +36,9 @@ package struct KeptChat: Sendable {
     package func unread(of user: Int) -> Int { user == chat.userA ? unreadOfA : unreadOfB }
 
     package func summary(for user: Int) -> ChatSummary {
-        ChatSummary(chatID: chat.id, contact: self.user(chat.contact(of: user)), createdAt: chat.createdAt,
-                    lastMessage: lastMessage, unreadCount: unread(of: user))
+        let contact = self.user(chat.contact(of: user))
+        return ChatSummary(chatID: chat.id, contact: contact, createdAt: chat.createdAt, lastMessage: lastMessage, unreadCount: unread(of: user),
+                           showsContactPresence: relations.showsPresence(of: contact, to: self.user(user)))
     }
 
     package var outline: MessagePageOutline { MessagePageOutline(states: latest, hasEarlier: hasEarlier) }
@@ -47,6 +50,7 @@ package struct KeptChat: Sendable {
     /// message can come later in the feed than one with a larger id.
     package mutating func sent(_ message: Message) {
         if message.senderID == chat.userA { unreadOfB += 1 } else { unreadOfA += 1 }
+        relations.wrote.insert(message.senderID)
         let place = latest.firstIndex { $0.id > message.id } ?? latest.count
         // Older than a full page: not on it, as the database would page it.
         guard place > 0 || !hasEarlier else { return }
@@ -62,6 +66,16 @@ package struct KeptChat: Sendable {
     /// `user`'s last stream closed at `time`.
     package mutating func seen(_ user: Int, at time: Int) {
         if user == userA.id { userA = userA.seen(at: time) } else if user == userB.id { userB = userB.seen(at: time) }
+    }
+
+    /// `user` blocked the other member, or lifted their block.
+    package mutating func block(by user: Int, _ blocked: Bool) {
+        if blocked { relations.blocking.insert(user) } else { relations.blocking.remove(user) }
+    }
+
+    /// `user` changed whether contacts see their presence.
+    package mutating func privacy(of user: Int, showsPresence: Bool) {
+        if user == userA.id { userA = userA.showing(presence: showsPresence) } else if user == userB.id { userB = userB.showing(presence: showsPresence) }
     }
 
     /// `reader`'s cursor moved to the newest message: every message of the
@@ -87,7 +101,8 @@ extension KeptChat {
         }
         self.init(chat: chat, userA: userA, userB: userB, latest: page.states, hasEarlier: page.hasEarlier,
                   unreadOfA: try store.unreadCount(chat: id, reader: chat.userA),
-                  unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent, asOf: position)
+                  unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent, relations: try store.relations(of: id),
+                  asOf: position)
     }
 }
 

@@ -16,9 +16,14 @@ package final class Presence: Sendable {
         tracker.withLock { body(&$0) }
     }
 
-    /// What `viewer`'s screens show of their contact in `chat`.
-    package func status(of contact: User, in chat: Int, dates: DateText, now: Int) -> ContactStatusViewModel {
-        let (typing, online) = tracker.withLock { ($0.isTyping(contact.id, in: chat), $0.isShownOnline(contact.id)) }
+    /// What `viewer`'s screens show of their contact in `chat`: nothing
+    /// unless `shown` (`ChatRelations.showsPresence`), but for the chatbot,
+    /// which is no person and always online.
+    package func status(of contact: User, in chat: Int, shown: Bool, dates: DateText, now: Int) -> ContactStatusViewModel? {
+        let (typing, online, isBot) = tracker.withLock {
+            ($0.isTyping(contact.id, in: chat), $0.isShownOnline(contact.id), $0.isAlwaysOnline(contact.id))
+        }
+        guard shown || isBot else { return nil }
         if typing { return .typing }
         if online { return .online }
         return ContactStatusViewModel(away: contact.lastSeenAt.map { dates.lastSeen($0, now: now) })

@@ -7,6 +7,7 @@ package struct ActionViewModel: JSONWritable, Equatable, Sendable {
 
     package static func get(_ href: String) -> ActionViewModel { ActionViewModel(method: "GET", href: href) }
     package static func post(_ href: String) -> ActionViewModel { ActionViewModel(method: "POST", href: href) }
+    package static func delete(_ href: String) -> ActionViewModel { ActionViewModel(method: "DELETE", href: href) }
 
     package func write(to json: inout JSONWriter) {
         json.object {

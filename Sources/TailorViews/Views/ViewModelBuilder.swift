@@ -146,7 +146,9 @@ package final class ViewModelBuilder: Sendable {
             guard let screen = try source.screen(of: id, for: user, page: page) else { return nil }
             let model = try ChatViewModelBuilder(dates: dates, pages: messagePages).build(
                 chat: screen.chat, viewer: screen.viewer, contact: screen.contact,
-                contactStatus: presence.status(of: screen.contact, in: id, dates: dates, now: now), page: screen.page, request: page,
+                contactStatus: presence.status(of: screen.contact, in: id, shown: screen.relations.showsPresence(of: screen.contact, to: screen.viewer),
+                                               dates: dates, now: now),
+                blocked: screen.relations.blocking.contains(user), page: screen.page, request: page,
                 unread: screen.unread) { id throws(Source.Failure) in try source.message(id, of: screen) }
             return ViewModelEncoding.encoded(model, layout: layout)
         }
