@@ -37,15 +37,7 @@ import Testing
         try load.run()
         load.waitUntilExit()
 
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
-        let messages = try #require(json["messages"] as? [String: Int])
-        #expect(messages["scheduled"] == 6000)
-        #expect(messages["accepted"] == 6000)
-        #expect(messages["delivered"] == 6000)
-        #expect(messages["lost"] == 0)
-        #expect((json["errors"] as? [String: Int]) == [:])
-        #expect(json["viewModelsStale"] as? Int == 0)
-        #expect((json["viewModelsChecked"] as? Int ?? 0) > 0)
+        try LoadScenarioTests.expectNothingLost(report: report, sent: 6000)
         stopServers()
         // A deadlock the writer wrote again is lost to the answers, not to PostgreSQL's count.
         #expect(try database.deadlocks() == 0)
