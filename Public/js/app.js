@@ -111,6 +111,14 @@ function showBadge(unread) {
   badge.textContent = String(unread);
   badge.setAttribute("aria-label", `${unread} unread`);
   showTitle();
+  showAppBadge(unread);
+}
+
+/** The unread total on the installed app's icon, where the browser can show one; the title says it everywhere. */
+function showAppBadge(unread) {
+  if (!("setAppBadge" in navigator)) return;
+  const shown = unread > 0 ? navigator.setAppBadge(unread) : navigator.clearAppBadge();
+  shown.catch(() => { /* not installed, or badges off: the title still counts */ });
 }
 
 function showTitle() {
@@ -144,6 +152,7 @@ async function signedOut() {
   sessionStorage.removeItem("tailor-token");
   page.user = null;
   page.unread = 0;
+  showAppBadge(0);
   element("banner").hidden = true;
   showRoute();
 }

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -344,6 +345,18 @@ class WebClientTest(unittest.TestCase):
         for driver in (self.alice, self.bob):
             urls = driver.execute_script("return performance.getEntriesByType('resource').map(entry => entry.name)")
             self.assertEqual([url for url in urls if not url.startswith(origin)], [])
+
+    def test_4_the_page_installs_as_an_app(self):
+        # The manifest the page names, with its media type, and its icon.
+        href = self.alice.execute_script("return document.querySelector('link[rel=manifest]').href")
+        with urllib.request.urlopen(href) as answer:
+            self.assertEqual(answer.headers["Content-Type"].split(";")[0], "application/manifest+json")
+            manifest = json.load(answer)
+        self.assertEqual((manifest["start_url"], manifest["display"]), ("/", "standalone"))
+        self.assertTrue(manifest["name"])
+        for icon in manifest["icons"]:
+            with urllib.request.urlopen(urllib.parse.urljoin(href, icon["src"])) as answer:
+                self.assertEqual(answer.headers["Content-Type"].split(";")[0], icon["type"])
 
     def test_4b_live_screens_equal_a_fresh_read(self):
         # The page takes changes as patches; what it draws from them must be
