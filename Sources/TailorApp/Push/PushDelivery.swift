@@ -180,14 +180,19 @@ final class PushDelivery: Sendable {
                 logger.notice("\(claim.dropped) pending pushes dropped: past \(settings.pendingPerSubscription) waiting for one subscription")
             }
             for job in claim.jobs {
-                let host = (try? PushEndpoint(job.subscription.endpoint, allowedHosts: settings.hosts))?.host ?? ""
+                let endpoint = Result { try PushEndpoint(job.subscription.endpoint, allowedHosts: settings.hosts) }
+                // An endpoint that cannot be used counts under no host: its push is unmade at once.
+                let host = switch endpoint {
+                case .success(let endpoint): endpoint.host
+                case .failure: ""
+                }
                 guard inFlight.withLock({ $0.admit(subscription: job.subscription.id, host: host, settings: settings) }) else {
                     // Its push service has as many in flight as it may: later, uncounted.
                     await record(.release(push: job.id, due: now() + PushDelivery.heldBack))
                     continue
                 }
                 Task(executorPreference: executor) { [self] in
-                    let response = await client.send { try self.request(for: job) }
+                    let response = await client.send { try self.request(for: job, to: endpoint.get()) }
                     await settle(job, response)
                     inFlight.withLock { $0.leave(subscription: job.subscription.id, host: host) }
                     wake()
@@ -195,8 +200,7 @@ final class PushDelivery: Sendable {
             }
         }
 
-        private func request(for job: PushJob) throws -> PushRequest {
-            let endpoint = try PushEndpoint(job.subscription.endpoint, allowedHosts: settings.hosts)
+        private func request(for job: PushJob, to endpoint: PushEndpoint) throws -> PushRequest {
             let payload = ViewModelEncoding.json(NotificationViewModel(chatID: job.message.chatID, contact: job.senderName,
                                                                        text: job.message.text))
             let body = try PushEncryption.encrypt(payload, p256dh: job.subscription.p256dh, auth: job.subscription.auth)
