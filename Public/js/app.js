@@ -7,6 +7,7 @@ import { call, APIError } from "./api.js";
 import { LiveStream } from "./live.js";
 import { showAccount } from "./account.js";
 import { listenForOpenRequests, turnPushOff } from "./push.js";
+import { registerServiceWorker, forgetStoredViews } from "./offline.js";
 import { signInScreen } from "./session.js";
 import { chatListScreen, chatScreen } from "./chats.js";
 import { orderListScreen, orderScreen } from "./orders.js";
@@ -148,6 +149,7 @@ function showNotification(notification) {
 
 async function signedOut() {
   live.close();
+  forgetStoredViews();
   element("account").open = false;
   sessionStorage.removeItem("tailor-token");
   page.user = null;
@@ -171,6 +173,7 @@ window.addEventListener("hashchange", showRoute);
 listenForOpenRequests((chatId) => { location.hash = `#/chats/${chatId}`; });
 
 async function start() {
+  registerServiceWorker();
   try {
     page.user = (await call("GET", "/api/me")).user;
   } catch (error) {

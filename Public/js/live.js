@@ -50,7 +50,8 @@ export class LiveStream {
         this.onState("offline");
         this.reopenTimer = setTimeout(() => this.follow(this.topics), reopenDelay);
       } else {
-        this.onState("reconnecting");
+        // The browser retries by itself; with no network at all, say so.
+        this.onState(navigator.onLine ? "reconnecting" : "offline");
       }
     };
     for (const name of viewModelNames) {

@@ -436,12 +436,12 @@ class WebClientTest(unittest.TestCase):
         self.assertEqual(scope, origin + "/")
         active = devtools.wait_for(
             "ServiceWorker.workerVersionUpdated",
-            lambda params: any(version["scriptURL"] == origin + "/push-worker.js" and version["status"] == "activated"
+            lambda params: any(version["scriptURL"] == origin + "/service-worker.js" and version["status"] == "activated"
                                for version in params["versions"]),
             WAIT)
         self.assertIsNotNone(active, "DevTools told of no active push worker")
         registration = next(version["registrationId"] for version in active["versions"]
-                            if version["scriptURL"] == origin + "/push-worker.js" and version["status"] == "activated")
+                            if version["scriptURL"] == origin + "/service-worker.js" and version["status"] == "activated")
         payload = json.dumps({"chatId": "7", "contact": "alice", "open": {"href": "/api/chats/7", "method": "GET"},
                               "text": "a push for bob"})
         notifications = "navigator.serviceWorker.ready.then(r => r.getNotifications())" \
@@ -504,6 +504,34 @@ class WebClientTest(unittest.TestCase):
     def test_5_no_script_errors(self):
         for driver in (self.alice, self.bob):
             self.assertEqual(self.script_errors(driver), [])
+
+    def test_6_the_page_opens_from_its_store_with_the_server_stopped(self):
+        # Last: it stops the server. Behind nginx the servers are not ours to stop.
+        if RUNNING:
+            self.skipTest("the servers behind nginx are not this test's to stop")
+        alice = self.alice
+        alice.get(self.server.url + "/")
+        if alice.find_elements(By.CSS_SELECTOR, "#sign-out") and alice.find_element(By.ID, "sign-out").is_displayed():
+            alice.find_element(By.ID, "sign-out").click()
+        name = "olive_" + self.alice_name.split("_")[-1]
+        self.sign_up(alice, name)
+        self.open_chat_with(alice, self.bob_name)
+        self.send(alice, "kept for later")
+        alice.get(self.server.url + "/#/chats")
+        self.text_in(alice, ".chat-list", "kept for later")
+        # The service worker keeps what pages it controls load: from the next load on.
+        alice.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[arguments.length - 1]())")
+        alice.refresh()
+        self.wait(alice, lambda driver: driver.execute_script("return navigator.serviceWorker.controller !== null"),
+                  "no service worker controls the page")
+        self.text_in(alice, "#connection", "Live")
+        self.find(alice, ".chat-list .chat-item")
+        shown = alice.find_element(By.CSS_SELECTOR, ".chat-list").text
+        self.server.stop()
+        alice.refresh()
+        self.wait(alice, lambda driver: driver.find_element(By.CSS_SELECTOR, ".chat-list").text == shown,
+                  "the page did not open with the chats it showed before the server stopped")
+        self.assertEqual(alice.find_element(By.ID, "who-name").text, name)
 
 
 if __name__ == "__main__":
