@@ -12,7 +12,8 @@
 const pageCache = "tailor-page";
 const viewCache = "tailor-views";
 const pageFiles = ["/", "/style.css", "/icon.svg", "/manifest.webmanifest", "/js/account.js", "/js/api.js", "/js/app.js",
-  "/js/chats.js", "/js/dom.js", "/js/live.js", "/js/offline.js", "/js/orders.js", "/js/patch.js", "/js/push.js", "/js/session.js"];
+  "/js/chats.js", "/js/dom.js", "/js/live.js", "/js/offline.js", "/js/orders.js", "/js/outbox.js", "/js/patch.js", "/js/push.js",
+  "/js/session.js"];
 // The view models a screen reads: kept for when the server is away.
 const viewPaths = /^\/api\/(me|badge|chats|orders)(\/|\?|$)/;
 

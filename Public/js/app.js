@@ -8,6 +8,7 @@ import { LiveStream } from "./live.js";
 import { showAccount } from "./account.js";
 import { listenForOpenRequests, turnPushOff } from "./push.js";
 import { registerServiceWorker, forgetStoredViews } from "./offline.js";
+import * as outbox from "./outbox.js";
 import { signInScreen } from "./session.js";
 import { chatListScreen, chatScreen } from "./chats.js";
 import { orderListScreen, orderScreen } from "./orders.js";
@@ -133,7 +134,18 @@ function showConnection(state) {
   const connection = element("connection");
   connection.textContent = connectionTexts[state];
   connection.dataset.state = state;
+  // The server answers again: what was written meanwhile goes now.
+  if (state === "live") sendWaitingMessages();
 }
+
+/** Sends the messages written while the server was away, and tells the screens. */
+function sendWaitingMessages() {
+  if (!page.user) return;
+  outbox.sendWaiting((entry, answer, failure) => {
+    window.dispatchEvent(new CustomEvent("tailor-outbox-sent", { detail: { entry, answer, failure } }));
+  });
+}
+window.addEventListener("online", sendWaitingMessages);
 
 /** The in-app banner for a message in a chat this screen does not show. */
 function showNotification(notification) {
@@ -150,6 +162,7 @@ function showNotification(notification) {
 async function signedOut() {
   live.close();
   forgetStoredViews();
+  outbox.clear();
   element("account").open = false;
   sessionStorage.removeItem("tailor-token");
   page.user = null;

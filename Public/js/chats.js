@@ -3,6 +3,7 @@
 
 import { h, fill, fields } from "./dom.js";
 import { call, perform } from "./api.js";
+import * as outbox from "./outbox.js";
 
 export function chatListScreen(context) {
   let viewModel = null;     // the first page, as the stream sends it
@@ -94,8 +95,8 @@ function newClientId() {
   return Date.now().toString(36) + Math.random().toString(36).slice(2);
 }
 
-const stateTexts = { sending: "Sending", sent: "Sent", read: "Read", failed: "Not sent" };
-const stateMarks = { sending: "…", sent: "✓", read: "✓✓", failed: "!" };
+const stateTexts = { sending: "Sending", waiting: "Waiting for the server", sent: "Sent", read: "Read", failed: "Not sent" };
+const stateMarks = { sending: "…", waiting: "🕓", sent: "✓", read: "✓✓", failed: "!" };
 
 export function chatScreen(context, id) {
   let viewModel = null;
@@ -149,21 +150,53 @@ export function chatScreen(context, id) {
         message.state === "failed" && h("button", { type: "button", class: "quiet", onclick: () => send(message.clientId, message.text) }, "Retry")));
   }
 
-  /** Shows the message as "sending" at once; the server's copy replaces it. */
+  /** An optimistic copy of our message, until the server's replaces it. */
+  function showPending(clientId, text, state) {
+    pending.set(clientId, { id: `pending-${clientId}`, clientId, text, sender: "me", senderName: context.user.name, state, time: "" });
+  }
+
+  /** The server took a message of ours: its copy replaces ours. */
+  function taken(clientId, answer) {
+    pending.delete(clientId);
+    if (!viewModel?.messages.some((message) => message.id === answer.message.id)) sent.set(answer.message.id, answer.message);
+  }
+
+  /**
+   * Shows the message as "sending" at once; the server's copy replaces it. One
+   * the server cannot take now waits in the outbox, shown as waiting, and goes
+   * when the server answers again, even from another tab or a later visit.
+   */
   async function send(clientId, text) {
-    pending.set(clientId, { id: `pending-${clientId}`, clientId, text, sender: "me", senderName: context.user.name, state: "sending", time: "" });
+    showPending(clientId, text, "sending");
     draw();
     try {
       const answer = await call(viewModel.actions.send.method, viewModel.actions.send.href, { text, clientId });
-      pending.delete(clientId);
-      if (!viewModel.messages.some((message) => message.id === answer.message.id)) sent.set(answer.message.id, answer.message);
+      taken(clientId, answer);
+      outbox.forget(clientId);
       error.textContent = "";
     } catch (failure) {
-      pending.get(clientId).state = "failed";
-      error.textContent = failure.message;
+      if (outbox.isPassing(failure)) {
+        outbox.keep({ chatId: id, clientId, text });
+        pending.get(clientId).state = "waiting";
+        error.textContent = "Not sent yet: it goes as soon as the server answers.";
+      } else {
+        pending.get(clientId).state = "failed";
+        error.textContent = failure.message;
+      }
     }
     draw();
   }
+
+  for (const entry of outbox.waiting()) if (entry.chatId === id) showPending(entry.clientId, entry.text, "waiting");
+  /** The outbox sent a message, maybe of this chat. */
+  function outboxSent(event) {
+    const { entry, answer, failure } = event.detail;
+    if (entry.chatId !== id || !pending.has(entry.clientId)) return;
+    if (answer) taken(entry.clientId, answer);
+    else { pending.get(entry.clientId).state = "failed"; error.textContent = failure.message; }
+    draw();
+  }
+  window.addEventListener("tailor-outbox-sent", outboxSent);
 
   function submit(event) {
     event.preventDefault();
@@ -244,6 +277,9 @@ export function chatScreen(context, id) {
     receive(name, data) {
       if (name === "chat" && data.id === id) { viewModel = data; draw(); }
     },
-    leave() { document.removeEventListener("visibilitychange", markReadWhenSeen); },
+    leave() {
+      document.removeEventListener("visibilitychange", markReadWhenSeen);
+      window.removeEventListener("tailor-outbox-sent", outboxSent);
+    },
   };
 }

@@ -49,8 +49,12 @@ class Server:
         if RUNNING:
             self.process, self.url = None, RUNNING.rstrip("/")
             return
+        self.folder = folder
+        self.start("0")
+
+    def start(self, port):
         self.process = subprocess.Popen(
-            [EXECUTABLE, "--port", "0", "--db", os.path.join(folder, "tailor.sqlite"),
+            [EXECUTABLE, "--port", port, "--db", os.path.join(self.folder, "tailor.sqlite"),
              "--public", PUBLIC, "--bot-delay", "0.2", "--log-level", "warning"],
             stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
@@ -59,6 +63,11 @@ class Server:
             self.process.kill()
             raise RuntimeError(f"the server did not start: {line!r}")
         self.url = match.group(1)
+
+    def restart(self):
+        """The same server again, on its port and database, after `stop`."""
+        self.process.stdout.close()
+        self.start(self.url.rsplit(":", 1)[1])
 
     def stop(self):
         if self.process is None:
@@ -525,6 +534,12 @@ class WebClientTest(unittest.TestCase):
         self.wait(alice, lambda driver: driver.execute_script("return navigator.serviceWorker.controller !== null"),
                   "no service worker controls the page")
         self.text_in(alice, "#connection", "Live")
+        # The chat's screen, read once while the worker keeps it.
+        self.find(alice, ".chat-list .chat-item").click()
+        self.text_in(alice, "#chat-title", self.bob_name)
+        self.text_in(alice, ".messages", "kept for later")
+        type(self).offline_chat = alice.current_url
+        alice.get(self.server.url + "/#/chats")
         self.find(alice, ".chat-list .chat-item")
         shown = alice.find_element(By.CSS_SELECTOR, ".chat-list").text
         self.server.stop()
@@ -532,6 +547,34 @@ class WebClientTest(unittest.TestCase):
         self.wait(alice, lambda driver: driver.find_element(By.CSS_SELECTOR, ".chat-list").text == shown,
                   "the page did not open with the chats it showed before the server stopped")
         self.assertEqual(alice.find_element(By.ID, "who-name").text, name)
+
+    def test_7_a_message_written_offline_is_sent_once_when_the_server_is_back(self):
+        if RUNNING:
+            self.skipTest("the servers behind nginx are not this test's to stop")
+        alice = self.alice
+        mine = '.message.mine'
+        def texts(driver):
+            return [element.text for element in driver.find_elements(By.CSS_SELECTOR, mine + " .text")]
+        # The server is still stopped (the test before): the chat opens from the store.
+        alice.get(self.offline_chat)
+        self.text_in(alice, ".messages", "kept for later")
+        self.send(alice, "written offline")
+        self.find(alice, mine + ".waiting")
+        # The tab is closed and opened again meanwhile: the message still waits.
+        alice.refresh()
+        self.text_in(alice, ".messages", "kept for later")
+        self.wait(alice, lambda driver: "written offline" in texts(driver) and driver.find_elements(By.CSS_SELECTOR, mine + ".waiting"),
+                  "the message written offline was lost with the tab")
+        self.server.restart()
+        self.text_in(alice, "#connection", "Live")
+        self.wait(alice, lambda driver: not driver.find_elements(By.CSS_SELECTOR, mine + ".waiting") and texts(driver).count("written offline") == 1,
+                  "the waiting message was not sent once the server was back")
+        # Stored once: a fresh read has it once.
+        alice.refresh()
+        self.text_in(alice, "#connection", "Live")
+        self.text_in(alice, ".messages", "written offline")
+        self.assertEqual(texts(alice).count("written offline"), 1)
+        self.assertEqual(alice.execute_script("return localStorage.getItem('tailor-outbox')"), "[]")
 
 
 if __name__ == "__main__":
