@@ -182,8 +182,11 @@ public final class PushClient: Sendable {
     }
 }
 
-/// libcurl's multi handle: driven on the push thread only, but woken from
-/// any (`curl_multi_wakeup` is the one call libcurl allows from another thread).
+/// libcurl's multi handle.
+///
+/// `@unchecked Sendable`: it is driven only on the push thread (the transfer
+/// loop); other threads only wake it, and `curl_multi_wakeup` is the one call
+/// libcurl allows on a multi handle from another thread.
 private final class MultiHandle: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer?
 

@@ -1,0 +1,228 @@
+import Dispatch
+import Synchronization
+import TailorDomain
+import TailorHTTP
+import TailorLoop
+import TailorStore
+import TailorViews
+
+/// Publishing: the changes of each commit handed to their lanes, and a
+/// lane's pass that builds each followed view model once and gives its
+/// event to every stream that follows it.
+extension EventStreams {
+    /// The view cache and the kept chats have followed the feed up to
+    /// `position`: every view model built from now on shows its changes. Called
+    /// in position order, before the changes at `position` are published.
+    package func noteApplied(_ position: Int64) {
+        applied.store(position, ordering: .releasing)
+    }
+
+    /// Hands the changes at `position` and their notifications to their users'
+    /// lanes, and cached versions to free after a pass. The versions go whole
+    /// to the first lane with work and no reference to them stays with the
+    /// caller: whoever lets the last one go frees them, and that must not be
+    /// the thread that applies the feed, which every commit waits for.
+    package func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64,
+                          freeing toFree: consuming [CachedRepresentation] = []) {
+        var work = [(changes: Set<TopicChange>, notifications: [Notification])](
+            repeating: (Set(minimumCapacity: changes.count), []), count: publishers.count)
+        for change in changes { work[lanes.lane(of: change.user)].changes.insert(change) }
+        for notification in notifications { work[lanes.lane(of: notification.recipient)].notifications.append(notification) }
+        var unhanded: [CachedRepresentation]? = consume toFree
+        for (lane, work) in zip(publishers, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
+            lane.publish(work.changes, notifications: work.notifications, position: position, freeing: unhanded.take() ?? [], to: self)
+        }
+    }
+
+    /// Hands topics to build again, with no change of their own, to their
+    /// users' lanes: they go out in order with the lanes' changes.
+    package func rebuild(_ changes: Set<TopicChange>) {
+        var work = [Set<TopicChange>](repeating: [], count: publishers.count)
+        for change in changes { work[lanes.lane(of: change.user)].insert(change) }
+        for (lane, changes) in zip(publishers, work) where !changes.isEmpty { lane.rebuild(changes, to: self) }
+    }
+
+    /// A lane's pass: new events for the followed topics `changes` touched, and
+    /// the notifications for streams not showing the chat a message arrived in,
+    /// with the feed position of the changes. Rebuilds (after a failure, at
+    /// midnight) have no position of their own and take the latest their lane
+    /// published. A view model that fails to build is not sent; it is built
+    /// again later.
+    package func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) {
+        let (keys, bases) = state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
+            var keys = Set<ViewKey>()
+            var bases: [ViewKey: PatchBase?] = [:]
+            for change in changes {
+                state.append(.change(id: position ?? state.published[lanes.lane(of: change.user)], change))
+                for topic in state.subscribers.followedTopics(of: change.user) where change.touches(topic) {
+                    let key = ViewKey(user: change.user, topic: topic)
+                    keys.insert(key)
+                    if state.subscribers.hasPatchFollowers(key) { bases[key] = .some(state.patchBases[key]) }
+                }
+            }
+            return (keys, bases)
+        }
+        // Built outside the lock: readers, encoding and patches take time.
+        var built: [BuiltTopic] = []
+        var failed: [(ViewKey, any Error)] = []
+        for (key, build) in zip(keys, views.representations(for: Array(keys), withLayout: Set(bases.keys))) {
+            switch build {
+            case .built(let representation, let layout):
+                built.append(BuiltTopic(key: key, json: representation.identity, layout: layout, base: bases[key] ?? nil))
+            case .notVisible:
+                built.append(BuiltTopic(key: key, json: json(for: key, nil), layout: nil, base: nil))
+            case .failed(let error):
+                failed.append((key, error))
+            }
+        }
+        noteBuilds(built: built.map(\.key), failed: failed)
+        let deliveries = state.withLock { state -> DeliveryBatches in
+            if let position {
+                for user in changes.map(\.user) + notifications.map(\.recipient) {
+                    let lane = lanes.lane(of: user)
+                    state.published[lane] = max(state.published[lane], position)
+                }
+            }
+            var deliveries = DeliveryBatches()
+            // Notifications first: each has its message's position, at most the
+            // pass's, which the view models have; a stream's loop may take
+            // what is queued between two pushes, and ids must not go back.
+            for notification in notifications {
+                let event = StreamEvent(id: notification.position, name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(chatID: notification.chatID, contact: notification.contact, text: notification.text))))
+                state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
+                let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
+                for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {
+                    if subscriber.pushNotification(event) { deliveries.add(subscriber) }
+                }
+            }
+            for topic in built {
+                // The version its patch followers have already (a stream that
+                // subscribed while the lane built it): nothing to send.
+                if topic.layout != nil, let current = state.patchBases[topic.key], current.document.json.hasSameBytes(as: topic.json) {
+                    continue
+                }
+                let update = topic.update(id: position ?? state.published[lanes.lane(of: topic.key.user)], isRebuild: position == nil, keeping: &state)
+                for subscriber in state.subscribers.followers(of: topic.key) {
+                    if subscriber.push(update, for: topic.key.topic) { deliveries.add(subscriber) }
+                }
+            }
+            return deliveries
+        }
+        eventsMade.add(built.count + notifications.count, ordering: .relaxed)
+        deliveries.start()
+        if memory.total > memory.budgetPerUser {
+            endLargestHolders(users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
+        }
+    }
+
+    /// A view model built for a pass, with what its patch needs.
+    private struct BuiltTopic {
+        let key: ViewKey
+        let json: SharedBytes
+        /// Present when some stream takes the topic's patches.
+        let layout: JSONLayout?
+        /// The version published before, when one is kept.
+        let base: PatchBase?
+        /// The patch from `base` as an event's data, found outside the lock;
+        /// nil when it would not be smaller than the whole view model.
+        let patchJSON: [UInt8]?
+
+        init(key: ViewKey, json: SharedBytes, layout: JSONLayout?, base: PatchBase?) {
+            self.key = key
+            self.json = json
+            self.layout = layout
+            self.base = base
+            guard let layout, let base,
+                  let operations = JSONPatch.operations(from: base.document, to: JSONPatch.Version(json: json, layout: layout), limit: json.count)
+            else {
+                patchJSON = nil
+                return
+            }
+            let patch = PatchViewModel(base: base.eventID, operations: operations, topic: key.topic)
+            let bytes = ViewModelEncoding.json(patch)
+            patchJSON = bytes.count < json.count ? bytes : nil
+        }
+
+        /// The events for this topic's streams at `id`, keeping this version
+        /// as the next patch's base.
+        func update(id: Int64, isRebuild: Bool, keeping state: inout State) -> TopicUpdate {
+            let whole = StreamEvent(id: id, name: key.topic.eventName, json: json)
+            guard let layout else {
+                state.patchBases[key] = nil
+                return TopicUpdate(whole: whole, isRebuild: isRebuild)
+            }
+            let version = state.keepBase(JSONPatch.Version(json: json, layout: layout), for: key, eventID: id)
+            guard let base, let patchJSON else { return TopicUpdate(whole: whole, version: version, isRebuild: isRebuild) }
+            let patch = StreamEvent(id: id, name: key.topic.eventName + ".patch", json: SharedBytes(patchJSON))
+            return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version, isRebuild: isRebuild)
+        }
+    }
+
+    /// Past the memory budget of `users`' streams or of all of them, ends the
+    /// streams that hold the most. They are the slow readers: a stream that
+    /// reads holds its events only until its loop writes them.
+    private func endLargestHolders(users: Set<Int>) {
+        let total = memory.total
+        let ended = state.withLock { state -> [Subscriber] in
+            // Streams already ending count as freed: their bytes go when their loops close them.
+            var ended: [Subscriber] = []
+            var chosen = Set<ObjectIdentifier>()
+            func end(among streams: [Subscriber], over limit: Int) {
+                let candidates = streams.filter { !$0.isEnding && !chosen.contains(ObjectIdentifier($0)) }
+                let holdings = candidates.map { StreamMemory.Holding(user: $0.user, bytes: $0.heldBytes) }
+                for index in StreamMemory.toEnd(holdings, over: limit) {
+                    ended.append(candidates[index])
+                    chosen.insert(ObjectIdentifier(candidates[index]))
+                }
+            }
+            for user in users { end(among: Array(state.subscribers.streams(of: user)), over: memory.budgetPerUser) }
+            if total > memory.budget { end(among: state.subscribers.all, over: memory.budget) }
+            return ended
+        }
+        guard !ended.isEmpty else { return }
+        memory.noteEndedSlow(ended.count)
+        failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
+            + "past the budget of \(memory.budget) in all or \(memory.budgetPerUser) per user")
+        for subscriber in ended { subscriber.end() }
+        // Their memory is freed as their loops close them; then the heap's free space
+        // goes back to the system rather than stay with the process.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { ProcessSetup.releaseFreeMemory() }
+    }
+
+    /// Builds again, through their lanes and after a growing delay, the view
+    /// models that failed to build; past `buildAttempts` the streams keep
+    /// their last good view model until the next change (or reconnect)
+    /// brings a new one. A view model built is no longer retried.
+    private func noteBuilds(built: [ViewKey], failed: [(ViewKey, any Error)]) {
+        let retries = state.withLock { state -> [(ViewKey, attempt: Int)] in
+            if !state.failedBuilds.isEmpty { for key in built { state.failedBuilds[key] = nil } }
+            return failed.map { key, _ in
+                let attempt = (state.failedBuilds[key] ?? 0) + 1
+                state.failedBuilds[key] = attempt < Self.buildAttempts ? attempt : nil
+                return (key, attempt)
+            }
+        }
+        for ((key, attempt), (_, error)) in zip(retries, failed) {
+            failures.log("the \(key.topic) view model of user \(key.user) failed to build (attempt \(attempt)): \(error)")
+            guard attempt < Self.buildAttempts else {
+                failures.log("gave up rebuilding the \(key.topic) view model of user \(key.user) after \(attempt) attempts")
+                continue
+            }
+            let delay = Self.retryDelay * Double(1 << (attempt - 1))
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+                rebuild([TopicChange(key.topic, of: key.user)])
+            }
+        }
+    }
+
+    /// A view model's bytes, or what a topic becomes when it is gone.
+    func json(for key: ViewKey, _ representation: CachedRepresentation?) -> SharedBytes {
+        if let representation {
+            return representation.identity
+        }
+        switch key.topic {
+        case .order(let id), .chat(let id, _): return SharedBytes(ViewModelEncoding.json(DeletedViewModel(id: String(id), deleted: true)))
+        default: return SharedBytes("{}")
+        }
+    }
+}

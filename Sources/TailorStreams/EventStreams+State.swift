@@ -1,0 +1,76 @@
+import TailorDomain
+import TailorViews
+
+/// What the hub keeps under its lock: the subscribers, each lane's published
+/// position, the patch bases, the failed builds, and the log that resumes streams.
+extension EventStreams {
+    enum LogEntry {
+        case change(id: Int64, TopicChange)
+        case notification(StreamEvent, recipient: Int, chatID: Int)
+
+        var id: Int64 {
+            switch self {
+            case .change(let id, _): id
+            case .notification(let event, _, _): event.id
+            }
+        }
+    }
+
+    /// The version of a view model that its next patch is found from.
+    struct PatchBase {
+        let version: UInt64
+        /// The id of the event that brought this version.
+        let eventID: Int64
+        let document: JSONPatch.Version
+    }
+
+    struct State {
+        /// The latest feed position each lane has published.
+        var published: [Int64]
+        /// For each view model some stream takes patches of, its latest version.
+        var patchBases: [ViewKey: PatchBase] = [:]
+        /// The latest version number given out (`nextVersion`).
+        var lastVersion = TopicUpdate.unknown
+        /// View models whose builds failed, with the attempts made so far.
+        var failedBuilds: [ViewKey: Int] = [:]
+        var subscribers = SubscriberIndex()
+        /// Recent changes and notifications, at most `logCapacity`, each lane's in order.
+        var log: [LogEntry] = []
+        var logStart = 0
+        /// Ids at or after this one are all in the log.
+        var loggedSince: Int64
+        var closed = false
+
+        mutating func append(_ entry: LogEntry) {
+            if log.count - logStart >= EventStreams.logCapacity {
+                logStart += 1
+                // The lanes' entries interleave: what left may be newer than what stays.
+                loggedSince = max(loggedSince, log[logStart - 1].id + 1)
+                if logStart > EventStreams.logCapacity {
+                    log.removeFirst(logStart)
+                    logStart = 0
+                }
+            }
+            log.append(entry)
+        }
+
+        var entries: ArraySlice<LogEntry> { log[logStart...] }
+
+        mutating func nextVersion() -> UInt64 {
+            lastVersion += 1
+            return lastVersion
+        }
+
+        /// Keeps `document` as `key`'s latest version when some stream takes
+        /// its patches; returns the version (`unknown` when not kept).
+        mutating func keepBase(_ document: JSONPatch.Version, for key: ViewKey, eventID: Int64) -> UInt64 {
+            guard subscribers.hasPatchFollowers(key) else {
+                patchBases[key] = nil
+                return TopicUpdate.unknown
+            }
+            let version = nextVersion()
+            patchBases[key] = PatchBase(version: version, eventID: eventID, document: document)
+            return version
+        }
+    }
+}
