@@ -4,7 +4,7 @@
 // that sets a new password (which ends every other session).
 
 import { h, fill } from "./dom.js";
-import { call } from "./api.js";
+import { call } from "./client/http.js";
 import { pushIsOn, pushSupported, turnPushOff, turnPushOn } from "./push.js";
 
 /** Fills `panel` with the notification toggle, the sessions and the password form; call it each time the menu opens. */

@@ -1,32 +1,42 @@
 // The page: who is signed in, which screen shows, the header's badge and
 // connection state, and the notification banner. Screens draw view models;
-// this file only routes between them and hands them live events.
+// the client (./client/) brings them, from the store first and then live,
+// and this file routes between screens and hands them what comes.
 
 import { h, fill } from "./dom.js";
-import { call, APIError } from "./api.js";
-import { LiveStream } from "./live.js";
+import { TailorClient } from "./client/client.js";
+import { kindOf } from "./client/topics.js";
 import { showAccount } from "./account.js";
 import { listenForOpenRequests, turnPushOff } from "./push.js";
-import { registerServiceWorker, forgetStoredViews } from "./offline.js";
-import * as outbox from "./outbox.js";
+import { registerServiceWorker } from "./offline.js";
 import { signInScreen } from "./session.js";
 import { chatListScreen, chatScreen } from "./chats.js";
 import { orderListScreen, orderScreen } from "./orders.js";
 
 const element = (id) => document.getElementById(id);
-const page = { user: null, screen: null, navigation: 0, unread: 0, bannerTimer: null };
-const live = new LiveStream({ onEvent: receive, onState: showConnection });
+const client = await TailorClient.open();
+const page = { user: null, screen: null, navigation: 0, unread: 0, bannerTimer: null, following: [], badge: null, connection: "connecting",
+  patchesApplied: 0 };
 
 /** What a screen may ask of the page. */
 const context = {
+  client,
   get user() { return page.user; },
+  /** "connecting", "live", "reconnecting" or "offline". */
+  get connection() { return page.connection; },
   navigate(hash) { location.hash = hash; },
-  signedIn(user) { page.user = user; showRoute(); },
+  async signedIn(user) {
+    await client.signedIn(user);
+    page.user = user;
+    showRoute();
+  },
   /** An error a screen cannot handle itself: a lost session signs out. */
   failed(error) {
-    if (error instanceof APIError && error.status === 401) signedOut();
+    if (error.status === 401) client.forget({ tellOthers: true });
     else console.warn(error);
   },
+  /** The screen's title changed with its view model. */
+  titled() { showTitle(); },
 };
 
 const routes = [
@@ -44,42 +54,50 @@ function screenForLocation() {
   return null;
 }
 
-async function showRoute() {
+function showRoute() {
   const navigation = ++page.navigation;
   page.screen?.leave?.();
-  if (!page.user) {
-    live.close();
-    showSignedIn(null);
-    return show(signInScreen(context));
-  }
+  for (const stop of page.following) stop();
+  page.following = [];
   showSignedIn(page.user);
+  if (!page.user) return show(signInScreen(context));
+  followBadge();
   const screen = screenForLocation();
   if (!screen) return context.navigate("#/chats");
   show(screen);
-  live.close();
-  try {
-    // The screen's current view models first, then a stream that resumes
-    // after the last event seen: nothing is missed in between.
-    await screen.load();
-    showTitle();
-    const badge = await call("GET", "/api/badge");
-    if (navigation !== page.navigation) return;
-    showBadge(badge.unread);
-    live.follow(["badge", ...screen.topics]);
-  } catch (error) {
-    if (navigation !== page.navigation) return;
-    if (error instanceof APIError && error.status === 401) return signedOut();
-    fill(element("screen"), h("section", { class: "missing" },
-      h("h1", { tabindex: "-1" }, error.status === 404 ? "Not found" : "Something went wrong"),
-      h("p", { role: "alert" }, error.message),
-      h("p", {}, h("a", { href: "#/chats" }, "Back to chats"))));
+  // Each view model the screen shows: the stored one at once, then the server's, then live.
+  for (const topic of screen.topics) {
+    page.following.push(client.viewModel(topic,
+      (viewModel, { patched } = {}) => {
+        if (navigation !== page.navigation) return;
+        // Counted where a test (or a curious person) can see that patches are used.
+        if (patched) document.documentElement.dataset.patchesApplied = String(++page.patchesApplied);
+        screen.receive(kindOf(topic), viewModel);
+        showTitle();
+      },
+      (error) => { if (navigation === page.navigation) showMissing(error); }));
   }
+}
+
+/** The header's unread count, followed while someone is signed in. */
+function followBadge() {
+  page.badge ??= client.viewModel("badge", (badge) => showBadge(badge.unread));
+}
+
+function showMissing(error) {
+  const heading = error.status === 404 ? "Not found" : error.status === 0 ? "Offline" : "Something went wrong";
+  const text = error.status === 0 ? "This screen was not kept on this device. It shows once the server answers again." : error.message;
+  fill(element("screen"), h("section", { class: "missing" },
+    h("h1", { tabindex: "-1" }, heading),
+    h("p", { role: "alert" }, text),
+    h("p", {}, h("a", { href: "#/chats" }, "Back to chats"))));
 }
 
 function show(screen) {
   page.screen = screen;
   fill(element("screen"), screen.element);
   showTitle();
+  screen.connectionChanged?.(page.connection);
   for (const link of element("nav").querySelectorAll("a")) {
     const current = location.hash.startsWith(link.getAttribute("href"));
     if (current) link.setAttribute("aria-current", "page");
@@ -87,12 +105,6 @@ function show(screen) {
   }
   // Moves keyboard and screen-reader focus to the new screen.
   (screen.element.querySelector("h1") ?? element("screen")).focus({ preventScroll: true });
-}
-
-function receive(name, data) {
-  if (name === "badge") showBadge(data.unread);
-  if (name === "notification") showNotification(data);
-  page.screen?.receive?.(name, data);
 }
 
 function showSignedIn(user) {
@@ -130,25 +142,21 @@ function showTitle() {
 
 const connectionTexts = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", offline: "Offline" };
 
-function showConnection(state) {
+client.onState((state) => {
+  page.connection = state;
   const connection = element("connection");
   connection.textContent = connectionTexts[state];
   connection.dataset.state = state;
-  // The server answers again: what was written meanwhile goes now.
-  if (state === "live") sendWaitingMessages();
-}
+  page.screen?.connectionChanged?.(state);
+});
 
-/** Sends the messages written while the server was away, and tells the screens. */
-function sendWaitingMessages() {
-  if (!page.user) return;
-  outbox.sendWaiting((entry, answer, failure) => {
-    window.dispatchEvent(new CustomEvent("tailor-outbox-sent", { detail: { entry, answer, failure } }));
-  });
-}
-window.addEventListener("online", sendWaitingMessages);
+// A message of the outbox went, from this tab or another: the chat screen replaces its copy.
+client.onSent((entry, result) => {
+  window.dispatchEvent(new CustomEvent("tailor-outbox-sent", { detail: { entry, result } }));
+});
 
-/** The in-app banner for a message in a chat this screen does not show. */
-function showNotification(notification) {
+/** The in-app banner for a message in a chat no tab shows. */
+client.onNotification((notification) => {
   const banner = element("banner");
   const open = () => { banner.hidden = true; context.navigate(`#/chats/${notification.chatId}`); };
   fill(banner, h("button", { type: "button", class: "banner-open", onclick: open },
@@ -157,12 +165,16 @@ function showNotification(notification) {
   banner.hidden = false;
   clearTimeout(page.bannerTimer);
   page.bannerTimer = setTimeout(() => { banner.hidden = true; }, 8000);
-}
+});
 
-async function signedOut() {
-  live.close();
-  forgetStoredViews();
-  outbox.clear();
+// Signed in or out in another tab, or the session ended (a 401): the page follows.
+client.onSession((user) => {
+  if (user) {
+    page.user = user;
+    return showRoute();
+  }
+  page.badge?.();
+  page.badge = null;
   element("account").open = false;
   sessionStorage.removeItem("tailor-token");
   page.user = null;
@@ -170,12 +182,11 @@ async function signedOut() {
   showAppBadge(0);
   element("banner").hidden = true;
   showRoute();
-}
+});
 
 element("sign-out").addEventListener("click", async () => {
   try { await turnPushOff(); } catch (error) { console.warn(error); }
-  try { await call("DELETE", "/api/session"); } catch (error) { console.warn(error); }
-  signedOut();
+  await client.signOut();
 });
 
 element("account").addEventListener("toggle", () => {
@@ -185,14 +196,12 @@ element("account").addEventListener("toggle", () => {
 window.addEventListener("hashchange", showRoute);
 listenForOpenRequests((chatId) => { location.hash = `#/chats/${chatId}`; });
 
-async function start() {
-  registerServiceWorker();
-  try {
-    page.user = (await call("GET", "/api/me")).user;
-  } catch (error) {
-    if (!(error instanceof APIError && error.status === 401)) console.warn(error);
-  }
+registerServiceWorker();
+// Whoever was signed in here shows at once, from the store; the server then says whether they still are.
+page.user = await client.start();
+showRoute();
+client.currentUser().then((user) => {
+  if (user?.id === page.user?.id) return;
+  page.user = user;
   showRoute();
-}
-
-start();
+}, (error) => console.warn(error));

@@ -2,8 +2,8 @@
 // they come; the only state of their own is the composer's optimistic copies.
 
 import { h, fill, fields } from "./dom.js";
-import { call, perform } from "./api.js";
-import * as outbox from "./outbox.js";
+import { call, perform } from "./client/http.js";
+import { newClientId } from "./client/client.js";
 
 export function chatListScreen(context) {
   let viewModel = null;     // the first page, as the stream sends it
@@ -84,15 +84,8 @@ export function chatListScreen(context) {
     title: "Chats",
     topics: ["chats"],
     element,
-    async load() { draw(await call("GET", "/api/chats")); },
     receive(name, data) { if (name === "chats") draw(data); },
   };
-}
-
-/** A client id for a message, so that a retried send is stored once. */
-function newClientId() {
-  if (crypto.randomUUID) return crypto.randomUUID();
-  return Date.now().toString(36) + Math.random().toString(36).slice(2);
 }
 
 const stateTexts = { sending: "Sending", waiting: "Waiting for the server", sent: "Sent", read: "Read", failed: "Not sent" };
@@ -162,39 +155,42 @@ export function chatScreen(context, id) {
   }
 
   /**
-   * Shows the message as "sending" at once; the server's copy replaces it. One
-   * the server cannot take now waits in the outbox, shown as waiting, and goes
-   * when the server answers again, even from another tab or a later visit.
+   * Shows the message as "sending" at once; the server's copy replaces it. It
+   * is kept in the outbox first: one the server cannot take now shows as
+   * waiting, and goes when the server answers again, even from another tab
+   * or a later visit.
    */
   async function send(clientId, text) {
     showPending(clientId, text, "sending");
     draw();
-    try {
-      const answer = await call(viewModel.actions.send.method, viewModel.actions.send.href, { text, clientId });
+    settled(clientId, await context.client.send(id, text, clientId));
+  }
+
+  /** What became of a message of ours: taken, waiting for the server, or refused. */
+  function settled(clientId, { answer, waiting, refused }) {
+    if (!pending.has(clientId)) return;
+    if (answer) {
       taken(clientId, answer);
-      outbox.forget(clientId);
       error.textContent = "";
-    } catch (failure) {
-      if (outbox.isPassing(failure)) {
-        outbox.keep({ chatId: id, clientId, text });
-        pending.get(clientId).state = "waiting";
-        error.textContent = "Not sent yet: it goes as soon as the server answers.";
-      } else {
-        pending.get(clientId).state = "failed";
-        error.textContent = failure.message;
-      }
+    } else if (waiting) {
+      pending.get(clientId).state = "waiting";
+      error.textContent = "Not sent yet: it goes as soon as the server answers.";
+    } else {
+      pending.get(clientId).state = "failed";
+      error.textContent = refused.message;
     }
     draw();
   }
 
-  for (const entry of outbox.waiting()) if (entry.chatId === id) showPending(entry.clientId, entry.text, "waiting");
+  // Messages written before, in this tab or another, that still wait for the server.
+  context.client.waiting(id).then((entries) => {
+    for (const entry of entries) if (!pending.has(entry.clientId)) showPending(entry.clientId, entry.text, "waiting");
+    draw();
+  });
   /** The outbox sent a message, maybe of this chat. */
   function outboxSent(event) {
-    const { entry, answer, failure } = event.detail;
-    if (entry.chatId !== id || !pending.has(entry.clientId)) return;
-    if (answer) taken(entry.clientId, answer);
-    else { pending.get(entry.clientId).state = "failed"; error.textContent = failure.message; }
-    draw();
+    const { entry, result } = event.detail;
+    if (entry.chatId === id) settled(entry.clientId, result);
   }
   window.addEventListener("tailor-outbox-sent", outboxSent);
 
@@ -269,13 +265,11 @@ export function chatScreen(context, id) {
     title: "Chat",
     topics: [`chat:${id}`],
     element,
-    async load() {
-      viewModel = await call("GET", `/api/chats/${encodeURIComponent(id)}`);
-      this.title = viewModel.title;
-      draw();
-    },
     receive(name, data) {
-      if (name === "chat" && data.id === id) { viewModel = data; draw(); }
+      if (name !== "chat" || data.id !== id) return;
+      viewModel = data;
+      this.title = data.title;
+      draw();
     },
     leave() {
       document.removeEventListener("visibilitychange", markReadWhenSeen);

@@ -1,5 +1,6 @@
-// The service worker that lets the page open, with what it showed before,
-// while the server cannot be reached (see /service-worker.js), and takes pushes.
+// The service worker that keeps the page's own files, so that the page
+// opens while the server cannot be reached (see /service-worker.js), and
+// takes pushes.
 
 export const workerPath = "/service-worker.js";
 
@@ -10,9 +11,4 @@ export function registerServiceWorker() {
     console.warn("the page will not open offline:", error.message);
     return null;
   });
-}
-
-/** Forgets every view model kept for offline use: the person signed out. */
-export async function forgetStoredViews() {
-  if ("caches" in window) await caches.delete("tailor-views");
 }

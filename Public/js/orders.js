@@ -4,7 +4,7 @@
 // decides which status moves, filters or currencies there are.
 
 import { h, fill, fields } from "./dom.js";
-import { call, perform } from "./api.js";
+import { call, perform } from "./client/http.js";
 
 const defaults = { sort: "newest", layout: "list", q: "", status: "" };
 /** How long typing must pause before the search goes out. */
@@ -20,9 +20,30 @@ function offer(select, choices) {
   fill(select, choices.map((choice) => h("option", { value: choice.value }, choice.label)));
 }
 
+/**
+ * Orders change only on the server, at once: while it cannot be reached,
+ * their buttons are disabled and `note` says why. Gives the function that
+ * applies a connection state to what `container` shows now.
+ */
+function needingTheServer(container, note) {
+  return (state) => {
+    const away = state === "offline";
+    for (const button of container.querySelectorAll("[data-needs-server]")) {
+      button.disabled = away || button.dataset.needsServer === "not-ready";
+    }
+    note.hidden = !away;
+  };
+}
+
+const offlineText = "Offline: orders are placed and changed once the server answers again.";
+
+function offlineNote() {
+  return h("p", { class: "offline-note", role: "status", hidden: true }, offlineText);
+}
+
 function actionButtons(actions, done, error) {
   return h("div", { class: "actions" }, actions.map((action) =>
-    h("button", { type: "button", "data-action": action.name, onclick: async () => {
+    h("button", { type: "button", "data-action": action.name, "data-needs-server": "", onclick: async () => {
       error.textContent = "";
       try { done(await perform(action)); } catch (failure) { error.textContent = failure.message; }
     } }, action.label)));
@@ -108,18 +129,21 @@ export function orderListScreen(context) {
       item.date !== undefined && h("time", { datetime: item.createdAt }, item.date),
       item.itemCount !== undefined && h("span", { class: "pieces" }, item.itemCount === 1 ? "1 piece" : `${item.itemCount} pieces`),
       item.actions && actionButtons(item.actions, () => {}, error))));
+    showConnection(context.connection);
   }
 
   const newOrder = newOrderForm(context);
+  const note = offlineNote();
   const element = h("section", { class: "orders", "aria-labelledby": "orders-title" },
     h("h1", { id: "orders-title", tabindex: "-1" }, "Orders"),
-    controls, summary, error, list, moreButton, newOrder.element);
+    controls, summary, note, error, list, moreButton, newOrder.element);
+  const showConnection = needingTheServer(element, note);
 
   return {
     title: "Orders",
     topics: ["orders"],
     element,
-    load: refresh,
+    connectionChanged: showConnection,
     receive(name, data) {
       if (name !== "orders") return;
       // The stream carries the default view; other choices are asked for anew.
@@ -165,7 +189,8 @@ function newOrderForm(context) {
   }
 
   addLine();
-  const placeButton = h("button", { type: "submit", disabled: true }, "Place order");
+  // Ready once the currencies to choose from came with the list.
+  const placeButton = h("button", { type: "submit", disabled: true, "data-needs-server": "not-ready" }, "Place order");
   return {
     element: h("details", { class: "new-order" },
       h("summary", {}, "New order"),
@@ -180,7 +205,8 @@ function newOrderForm(context) {
     offer(currencies) {
       for (const { code, minorUnits: perUnit } of currencies) minorUnits.set(code, perUnit);
       offer(currency, currencies.map(({ code }) => ({ value: code, label: code })));
-      placeButton.disabled = false;
+      placeButton.dataset.needsServer = "";
+      placeButton.disabled = context.connection === "offline";
     },
   };
 }
@@ -209,7 +235,8 @@ export function orderScreen(context, id) {
         h("tbody", {}, order.lines.map((line) => h("tr", {},
           h("td", {}, line.title), h("td", {}, line.quantity), h("td", {}, line.unitPrice), h("td", {}, line.lineTotal))))),
       actionButtons(order.actions, draw, error),
-      h("button", { type: "button", class: "quiet danger", onclick: remove }, "Delete order"));
+      h("button", { type: "button", class: "quiet danger", "data-needs-server": "", onclick: remove }, "Delete order"));
+    showConnection(context.connection);
   }
 
   async function remove() {
@@ -222,18 +249,20 @@ export function orderScreen(context, id) {
     }
   }
 
+  const note = offlineNote();
   const element = h("section", { class: "order-screen", "aria-labelledby": "order-title" },
-    h("a", { class: "back", href: "#/orders" }, "← Orders"), title, error, body);
+    h("a", { class: "back", href: "#/orders" }, "← Orders"), title, note, error, body);
+  const showConnection = needingTheServer(element, note);
 
   return {
     title: "Order",
     topics: [`order:${id}`],
     element,
-    async load() {
-      const order = await call("GET", `/api/orders/${encodeURIComponent(id)}`);
-      this.title = order.name;
-      draw(order);
+    connectionChanged: showConnection,
+    receive(name, data) {
+      if (name !== "order" || data.id !== id) return;
+      this.title = data.deleted ? "Order deleted" : data.name;
+      draw(data);
     },
-    receive(name, data) { if (name === "order" && data.id === id) draw(data); },
   };
 }

@@ -1,6 +1,6 @@
 // "Notify me": Web Push, for a message that comes while no tab shows its
 // chat. Permission is asked for only when the user presses the toggle.
-import { call } from "./api.js";
+import { call } from "./client/http.js";
 import { workerPath } from "./offline.js";
 
 /** Whether this browser can take pushes at all. */

@@ -2,7 +2,7 @@
 // name and password, or with a token from another browser.
 
 import { h, fields } from "./dom.js";
-import { call } from "./api.js";
+import { call } from "./client/http.js";
 
 export function signInScreen(context) {
   const signUpError = h("p", { class: "error", id: "sign-up-error", role: "alert" });

@@ -9,13 +9,12 @@ are saved in a temporary folder, whose path is printed.
 Usage: web_client_test.py TAILOR_EXECUTABLE PUBLIC_FOLDER
        TAILOR_TEST_URL=http://127.0.0.1:8080 web_client_test.py [PUBLIC_FOLDER]
 The second form runs against a server already running there, such as the
-servers behind nginx that scripts/cluster starts.
+servers behind nginx that scripts/cluster starts. What the page does with the
+server away is offline_test.py's.
 """
 
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,137 +23,19 @@ import urllib.parse
 import urllib.request
 import uuid
 
-import websocket
 
-from selenium import webdriver
-from selenium.common.exceptions import TimeoutException, WebDriverException
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions as shown
-from selenium.webdriver.support.ui import Select, WebDriverWait
-
-RUNNING = os.environ.get("TAILOR_TEST_URL")
-EXECUTABLE = None if RUNNING else sys.argv[1]
-PUBLIC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "Public")
-WAIT = 15  # seconds for anything to appear; the page is live, so nothing is polled by us
-PAGE_BUDGET = 100 * 1024
-PHONE, DESKTOP = (390, 844), (1280, 900)
+from support import (DESKTOP, PAGE_BUDGET, PHONE, PUBLIC, RUNNING, WAIT, By, DevTools, Keys, PageTest,
+                     Select, Server, browser, shown)
 
 
-class Server:
-    """`tailor` on 127.0.0.1 with a kernel-chosen port and a database in a temp folder."""
-
-    def __init__(self, folder):
-        if RUNNING:
-            self.process, self.url = None, RUNNING.rstrip("/")
-            return
-        self.folder = folder
-        self.start("0")
-
-    def start(self, port):
-        self.process = subprocess.Popen(
-            [EXECUTABLE, "--port", port, "--db", os.path.join(self.folder, "tailor.sqlite"),
-             "--public", PUBLIC, "--bot-delay", "0.2", "--log-level", "warning"],
-            stdout=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline()
-        match = re.search(r"listening on (http://\S+)", line)
-        if not match:
-            self.process.kill()
-            raise RuntimeError(f"the server did not start: {line!r}")
-        self.url = match.group(1)
-
-    def restart(self):
-        """The same server again, on its port and database, after `stop`."""
-        self.process.stdout.close()
-        self.start(self.url.rsplit(":", 1)[1])
-
-    def stop(self):
-        if self.process is None:
-            return
-        self.process.terminate()
-        if self.process.wait(timeout=10) != 0:
-            raise RuntimeError(f"the server exited with {self.process.returncode}")
-
-
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_window_size(*DESKTOP)
-    return driver
-
-
-class DevTools:
-    """A DevTools connection of our own to a browser's page, to read the events
-    it sends, which Selenium's commands do not return."""
-
-    def __init__(self, driver):
-        address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
-        with urllib.request.urlopen(f"http://{address}/json/list") as answer:
-            pages = [target for target in json.load(answer) if target["type"] == "page"]
-        # Without an Origin header: the browser refuses connections from pages.
-        self.socket = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=WAIT,
-                                                  suppress_origin=True)
-        self.last_id = 0
-        self.unread = []
-
-    def command(self, method, params=None):
-        self.last_id += 1
-        self.socket.send(json.dumps({"id": self.last_id, "method": method, "params": params or {}}))
-        return self.last_id
-
-    def call(self, method, params=None):
-        """Sends a command and waits for its answer; the events before it stay unread."""
-        sent = self.command(method, params)
-        answer = self.next(lambda message: message.get("id") == sent, WAIT)
-        if answer is None or "error" in answer:
-            raise AssertionError(f"{method} failed: {answer}")
-        return answer.get("result")
-
-    def wait_for(self, method, matches, seconds):
-        """The params of the first event named `method` that `matches`."""
-        event = self.next(lambda message: message.get("method") == method and matches(message["params"]), seconds)
-        return event and event["params"]
-
-    def next(self, wanted, seconds):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            unread = [message for message in self.unread if wanted(message)]
-            if unread:
-                self.unread.remove(unread[0])
-                return unread[0]
-            self.socket.settimeout(max(0.1, deadline - time.time()))
-            try:
-                self.unread.append(json.loads(self.socket.recv()))
-            except websocket.WebSocketTimeoutException:
-                break
-        return None
-
-    def drain(self):
-        """What is left to read now."""
-        left = []
-        while True:
-            self.socket.settimeout(0.2)
-            try:
-                left.append(json.loads(self.socket.recv()))
-            except websocket.WebSocketTimeoutException:
-                return left
-
-    def close(self):
-        self.socket.close()
-
-
-class WebClientTest(unittest.TestCase):
+class WebClientTest(PageTest):
     @classmethod
     def setUpClass(cls):
         cls.folder = tempfile.mkdtemp(prefix="tailor-browser-")
         cls.shots = os.path.join(cls.folder, "screenshots")
         os.makedirs(cls.shots)
         cls.server = Server(cls.folder)
+        cls.origin = cls.server.url
         cls.alice, cls.bob = browser(), browser()
         suffix = uuid.uuid4().hex[:6]
         cls.alice_name, cls.bob_name = f"alice_{suffix}", f"bob_{suffix}"
@@ -165,53 +46,6 @@ class WebClientTest(unittest.TestCase):
             driver.quit()
         cls.server.stop()
         print(f"screenshots: {cls.shots}", file=sys.stderr)
-
-    # Helpers
-
-    def wait(self, driver, condition, message):
-        try:
-            return WebDriverWait(driver, WAIT).until(condition)
-        except TimeoutException:
-            self.fail(f"{message}; the page shows:\n{driver.find_element(By.TAG_NAME, 'body').text}")
-
-    def find(self, driver, selector, message=None):
-        return self.wait(driver, shown.visibility_of_element_located((By.CSS_SELECTOR, selector)),
-                         message or f"{selector} never showed")
-
-    def text_in(self, driver, selector, text):
-        self.wait(driver, shown.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text),
-                  f"{selector} never said {text!r}")
-
-    def sign_up(self, driver, name):
-        driver.get(self.server.url + "/")
-        field = self.find(driver, "#sign-up-name")
-        field.send_keys(name, Keys.ENTER)
-        self.text_in(driver, "#who-name", name)
-        self.text_in(driver, "#connection", "Live")
-
-    def open_chat_with(self, driver, contact):
-        driver.get(self.server.url + "/#/chats")
-        field = self.find(driver, "#new-chat-contact")
-        field.clear()
-        field.send_keys(contact, Keys.ENTER)
-        self.text_in(driver, "#chat-title", contact)
-        self.text_in(driver, "#connection", "Live")
-
-    def send(self, driver, text):
-        self.find(driver, "#composer-text").send_keys(text, Keys.ENTER)
-
-    def screenshot(self, driver, name):
-        for label, size in (("phone", PHONE), ("desktop", DESKTOP)):
-            driver.set_window_size(*size)
-            time.sleep(0.3)  # let the layout settle before the picture; nothing is asserted on it
-            driver.save_screenshot(os.path.join(self.shots, f"{name}-{label}.png"))
-        driver.set_window_size(*DESKTOP)
-
-    def script_errors(self, driver):
-        # Failed requests (a 401 before sign-in, a 422 shown in a form) are the
-        # network's log, not the page's: only the page's own errors count.
-        return [entry for entry in driver.get_log("browser")
-                if entry["level"] == "SEVERE" and entry.get("source") != "network"]
 
     # The scenario, in order
 
@@ -513,68 +347,6 @@ class WebClientTest(unittest.TestCase):
     def test_5_no_script_errors(self):
         for driver in (self.alice, self.bob):
             self.assertEqual(self.script_errors(driver), [])
-
-    def test_6_the_page_opens_from_its_store_with_the_server_stopped(self):
-        # Last: it stops the server. Behind nginx the servers are not ours to stop.
-        if RUNNING:
-            self.skipTest("the servers behind nginx are not this test's to stop")
-        alice = self.alice
-        alice.get(self.server.url + "/")
-        if alice.find_elements(By.CSS_SELECTOR, "#sign-out") and alice.find_element(By.ID, "sign-out").is_displayed():
-            alice.find_element(By.ID, "sign-out").click()
-        name = "olive_" + self.alice_name.split("_")[-1]
-        self.sign_up(alice, name)
-        self.open_chat_with(alice, self.bob_name)
-        self.send(alice, "kept for later")
-        alice.get(self.server.url + "/#/chats")
-        self.text_in(alice, ".chat-list", "kept for later")
-        # The service worker keeps what pages it controls load: from the next load on.
-        alice.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[arguments.length - 1]())")
-        alice.refresh()
-        self.wait(alice, lambda driver: driver.execute_script("return navigator.serviceWorker.controller !== null"),
-                  "no service worker controls the page")
-        self.text_in(alice, "#connection", "Live")
-        # The chat's screen, read once while the worker keeps it.
-        self.find(alice, ".chat-list .chat-item").click()
-        self.text_in(alice, "#chat-title", self.bob_name)
-        self.text_in(alice, ".messages", "kept for later")
-        type(self).offline_chat = alice.current_url
-        alice.get(self.server.url + "/#/chats")
-        self.find(alice, ".chat-list .chat-item")
-        shown = alice.find_element(By.CSS_SELECTOR, ".chat-list").text
-        self.server.stop()
-        alice.refresh()
-        self.wait(alice, lambda driver: driver.find_element(By.CSS_SELECTOR, ".chat-list").text == shown,
-                  "the page did not open with the chats it showed before the server stopped")
-        self.assertEqual(alice.find_element(By.ID, "who-name").text, name)
-
-    def test_7_a_message_written_offline_is_sent_once_when_the_server_is_back(self):
-        if RUNNING:
-            self.skipTest("the servers behind nginx are not this test's to stop")
-        alice = self.alice
-        mine = '.message.mine'
-        def texts(driver):
-            return [element.text for element in driver.find_elements(By.CSS_SELECTOR, mine + " .text")]
-        # The server is still stopped (the test before): the chat opens from the store.
-        alice.get(self.offline_chat)
-        self.text_in(alice, ".messages", "kept for later")
-        self.send(alice, "written offline")
-        self.find(alice, mine + ".waiting")
-        # The tab is closed and opened again meanwhile: the message still waits.
-        alice.refresh()
-        self.text_in(alice, ".messages", "kept for later")
-        self.wait(alice, lambda driver: "written offline" in texts(driver) and driver.find_elements(By.CSS_SELECTOR, mine + ".waiting"),
-                  "the message written offline was lost with the tab")
-        self.server.restart()
-        self.text_in(alice, "#connection", "Live")
-        self.wait(alice, lambda driver: not driver.find_elements(By.CSS_SELECTOR, mine + ".waiting") and texts(driver).count("written offline") == 1,
-                  "the waiting message was not sent once the server was back")
-        # Stored once: a fresh read has it once.
-        alice.refresh()
-        self.text_in(alice, "#connection", "Live")
-        self.text_in(alice, ".messages", "written offline")
-        self.assertEqual(texts(alice).count("written offline"), 1)
-        self.assertEqual(alice.execute_script("return localStorage.getItem('tailor-outbox')"), "[]")
 
 
 if __name__ == "__main__":

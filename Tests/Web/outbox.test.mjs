@@ -1,15 +1,13 @@
-// The page's outbox alone: messages kept in order, sent oldest first with
-// their clientId, kept while the server is away, forgotten once taken or
-// refused for good. localStorage and fetch are fakes of the test's own.
+// The client's outbox alone: a message is kept before it is sent, sent with
+// its clientId, kept while the server is away, sent again oldest first, and
+// forgotten once taken or refused for good. The store is the memory one
+// (no IndexedDB in Node) and fetch is a fake of the test's own.
 import { test, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 
-const stored = new Map();
-globalThis.localStorage = {
-  getItem: (key) => (stored.has(key) ? stored.get(key) : null),
-  setItem: (key, value) => stored.set(key, String(value)),
-  removeItem: (key) => stored.delete(key),
-};
+import { Outbox, isPassing } from "../../Public/js/client/outbox.js";
+import { openStore } from "../../Public/js/client/store.js";
+
 let answer = () => { throw new TypeError("no server"); };
 const asked = [];
 globalThis.fetch = async (href, options) => {
@@ -19,49 +17,71 @@ globalThis.fetch = async (href, options) => {
 function json(status, body) {
   return { status, ok: status < 300, text: async () => JSON.stringify(body) };
 }
+const away = () => { throw new TypeError("away"); };
 
-const outbox = await import("../../Public/js/outbox.js");
-const entry = (clientId, chatId = "7") => ({ chatId, clientId, text: `text ${clientId}` });
-
-beforeEach(() => {
-  stored.clear();
+let store, outbox;
+beforeEach(async () => {
+  store = await openStore({ indexedDB: null });
+  outbox = new Outbox(store.outbox);
   asked.length = 0;
 });
 
-test("messages wait in the order written; one written again takes its new place", () => {
-  outbox.keep(entry("a"));
-  outbox.keep(entry("b"));
-  outbox.keep(entry("a"));
-  assert.deepEqual(outbox.waiting().map((kept) => kept.clientId), ["b", "a"]);
-  outbox.forget("b");
-  assert.deepEqual(outbox.waiting().map((kept) => kept.clientId), ["a"]);
-  outbox.clear();
-  assert.deepEqual(outbox.waiting(), []);
+const ids = async (chatId) => (await outbox.waiting(chatId)).map((kept) => kept.clientId);
+
+test("a message is kept before it is sent, and forgotten once the server has it", async () => {
+  answer = async () => {
+    assert.deepEqual(await ids(), ["a"], "kept while its request is out");
+    return json(201, { message: { id: "1" } });
+  };
+  const result = await outbox.send("7", "a", "hello");
+  assert.deepEqual(result.answer, { message: { id: "1" } });
+  assert.deepEqual(asked, [{ href: "/api/chats/7/messages", body: { text: "hello", clientId: "a" } }]);
+  assert.deepEqual(await ids(), []);
 });
 
-test("sent oldest first with their clientId; the server away stops the rest, which wait", async () => {
-  for (const clientId of ["a", "b", "c"]) outbox.keep(entry(clientId));
-  answer = (href) => (asked.length === 1 ? json(201, { message: { id: "1" } }) : (() => { throw new TypeError("away"); })());
+test("with the server away a message waits, in the order written, by chat", async () => {
+  answer = away;
+  assert.ok((await outbox.send("7", "a", "one")).waiting);
+  assert.ok((await outbox.send("8", "b", "two")).waiting);
+  assert.ok((await outbox.send("7", "c", "three")).waiting);
+  assert.deepEqual(await ids(), ["a", "b", "c"]);
+  assert.deepEqual(await ids("7"), ["a", "c"]);
+  await store.clear();
+  assert.deepEqual(await ids(), []);
+});
+
+test("sent again oldest first with their clientId; the server away stops the rest, which wait", async () => {
+  answer = away;
+  for (const clientId of ["a", "b", "c"]) await outbox.send("7", clientId, `text ${clientId}`);
+  asked.length = 0;
+  answer = () => (asked.length === 1 ? json(201, { message: { id: "1" } }) : away());
   const done = [];
-  await outbox.sendWaiting((kept, sent, failure) => done.push([kept.clientId, Boolean(sent), failure?.status]));
-  assert.deepEqual(done, [["a", true, undefined]]);
+  await outbox.sendWaiting((kept, result) => done.push([kept.clientId, Boolean(result.answer)]));
+  assert.deepEqual(done, [["a", true]]);
   assert.deepEqual(asked.map((request) => request.body.clientId), ["a", "b"]);
-  assert.equal(asked[0].href, "/api/chats/7/messages");
-  assert.deepEqual(outbox.waiting().map((kept) => kept.clientId), ["b", "c"]);
+  assert.deepEqual(await ids(), ["b", "c"]);
 });
 
 test("one refused for good is forgotten and said; one the server cannot take now waits", async () => {
-  outbox.keep(entry("b"));
-  outbox.keep(entry("c"));
-  outbox.keep(entry("d"));
+  answer = away;
+  for (const clientId of ["b", "c", "d"]) await outbox.send("7", clientId, `text ${clientId}`);
   const answers = [json(403, { error: { code: "blocked", message: "blocked" } }), json(200, { message: { id: "2" } }),
                    json(503, { error: { code: "unavailable", message: "later" } })];
   answer = () => answers.shift();
   const done = [];
-  await outbox.sendWaiting((kept, sent, failure) => done.push([kept.clientId, Boolean(sent), failure?.code]));
-  assert.deepEqual(done, [["b", false, "blocked"], ["c", true, undefined]]);
-  assert.deepEqual(outbox.waiting().map((kept) => kept.clientId), ["d"]);
-  assert.equal(outbox.isPassing({ status: 0 }), true);
-  assert.equal(outbox.isPassing({ status: 429 }), true);
-  assert.equal(outbox.isPassing({ status: 422 }), false);
+  await outbox.sendWaiting((kept, result) => done.push([kept.clientId, result.answer ? "sent" : result.refused.code]));
+  assert.deepEqual(done, [["b", "blocked"], ["c", "sent"]]);
+  assert.deepEqual(await ids(), ["d"]);
+  assert.equal(isPassing({ status: 0 }), true);
+  assert.equal(isPassing({ status: 429 }), true);
+  assert.equal(isPassing({ status: 422 }), false);
+});
+
+test("two calls at once send each message once", async () => {
+  answer = away;
+  await outbox.send("7", "a", "once");
+  asked.length = 0;
+  answer = () => json(201, { message: { id: "1" } });
+  await Promise.all([outbox.sendWaiting(() => {}), outbox.sendWaiting(() => {})]);
+  assert.deepEqual(asked.map((request) => request.body.clientId), ["a"]);
 });

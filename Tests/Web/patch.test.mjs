@@ -3,7 +3,7 @@
 // starts over from whole view models.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyPatch } from "../../Public/js/patch.js";
+import { applyPatch } from "../../Public/js/client/patch.js";
 
 test("add, replace and remove as the server sends them", () => {
   const chat = { title: "bob", unreadMessageCount: 0, messages: [{ id: "1", text: "hi" }] };
