@@ -37,7 +37,14 @@ export class TailorClient {
     this.session = typeof BroadcastChannel === "function" ? new BroadcastChannel("tailor-session") : null;
     if (this.session) this.session.onmessage = (message) => this.heardSession(message.data);
     globalThis.addEventListener?.("online", () => this.sendWaiting());
-    globalThis.addEventListener?.("pagehide", () => this.tabs?.leave());
+    // A tab that goes away hands the stream over at once; one the browser brings back joins again.
+    globalThis.addEventListener?.("pagehide", () => {
+      this.tabs?.leave();
+      this.tabs = null;
+    });
+    globalThis.addEventListener?.("pageshow", async (event) => {
+      if (event.persisted && !this.tabs && (await this.storedUser())) await this.join();
+    });
   }
 
   // Listeners: each `on…` gives a function that stops listening.
