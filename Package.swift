@@ -8,6 +8,9 @@ let package = Package(
     products: [
         .executable(name: "tailor", targets: ["tailor"]),
         .executable(name: "tailor-load", targets: ["tailor-load"]),
+        // For apps: typed view models that stay live, resume, and load from disk.
+        .library(name: "TailorClient", targets: ["TailorClient"]),
+        .executable(name: "tailor-chat", targets: ["tailor-chat"]),
         // Preloaded into a server by the allocation budget tests; never linked into it.
         .library(name: "TailorAllocationCounter", type: .dynamic, targets: ["CAllocationCounter"]),
     ],
@@ -131,13 +134,20 @@ let package = Package(
             ]
         ),
 
+        // The client for apps: Foundation's URLSession only, nothing of the server's.
+        .target(name: "TailorClient"),
+
+        // `tailor-chat`: a small terminal chat on the client's public API.
+        .executableTarget(name: "tailor-chat", dependencies: ["TailorClient"]),
+
+        .testTarget(name: "TailorClientTests", dependencies: ["TailorClient"]),
         .testTarget(name: "TailorLoopTests", dependencies: ["TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP", .product(name: "Logging", package: "swift-log")]),
         // Fresh databases on either engine, and thread names, for the tests.
         .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
         .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorStore", "TailorTestSupport"]),
-        .testTarget(name: "TailorServerTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorServerTests", dependencies: ["TailorClient", "TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
     ]
 )
 

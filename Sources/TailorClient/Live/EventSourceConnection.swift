@@ -1,0 +1,83 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One event-stream request: what it brings, as an asynchronous sequence of
+/// its opening and its events. It ends when the server ends the stream, and
+/// fails with the server's error for an answer other than 200, or as
+/// unreachable when the connection cannot be made or breaks.
+final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    enum Item: Sendable {
+        case opened
+        case event(ServerSentEvent)
+    }
+
+    let items: AsyncThrowingStream<Item, any Error>
+    private let continuation: AsyncThrowingStream<Item, any Error>.Continuation
+    /// What the session's delegate queue reads and writes, one callback at a time.
+    private struct Reading {
+        var parser: ServerSentEventParser
+        var status = 0
+        var errorBody: [UInt8] = []
+    }
+    private let reading: Mutex<Reading>
+    private let request: URLRequest
+    // Set once, before the task starts; the session holds this delegate until it is invalidated.
+    private nonisolated(unsafe) var session: URLSession?
+
+    init(request: URLRequest) {
+        self.request = request
+        (items, continuation) = AsyncThrowingStream.makeStream()
+        reading = Mutex(Reading(parser: ServerSentEventParser()))
+        super.init()
+    }
+
+    func start() {
+        let configuration = URLSessionConfiguration.ephemeral
+        // Heartbeats come every 15 s by default: a minute of silence is a dead stream.
+        configuration.timeoutIntervalForRequest = 60
+        configuration.timeoutIntervalForResource = .greatestFiniteMagnitude
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        self.session = session
+        continuation.onTermination = { [weak self] _ in self?.session?.invalidateAndCancel() }
+        session.dataTask(with: request).resume()
+    }
+
+    func cancel() {
+        continuation.finish()
+        session?.invalidateAndCancel()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        reading.withLock { $0.status = status }
+        if status == 200 { continuation.yield(.opened) }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let events: [ServerSentEvent] = reading.withLock { reading in
+            guard reading.status == 200 else {
+                reading.errorBody.append(contentsOf: data.prefix(16_384 - reading.errorBody.count))
+                return []
+            }
+            return reading.parser.read(data)
+        }
+        for event in events { continuation.yield(.event(event)) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (status, body) = reading.withLock { ($0.status, $0.errorBody) }
+        if let error {
+            continuation.finish(throwing: TailorError.unreachable(error))
+        } else if status != 200 {
+            continuation.finish(throwing: APIConnection.error(status: status, body: Data(body)))
+        } else {
+            continuation.finish()
+        }
+        session.finishTasksAndInvalidate()
+    }
+}
