@@ -17,8 +17,9 @@ public final class TailorClient: Sendable {
     private let outbox: Outbox
     private let live: LiveUpdates
 
-    public init(baseURL: URL, token: String?, store: ClientStore = .none, session: URLSession = .shared) {
-        api = APIConnection(baseURL: baseURL, token: token, session: session)
+    /// `session` is one of the client's own by default (`sessionConfiguration()`).
+    public init(baseURL: URL, token: String?, store: ClientStore = .none, session: URLSession? = nil) {
+        api = APIConnection(baseURL: baseURL, token: token, session: session ?? URLSession(configuration: Self.sessionConfiguration()))
         self.store = DiskStore(store)
         let outbox = Outbox(store: self.store)
         let api = api
@@ -31,6 +32,16 @@ public final class TailorClient: Sendable {
                 // The store could not be written: what was sent is forgotten in memory, and goes again at most once more.
             }
         }
+    }
+
+    /// How the client's sessions are set up: no URL cache, since the store is
+    /// the cache, and FoundationNetworking on Linux can stop the process when a
+    /// request is cancelled while its session looks in one.
+    public static func sessionConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
     }
 
     // Reading

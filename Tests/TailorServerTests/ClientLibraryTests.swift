@@ -57,7 +57,8 @@ import Testing
         let sent = try await client.send("hello bob", to: chatID)
         #expect(sent.text == "hello bob" && sent.sender == "me")
         #expect(try await client.openChat(with: "bob").id == chatID)
-        let placed = try alice.send("POST", "/api/orders", json: #"{"name":"Pens","currency":"EUR","items":[{"title":"Pen","quantity":2,"priceCents":150}]}"#)
+        // A connection of its own: the test's first may have idled past the server's keep-alive while the client ran.
+        let placed = try app.client(as: alice).send("POST", "/api/orders", json: #"{"name":"Pens","currency":"EUR","items":[{"title":"Pen","quantity":2,"priceCents":150}]}"#)
         let orderID = try #require(placed.json["id"] as? String)
         let orders = try await client.orders()
         #expect(orders.items.map(\.id) == [orderID] && orders.choices.currencies.contains { $0.code == "JPY" && $0.minorUnits == 1 })
@@ -84,7 +85,7 @@ import Testing
         #expect(try await screens.next()?.messages == [])
         #expect(try await badges.next()?.unread == 0)
         for text in ["one", "two", "three"] {
-            try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#)
+            try app.client(as: alice).send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(text)"}"#)
             // Each change, in order: the screen with the new message, the badge counting it.
             #expect(try await screens.next()?.messages.last?.text == text)
         }
@@ -100,7 +101,7 @@ import Testing
         let client = TailorClient(baseURL: server.url, token: bob.token)
         var screens = client.updates(.chat(chatID)).makeAsyncIterator()
         var seen: [[String]] = [try #require(try await screens.next()).messages.map(\.text)]
-        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"before"}"#)
+        try #require(server.app).client(as: alice).send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"before"}"#)
         seen.append(try #require(try await screens.next()).messages.map(\.text))
         server.stop()
         try server.start()

@@ -21,11 +21,13 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
         var parser: ServerSentEventParser
         var status = 0
         var errorBody: [UInt8] = []
+        var task: URLSessionDataTask?
+        /// Once the task completed it is never cancelled: FoundationNetworking on
+        /// Linux stops the process when a cancel reaches a task it has let go.
+        var completed = false
     }
     private let reading: Mutex<Reading>
     private let request: URLRequest
-    // Set once, before the task starts; the session holds this delegate until it is invalidated.
-    private nonisolated(unsafe) var session: URLSession?
 
     init(request: URLRequest) {
         self.request = request
@@ -35,19 +37,25 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func start() {
-        let configuration = URLSessionConfiguration.ephemeral
+        let configuration = TailorClient.sessionConfiguration()
         // Heartbeats come every 15 s by default: a minute of silence is a dead stream.
         configuration.timeoutIntervalForRequest = 60
         configuration.timeoutIntervalForResource = .greatestFiniteMagnitude
+        // The session holds this delegate until the task completes and it is let go.
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
-        self.session = session
-        continuation.onTermination = { [weak self] _ in self?.session?.invalidateAndCancel() }
-        session.dataTask(with: request).resume()
+        let task = session.dataTask(with: request)
+        reading.withLock { $0.task = task }
+        continuation.onTermination = { [weak self] _ in self?.cancel() }
+        task.resume()
     }
 
+    /// Stops the request, unless it already completed.
     func cancel() {
-        continuation.finish()
-        session?.invalidateAndCancel()
+        let running = reading.withLock { reading -> URLSessionDataTask? in
+            defer { reading.task = nil }
+            return reading.completed ? nil : reading.task
+        }
+        running?.cancel()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -70,7 +78,11 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (status, body) = reading.withLock { ($0.status, $0.errorBody) }
+        let (status, body) = reading.withLock { reading in
+            reading.completed = true
+            reading.task = nil
+            return (reading.status, reading.errorBody)
+        }
         if let error {
             continuation.finish(throwing: TailorError.unreachable(error))
         } else if status != 200 {

@@ -119,6 +119,7 @@ actor LiveUpdates {
             } catch {
                 // Unreachable or dropped: tried again below.
             }
+            // A stream left early (cancelled, a patch that did not fit) stops its request.
             connection.cancel()
             held = [:]
             failures += 1
