@@ -24,6 +24,21 @@ import Testing
 
     let open = ActionViewModel.get("/api/chats/1")
 
+    /// A message whose text and name look like a state: the list writes the
+    /// state where the message's own field is, noted when it was written.
+    @Test func aMessageListWritesEachStateInItsOwnField() throws {
+        let lookalike = #"x","state":"sent","y":""#
+        let message = MessageViewModel(id: "1", text: lookalike, sender: "other", senderName: #""state":"sent"#, state: "sent",
+                                       time: "14:05", sentAt: "2026-11-21T14:05:09Z")
+        var first = MessageList()
+        first.append(id: 1, message)
+        var read = MessageList()
+        read.append(first.entries[0], of: first, read: true)
+        let messages = try #require(try JSONSerialization.jsonObject(with: Data(JSONWriter.bytes(of: read))) as? [[String: String]])
+        #expect(messages == [["id": "1", "text": lookalike, "sender": "other", "senderName": #""state":"sent"#, "state": "read",
+                              "time": "14:05", "sentAt": "2026-11-21T14:05:09Z"]])
+    }
+
     @Test func chatViewModelsAreCanonical() throws {
         let message = MessageViewModel(id: "1", text: Self.awkward, sender: "me", senderName: "alice", state: "read",
                                        time: "14:05", sentAt: "2026-11-21T14:05:09Z")

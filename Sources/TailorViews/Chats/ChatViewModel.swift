@@ -61,12 +61,22 @@ package struct MessageViewModel: JSONWritable, Equatable, Sendable {
     package let sentAt: String
 
     package func write(to json: inout JSONWriter) {
+        var stateAt = 0
+        write(to: &json, stateAt: &stateAt)
+    }
+
+    /// Writes the message; `stateAt` is set to where the letters of its
+    /// state begin in the writer's bytes, for a list to write them anew.
+    package func write(to json: inout JSONWriter, stateAt: inout Int) {
         json.object {
             $0.field("id", id)
             $0.field("sender", sender)
             $0.field("senderName", senderName)
             $0.field("sentAt", sentAt)
-            $0.field("state", state)
+            $0.key("state")
+            // Just past the opening quote.
+            stateAt = $0.bytes.count + 1
+            $0.string(state)
             $0.field("text", text)
             $0.field("time", time)
         }

@@ -5,8 +5,9 @@
 /// previous list (`MessagePages`), and writes only the new ones. What a
 /// message's JSON says of its state is not taken from the bytes: each entry
 /// holds whether the message is read (from the read cursors, when the screen
-/// is built), and the list writes `"sent"` or `"read"` there as it encodes, so
-/// a message read since is taken as it is.
+/// is built) and where its state's letters lie (noted as the message was
+/// written), and the list writes `sent` or `read` there as it encodes, so a
+/// message read since is taken as it is.
 package struct MessageList: JSONWritable, Equatable, Sendable {
     package struct Entry: Equatable, Sendable {
         package let id: Int
@@ -27,9 +28,10 @@ package struct MessageList: JSONWritable, Equatable, Sendable {
     /// Writes a message's view model; the list notes whether it shows it read.
     package mutating func append(id: Int, _ message: MessageViewModel) {
         let start = bytes.count
-        JSONWriter.append(message, to: &bytes)
+        var stateAt = start
+        JSONWriter.append(to: &bytes) { message.write(to: &$0, stateAt: &stateAt) }
         entries.append(Entry(id: id, read: message.state == Self.letters(read: true).description, range: start..<bytes.count,
-                             stateOffset: Self.stateOffset(in: bytes[start...])))
+                             stateOffset: stateAt - start))
     }
 
     /// Takes a message's bytes from another list, shown as `read` says it is now.
@@ -42,21 +44,6 @@ package struct MessageList: JSONWritable, Equatable, Sendable {
     /// `sent` and `read`: the same length, so a message's bytes are the same
     /// size whichever it shows.
     private static func letters(read: Bool) -> StaticString { read ? "read" : "sent" }
-
-    /// The state's offset in one message's JSON: just after the first
-    /// `"state":"`. The first is the key, since quotes inside a string value
-    /// are always escaped.
-    private static func stateOffset(in message: ArraySlice<UInt8>) -> Int {
-        let key = stateKey
-        var start = message.startIndex
-        while let quote = message[start...].firstIndex(of: UInt8(ascii: "\"")) {
-            if message[quote...].starts(with: key) { return quote + key.count - message.startIndex }
-            start = quote + 1
-        }
-        preconditionFailure("a message's JSON has a state")
-    }
-
-    private static let stateKey = Array(#""state":""#.utf8)
 
     /// The newest messages whose JSON fits in `budget` bytes, at least one.
     package func newest(fitting budget: Int) -> MessageList {

@@ -46,11 +46,11 @@ package struct JSONWriter {
         return (writer.bytes, writer.layout!)
     }
 
-    /// Writes `value` at the end of `bytes`, which it borrows, not copies.
-    package static func append(_ value: some JSONWritable, to bytes: inout [UInt8]) {
+    /// Lets `write` write at the end of `bytes`, which it borrows, not copies.
+    package static func append(to bytes: inout [UInt8], _ write: (inout JSONWriter) -> Void) {
         var writer = JSONWriter(capacity: 0)
         swap(&writer.bytes, &bytes)
-        value.write(to: &writer)
+        write(&writer)
         swap(&writer.bytes, &bytes)
     }
 
