@@ -146,6 +146,8 @@ let package = Package(
         // Fresh databases on either engine, and thread names, for the tests.
         .target(name: "TailorTestSupport", dependencies: ["TailorStore"], path: "Tests/TailorTestSupport"),
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorViewsTests", dependencies: ["TailorViews", "TailorDomain", "TailorStore", "TailorLoop", "TailorTestSupport"]),
+        .testTarget(name: "TailorStreamsTests", dependencies: ["TailorStreams", "TailorViews", "TailorDomain", "TailorStore", "TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorStore", "TailorTestSupport"]),
         .testTarget(name: "TailorServerTests", dependencies: ["TailorClient", "TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
     ]

@@ -1,7 +1,5 @@
-@testable import TailorApp
 @testable import TailorDomain
 import TailorStore
-@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

@@ -1,4 +1,3 @@
-@testable import TailorApp
 @testable import TailorDomain
 @testable import TailorStreams
 @testable import TailorViews

@@ -1,4 +1,3 @@
-@testable import TailorApp
 @testable import TailorDomain
 import TailorLoop
 @testable import TailorStreams

@@ -1,7 +1,5 @@
 import Foundation
-@testable import TailorApp
 @testable import TailorDomain
-@testable import TailorStreams
 @testable import TailorViews
 import Testing
 
