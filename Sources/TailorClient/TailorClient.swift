@@ -105,6 +105,30 @@ public final class TailorClient: Sendable {
         return values
     }
 
+    /// Messages that arrive in chats no followed topic shows (the in-app
+    /// banner), while any topic is followed with `updates(_:)`: the server
+    /// sends them on that stream. Ends on cancellation.
+    public func notifications() -> AsyncStream<ChatNotification> {
+        let (notifications, continuation) = AsyncStream<ChatNotification>.makeStream()
+        let id = UUID()
+        let live = live
+        let listening = Task {
+            await live.listen(as: id) { json in
+                // One the client cannot read is not shown; the chat's own topic still has the message.
+                if case .success(let notification) = Result(catching: { try json.decoded(as: ChatNotification.self) }) {
+                    continuation.yield(notification)
+                }
+            }
+        }
+        continuation.onTermination = { _ in
+            Task {
+                await listening.value
+                await live.stopListening(as: id)
+            }
+        }
+        return notifications
+    }
+
     // Writing
 
     /// Opens the chat with `contact` (the existing one, if there is one).

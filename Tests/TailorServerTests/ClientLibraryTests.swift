@@ -94,6 +94,28 @@ import Testing
         #expect(unread == 3)
     }
 
+    @Test func aNotificationComesForAChatNoTopicShowsAndA401EndsUpdates() async throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let client = TailorClient(baseURL: URL(string: "http://127.0.0.1:\(app.port)")!, token: bob.token)
+        var notifications = client.notifications().makeAsyncIterator()
+        var badges = client.updates(.badge).makeAsyncIterator()
+        #expect(try await badges.next()?.unread == 0)
+        try app.client(as: alice).send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"psst"}"#)
+        let notification = await notifications.next()
+        #expect(notification?.chatId == chatID && notification?.contact == "alice" && notification?.text == "psst")
+        let stranger = TailorClient(baseURL: URL(string: "http://127.0.0.1:\(app.port)")!, token: "not-a-token")
+        var lists = stranger.updates(.chatList).makeAsyncIterator()
+        await #expect(throws: TailorError.self) {
+            do {
+                _ = try await lists.next()
+            } catch let error as TailorError {
+                #expect(error.status == 401 && error.code == "unauthorized")
+                throw error
+            }
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func aServerRestartMidStreamLosesAndRepeatsNothing(_ backend: Backend) async throws {
         let server = try RestartableServer(backend)

@@ -19,6 +19,8 @@ actor LiveUpdates {
     /// Called when a stream opens: the server answers again.
     private let opened: @Sendable () async -> Void
     private var followers: [String: [UUID: Follower]] = [:]
+    /// Who hears notifications: messages in chats no stream of the user shows.
+    private var listeners: [UUID: @Sendable (JSONValue) -> Void] = [:]
     /// The last value handed out per topic: the same one again is not.
     private var delivered: [String: JSONValue] = [:]
     /// Per topic, the version a patch must name as its base, on the current stream.
@@ -50,6 +52,15 @@ actor LiveUpdates {
             // Nothing known of it: the next stream sends every topic whole.
             reconnect(from: nil, alone: alone)
         }
+    }
+
+    /// Hears each notification that comes on the stream while topics are followed.
+    func listen(as id: UUID, _ listener: @escaping @Sendable (JSONValue) -> Void) {
+        listeners[id] = listener
+    }
+
+    func stopListening(as id: UUID) {
+        listeners[id] = nil
     }
 
     func stop(_ topic: String, as id: UUID) {
@@ -133,12 +144,15 @@ actor LiveUpdates {
 
     /// Takes one event; false when a patch does not fit what is held.
     private func receive(_ event: ServerSentEvent) -> Bool {
-        guard event.name != "notification" else { return true }
         let json: JSONValue
         do {
             json = try JSONValue.parse(Data(event.data.utf8))
         } catch {
             // Not JSON: not a view model the server sends; nothing to show.
+            return true
+        }
+        if event.name == "notification" {
+            for listener in listeners.values { listener(json) }
             return true
         }
         let topic: String
