@@ -33,6 +33,10 @@ export class Store {
   constructor(tables, limits) {
     this.tables = tables;
     this.limits = limits;
+    // When each kept view model was last shown, so that keeping one costs no read of all the
+    // others. Other tabs keep view models too: it is read again now and then.
+    this.shown = null;
+    this.keptSinceRead = 0;
   }
 
   /** `{topic, viewModel, etag, position, shownAt}`, or undefined. */
@@ -42,9 +46,18 @@ export class Store {
 
   /** Keeps a view model as the newest shown of its kind, and lets the oldest of its kind go. */
   async keepView(topic, viewModel, { etag = null, position = null } = {}) {
-    await this.tables.put("views", { topic, viewModel, etag, position, shownAt: Date.now() });
-    const entries = (await this.tables.all("views")).map(({ topic, shownAt }) => ({ topic, shownAt }));
-    for (const evicted of evictions(entries, this.limits)) await this.tables.delete("views", evicted);
+    if (!this.shown || ++this.keptSinceRead >= 50) {
+      this.shown = new Map((await this.tables.all("views")).map((view) => [view.topic, view.shownAt]));
+      this.keptSinceRead = 0;
+    }
+    const shownAt = Date.now();
+    await this.tables.put("views", { topic, viewModel, etag, position, shownAt });
+    this.shown.set(topic, shownAt);
+    const entries = [...this.shown].map(([topic, shownAt]) => ({ topic, shownAt }));
+    for (const evicted of evictions(entries, this.limits)) {
+      this.shown.delete(evicted);
+      await this.tables.delete("views", evicted);
+    }
   }
 
   fact(name) {
@@ -67,6 +80,7 @@ export class Store {
 
   /** Forgets everything: the session ended. */
   async clear() {
+    this.shown = null;
     for (const table of tables) await this.tables.clear(table);
   }
 }
