@@ -1,5 +1,6 @@
 @testable import TailorDomain
 import TailorStore
+import TailorTestSupport
 @testable import TailorViews
 import Testing
 
@@ -10,8 +11,10 @@ import Testing
     let bob = User(id: 2, name: "bob")
 
     func empty(asOf position: Int) -> KeptChat {
-        KeptChat(chat: Chat(id: 7, userA: 1, userB: 2, createdAt: 0), userA: alice, userB: bob, latest: [], hasEarlier: false,
-                 unreadOfA: 0, unreadOfB: 0, recent: [], relations: ChatRelations(), asOf: position)
+        var cursors = ReadCursors()
+        cursors.readThrough = [1: 0, 2: 0]
+        return KeptChat(chat: Chat(id: 7, userA: 1, userB: 2, createdAt: 0), userA: alice, userB: bob, latest: [], hasEarlier: false,
+                        cursors: cursors, unreadOfA: 0, unreadOfB: 0, recent: [], relations: ChatRelations(), asOf: position)
     }
 
     func message(_ id: Int, from sender: Int) -> Message {
@@ -25,7 +28,7 @@ import Testing
         chat.sent(message(12, from: 1))
         #expect(chat.latest.map(\.id) == [10, 11, 12])
         #expect(chat.recent.map(\.id) == [10, 11, 12])
-        #expect(chat.unreadOfB == 2 && chat.unreadOfA == 1)
+        #expect(chat.unread(of: 2) == 2 && chat.unread(of: 1) == 1)
     }
 
     @Test func aMessageOlderThanAFullPageIsCountedButNotShown() {
@@ -34,6 +37,65 @@ import Testing
         #expect(chat.hasEarlier && chat.latest.first?.id == 101)
         chat.sent(message(50, from: 1))
         #expect(chat.latest.first?.id == 101 && chat.latest.count == KeptChat.pageSize)
-        #expect(chat.unreadOfB == KeptChat.pageSize + 2)
+        #expect(chat.unread(of: 2) == KeptChat.pageSize + 2)
+    }
+
+    /// Several servers: a message whose id was drawn before its recipient's
+    /// read mark is covered by it, whichever the feed brings first.
+    @Test func readStateFollowsTheCursorsAlone() {
+        var chat = empty(asOf: 0)
+        chat.sent(message(10, from: 1))
+        chat.sent(message(11, from: 2))
+        chat.read(by: 2)
+        #expect(chat.outline.states.map(\.isRead) == [true, false])
+        #expect(chat.recent.map(\.isRead) == [true, false])
+        #expect(chat.unread(of: 2) == 0 && chat.unread(of: 1) == 1)
+        chat.sent(message(12, from: 1))
+        #expect(chat.unread(of: 2) == 1 && chat.lastMessage?.isRead == false)
+        chat.read(by: 1)
+        #expect(chat.outline.states.map(\.isRead) == [true, true, false])
+        // Drawn before bob's mark (its id is below his cursor), seen after it: read, not counted.
+        chat.read(by: 2)
+        chat.sent(message(9, from: 1))
+        #expect(chat.unread(of: 2) == 0 && chat.outline.states.first?.isRead == true)
+    }
+
+    /// The kept chat and the database, given the same messages and read marks
+    /// in the same order, say the same of every message and count the same
+    /// unread, on both engines: one rule, in Swift and in SQL.
+    @Test(arguments: Backend.allCases)
+    func keptReadStateIsTheDatabases(_ backend: Backend) throws {
+        let (database, writer) = try Database.open(TestDatabase.fresh(backend))
+        defer { database.close() }
+        let store = Store(writer)
+        let alice = try store.insertUser(name: "alice", at: 1)
+        let bob = try store.insertUser(name: "bob", at: 1)
+        let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
+        var kept = try #require(try KeptChat(chat: chat.id, from: store, asOf: 0))
+        func same(_ step: String) throws {
+            let page = try store.messagePageOutline(chat: chat.id, before: nil, limit: KeptChat.pageSize)
+            #expect(kept.outline == page, "after \(step)")
+            for user in [alice.id, bob.id] {
+                #expect(kept.unread(of: user) == (try store.unreadCount(chat: chat.id, reader: user)), "after \(step)")
+            }
+            for message in kept.recent {
+                #expect(message.isRead == (try store.message(id: message.id))?.isRead, "message \(message.id) after \(step)")
+            }
+        }
+        let steps: [(String, Int, Bool)] = [("a", alice.id, false), ("b", bob.id, false), ("a", alice.id, false), ("read", bob.id, true),
+                                            ("b", bob.id, false), ("read", alice.id, true), ("read", alice.id, true), ("a", alice.id, false),
+                                            ("a", alice.id, false), ("b", bob.id, false), ("read", bob.id, true)]
+        for (index, (name, user, marksRead)) in steps.enumerated() {
+            if marksRead {
+                _ = try writer.transaction { try store.markRead(chat: chat.id, reader: user, at: 2).value() }
+                kept.read(by: user)
+            } else {
+                let sent = try writer.transaction {
+                    try store.insertMessage(chat: chat.id, sender: user, text: "\(name)\(index)", clientID: nil, at: 2).value()
+                }
+                kept.sent(sent.message)
+            }
+            try same("step \(index) (\(name))")
+        }
     }
 }

@@ -2,20 +2,36 @@ import TailorStore
 
 /// One chat as its users' lists and screens show it now: what `ChatDirectory`
 /// keeps of it, and changes as messages are sent and read.
+///
+/// Read state is the database's: a cursor per member (`ReadCursors`), and a
+/// message is read exactly when it lies at or before the cursor of the member
+/// who did not send it (`isRead`, the one rule, which the SQL applies too).
+/// Ticks and the unread counts follow from the cursors; nothing else records
+/// whether a message is read.
 package struct KeptChat: Sendable {
+    /// A message of the latest page: who sent it, which says whose cursor reads it.
+    package struct Sent: Sendable, Equatable {
+        package let id: Int
+        package let senderID: Int
+    }
+
     package let chat: Chat
     package private(set) var userA: User
     package private(set) var userB: User
-    /// The states of the newest messages, oldest first: at most a latest page.
-    package var latest: [MessageState]
+    /// The newest messages, oldest first: at most a latest page.
+    package private(set) var latest: [Sent]
     /// Whether older messages exist before the first of `latest`.
-    package var hasEarlier: Bool
-    package var unreadOfA: Int
-    package var unreadOfB: Int
+    package private(set) var hasEarlier: Bool
+    /// Each member's cursor: the id of the last message they have read.
+    package private(set) var cursors: ReadCursors
+    /// Each member's unread messages (the other's after their cursor), counted
+    /// as they come: older ones than the latest page count too.
+    private var unreadOfA: Int
+    private var unreadOfB: Int
     /// The newest messages whole, oldest first, for the screens that have not
     /// written them yet (a new message reaches both screens of its chat), and
-    /// for the chat lists, which show the last.
-    package var recent: [Message]
+    /// for the chat lists, which show the last. Their read state is the cursors'.
+    private var recentlySent: [Message]
     /// Who has written in the chat and who blocked the other.
     package var relations: ChatRelations
     /// The feed position this state shows: changes up to it are in it.
@@ -26,10 +42,35 @@ package struct KeptChat: Sendable {
     /// Whole messages kept: a burst of sends between two passes fits.
     package static let recentCount = 8
 
-    package var lastMessage: Message? { recent.last }
+    package init(chat: Chat, userA: User, userB: User, latest: [Sent], hasEarlier: Bool, cursors: ReadCursors,
+                 unreadOfA: Int, unreadOfB: Int, recent: [Message], relations: ChatRelations, asOf: Int) {
+        self.chat = chat
+        self.userA = userA
+        self.userB = userB
+        self.latest = latest
+        self.hasEarlier = hasEarlier
+        self.cursors = cursors
+        self.unreadOfA = unreadOfA
+        self.unreadOfB = unreadOfB
+        recentlySent = recent
+        self.relations = relations
+        self.asOf = asOf
+    }
+
+    /// Whether the message `id` that `sender` sent is read: the rule of the SQL.
+    package func isRead(_ id: Int, sentBy sender: Int) -> Bool {
+        id <= cursors.ofRecipient(whenSentBy: sender)
+    }
+
+    /// The newest messages whole, with their read state now.
+    package var recent: [Message] {
+        recentlySent.map { $0.reading(isRead($0.id, sentBy: $0.senderID)) }
+    }
+
+    package var lastMessage: Message? { recentlySent.last.map { $0.reading(isRead($0.id, sentBy: $0.senderID)) } }
 
     /// What orders a chat list: its last message, or its creation when it has none.
-    package var lastActivityAt: Int { lastMessage?.sentAt ?? chat.createdAt }
+    package var lastActivityAt: Int { recentlySent.last?.sentAt ?? chat.createdAt }
 
     package func user(_ id: Int) -> User { id == userA.id ? userA : userB }
 
@@ -41,7 +82,10 @@ package struct KeptChat: Sendable {
                            showsContactPresence: relations.showsPresence(of: contact, to: self.user(user)))
     }
 
-    package var outline: MessagePageOutline { MessagePageOutline(states: latest, hasEarlier: hasEarlier) }
+    package var outline: MessagePageOutline {
+        MessagePageOutline(states: latest.map { MessageState(id: $0.id, senderID: $0.senderID, isRead: isRead($0.id, sentBy: $0.senderID)) },
+                           hasEarlier: hasEarlier)
+    }
 
     // MARK: Changes
 
@@ -49,18 +93,21 @@ package struct KeptChat: Sendable {
     /// database several servers write, ids are drawn before commit, so a
     /// message can come later in the feed than one with a larger id.
     package mutating func sent(_ message: Message) {
-        if message.senderID == chat.userA { unreadOfB += 1 } else { unreadOfA += 1 }
+        // One its recipient's cursor already passed (drawn before their read mark) is read.
+        if !isRead(message.id, sentBy: message.senderID) {
+            if message.senderID == chat.userA { unreadOfB += 1 } else { unreadOfA += 1 }
+        }
         relations.wrote.insert(message.senderID)
         let place = latest.firstIndex { $0.id > message.id } ?? latest.count
         // Older than a full page: not on it, as the database would page it.
         guard place > 0 || !hasEarlier else { return }
-        latest.insert(MessageState(message), at: place)
+        latest.insert(Sent(id: message.id, senderID: message.senderID), at: place)
         if latest.count > Self.pageSize {
             latest.removeFirst(latest.count - Self.pageSize)
             hasEarlier = true
         }
-        recent.insert(message, at: recent.firstIndex { $0.id > message.id } ?? recent.count)
-        if recent.count > Self.recentCount { recent.removeFirst(recent.count - Self.recentCount) }
+        recentlySent.insert(message, at: recentlySent.firstIndex { $0.id > message.id } ?? recentlySent.count)
+        if recentlySent.count > Self.recentCount { recentlySent.removeFirst(recentlySent.count - Self.recentCount) }
     }
 
     /// `user`'s last stream closed at `time`.
@@ -78,14 +125,12 @@ package struct KeptChat: Sendable {
         if user == userA.id { userA = userA.showing(presence: showsPresence) } else if user == userB.id { userB = userB.showing(presence: showsPresence) }
     }
 
-    /// `reader`'s cursor moved to the newest message: every message of the
-    /// other side is read.
+    /// `reader`'s cursor moved to the newest message, as the database moves
+    /// it: every message of the other side is read, and none is left unread.
     package mutating func read(by reader: Int) {
+        let newest = latest.last?.id ?? 0
+        cursors.readThrough[reader] = max(cursors.readThrough[reader] ?? 0, newest)
         if reader == chat.userA { unreadOfA = 0 } else { unreadOfB = 0 }
-        latest = latest.map { state in
-            state.senderID == reader || state.isRead ? state : MessageState(id: state.id, senderID: state.senderID, isRead: true)
-        }
-        recent = recent.map { $0.senderID == reader || $0.isRead ? $0 : $0.read() }
     }
 }
 
@@ -99,7 +144,8 @@ extension KeptChat {
         for state in page.states.suffix(Self.recentCount) {
             if let message = try store.message(id: state.id) { recent.append(message) }
         }
-        self.init(chat: chat, userA: userA, userB: userB, latest: page.states, hasEarlier: page.hasEarlier,
+        self.init(chat: chat, userA: userA, userB: userB, latest: page.states.map { Sent(id: $0.id, senderID: $0.senderID) },
+                  hasEarlier: page.hasEarlier, cursors: try store.readCursors(of: id),
                   unreadOfA: try store.unreadCount(chat: id, reader: chat.userA),
                   unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent, relations: try store.relations(of: id),
                   asOf: position)
@@ -107,7 +153,7 @@ extension KeptChat {
 }
 
 private extension Message {
-    func read() -> Message {
-        Message(id: id, chatID: chatID, senderID: senderID, text: text, clientID: clientID, sentAt: sentAt, isRead: true)
+    func reading(_ read: Bool) -> Message {
+        read == isRead ? self : Message(id: id, chatID: chatID, senderID: senderID, text: text, clientID: clientID, sentAt: sentAt, isRead: read)
     }
 }
