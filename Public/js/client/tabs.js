@@ -71,6 +71,7 @@ export class TabGroup {
     this.streamTurn = null;
     this.releaseLock?.();
     if (this.channel) this.channel.onmessage = null;
+    this.channel?.close?.();
   }
 
   lead() {
