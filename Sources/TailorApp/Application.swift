@@ -67,12 +67,7 @@ public final class Application: Sendable {
                                                 settings: configuration.presenceSettings, alwaysOnline: [botID]))
         let views = ViewModelBuilder(database: database, cache: cache, directory: directory, presence: presence, dates: dates, now: now)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
-        // Told of streams once it is made, which needs the streams.
-        let presenceHandOff = Mutex<PresenceDriver?>(nil)
-        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger) { user, opened in
-            guard let driver = presenceHandOff.withLock({ $0 }) else { return }
-            if opened { driver.streamOpened(by: user) } else { driver.streamClosed(by: user) }
-        }
+        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
         // Other servers write a PostgreSQL database too: their commits come
         // through the feed's follower, this server's own as well, and their
         // users' presence through notifications.
@@ -80,7 +75,6 @@ public final class Application: Sendable {
         let presenceDriver = PresenceDriver(presence: presence, channel: try sharedURL.map { try PresenceChannel(url: $0, logger: logger) },
                                             database: database, directory: directory, cache: cache, streams: streams, now: now,
                                             logger: logger)
-        presenceHandOff.withLock { $0 = presenceDriver }
         self.presence = presenceDriver
         let pushKey = try Self.pushKey(configuration.push, store: Store(writer))
         // Made once the writer is; the feed applies nothing before the server

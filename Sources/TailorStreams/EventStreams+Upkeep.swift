@@ -57,6 +57,8 @@ extension EventStreams {
             state.closed = true
             return state.subscribers.all
         }
+        // Presence stopped before: the streams that end now are not its to hear.
+        streamChangesIn.finish()
         for subscriber in all { subscriber.end() }
     }
 }

@@ -57,8 +57,9 @@ package final class EventStreams: Sendable {
     let eventsMade = Atomic<Int>(0)
     /// The feed position the view cache and the kept chats have followed up to.
     let applied: Atomic<Int64>
-    /// Told of each stream that opens and closes, in order, for presence.
-    let watcher: @Sendable (_ user: Int, _ opened: Bool) -> Void
+    /// Each stream that opens and closes, in order, for presence to follow.
+    package let streamChanges: AsyncStream<StreamChange>
+    let streamChangesIn: AsyncStream<StreamChange>.Continuation
 
     /// A change whose view model failed to build is tried again this many
     /// times, after `retryDelay` and twice as long each time after that.
@@ -67,10 +68,9 @@ package final class EventStreams: Sendable {
 
     /// `position`: the feed's latest when the server starts; its changes are in
     /// every view model built from now on.
-    package init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams"),
-                 watcher: @escaping @Sendable (_ user: Int, _ opened: Bool) -> Void = { _, _ in }) {
+    package init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
-        self.watcher = watcher
+        (streamChanges, streamChangesIn) = AsyncStream.makeStream()
         self.lanes = lanes
         publishers = (0..<lanes.count).map { PublisherLane(index: $0) }
         state = Mutex(State(published: Array(repeating: position, count: lanes.count), loggedSince: position + 1))
@@ -120,8 +120,8 @@ package final class EventStreams: Sendable {
         let resendTopics = state.withLock { state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
-            // Under the lock, as its closing is: the watcher hears them in order.
-            watcher(subscriber.user, true)
+            // Under the lock, as its closing is: they come in order.
+            streamChangesIn.yield(StreamChange(user: subscriber.user, opened: true))
             guard let last = lastEventID, last >= state.loggedSince, last <= state.published[lanes.lane(of: subscriber.user)] else {
                 return subscriber.topics
             }
@@ -189,7 +189,7 @@ package final class EventStreams: Sendable {
     private func unsubscribe(_ subscriber: Subscriber) {
         state.withLock { state in
             guard state.subscribers.remove(subscriber) else { return }
-            watcher(subscriber.user, false)
+            streamChangesIn.yield(StreamChange(user: subscriber.user, opened: false))
             for topic in subscriber.topics where subscriber.takesPatches {
                 let key = ViewKey(user: subscriber.user, topic: topic)
                 if !state.subscribers.hasPatchFollowers(key) { state.patchBases[key] = nil }

@@ -29,6 +29,8 @@ final class PresenceDriver: Sendable {
     /// tells this driver of the feed, and the loops after the router.
     private let started = Mutex<(events: EventRouter, executor: any TaskExecutor)?>(nil)
     private let ticker = Mutex<Task<Void, Never>?>(nil)
+    /// Follows the streams that open and close, from the start.
+    private let listening = Mutex<Task<Void, Never>?>(nil)
 
     /// Seconds between ticks: typing ends and servers are found gone within it.
     static let tickInterval = 0.2
@@ -51,6 +53,13 @@ final class PresenceDriver: Sendable {
     /// the driver's tasks run on `executor`.
     func start(recordingThrough events: EventRouter, on executor: any TaskExecutor) {
         started.withLock { $0 = (events, executor) }
+        listening.withLock {
+            $0 = Task(executorPreference: executor) { [self] in
+                for await change in streams.streamChanges {
+                    if change.opened { streamOpened(by: change.user) } else { streamClosed(by: change.user) }
+                }
+            }
+        }
         channel?.start(heard: { [self] payload in heard(payload) },
                        connected: { [self] in perform(presence.change { $0.reconnected() }) })
         let heartbeat = Double(presence.change { $0.settings.heartbeatInterval }) / 1e9
@@ -76,6 +85,7 @@ final class PresenceDriver: Sendable {
     /// `goodbyeWait` seconds for those writes. Then the channel closes.
     func stop() {
         ticker.withLock { $0?.cancel() }
+        listening.withLock { $0?.cancel() }
         // The writes are waited for here, not left to tasks as `perform` would.
         var writes: [(user: Int, at: Int)] = []
         for action in presence.change({ $0.stopping(time: now()) }) {
@@ -110,11 +120,11 @@ final class PresenceDriver: Sendable {
 
     // MARK: What happens
 
-    func streamOpened(by user: Int) {
+    private func streamOpened(by user: Int) {
         perform(presence.change { $0.streamOpened(by: user, now: MonotonicClock.now) })
     }
 
-    func streamClosed(by user: Int) {
+    private func streamClosed(by user: Int) {
         perform(presence.change { $0.streamClosed(by: user, now: MonotonicClock.now, time: now()) })
     }
 
