@@ -48,12 +48,13 @@ extension EventStreams {
     /// midnight) have no position of their own and take the latest their lane
     /// published. A view model that fails to build is not sent; it is built
     /// again later.
-    package func publish(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) {
-        let (keys, bases) = state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
+    package func publish(lane: Int, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) {
+        let laneState = laneStates[lane]
+        let (keys, bases) = laneState.state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
             var keys = Set<ViewKey>()
             var bases: [ViewKey: PatchBase?] = [:]
             for change in changes {
-                state.append(.change(id: position ?? state.published[lanes.lane(of: change.user)], change))
+                state.append(.change(id: position ?? state.published, change))
                 for topic in state.subscribers.followedTopics(of: change.user) where change.touches(topic) {
                     let key = ViewKey(user: change.user, topic: topic)
                     keys.insert(key)
@@ -75,14 +76,9 @@ extension EventStreams {
                 failed.append((key, error))
             }
         }
-        noteBuilds(built: built.map(\.key), failed: failed)
-        let deliveries = state.withLock { state -> DeliveryBatches in
-            if let position {
-                for user in changes.map(\.user) + notifications.map(\.recipient) {
-                    let lane = lanes.lane(of: user)
-                    state.published[lane] = max(state.published[lane], position)
-                }
-            }
+        noteBuilds(lane: lane, built: built.map(\.key), failed: failed)
+        let deliveries = laneState.state.withLock { state -> DeliveryBatches in
+            if let position { state.published = max(state.published, position) }
             var deliveries = DeliveryBatches()
             // Notifications first: each has its message's position, at most the
             // pass's, which the view models have; a stream's loop may take
@@ -101,7 +97,7 @@ extension EventStreams {
                 if topic.layout != nil, let current = state.patchBases[topic.key], current.document.json.hasSameBytes(as: topic.json) {
                     continue
                 }
-                let update = topic.update(id: position ?? state.published[lanes.lane(of: topic.key.user)], isRebuild: position == nil, keeping: &state)
+                let update = topic.update(id: position ?? state.published, isRebuild: position == nil, keeping: &state)
                 for subscriber in state.subscribers.followers(of: topic.key) {
                     if subscriber.push(update, for: topic.key.topic) { deliveries.add(subscriber) }
                 }
@@ -111,7 +107,7 @@ extension EventStreams {
         eventsMade.add(built.count + notifications.count, ordering: .relaxed)
         deliveries.start()
         if memory.total > memory.budgetPerUser {
-            endLargestHolders(users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
+            endLargestHolders(lane: lane, users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
         }
     }
 
@@ -161,24 +157,23 @@ extension EventStreams {
     /// Past the memory budget of `users`' streams or of all of them, ends the
     /// streams that hold the most. They are the slow readers: a stream that
     /// reads holds its events only until its loop writes them.
-    private func endLargestHolders(users: Set<Int>) {
+    private func endLargestHolders(lane: Int, users: Set<Int>) {
         let total = memory.total
-        let ended = state.withLock { state -> [Subscriber] in
-            // Streams already ending count as freed: their bytes go when their loops close them.
-            var ended: [Subscriber] = []
-            var chosen = Set<ObjectIdentifier>()
-            func end(among streams: [Subscriber], over limit: Int) {
-                let candidates = streams.filter { !$0.isEnding && !chosen.contains(ObjectIdentifier($0)) }
-                let holdings = candidates.map { StreamMemory.Holding(user: $0.user, bytes: $0.heldBytes) }
-                for index in StreamMemory.toEnd(holdings, over: limit) {
-                    ended.append(candidates[index])
-                    chosen.insert(ObjectIdentifier(candidates[index]))
-                }
+        // Streams already ending count as freed: their bytes go when their loops close them.
+        var ended: [Subscriber] = []
+        var chosen = Set<ObjectIdentifier>()
+        func end(among streams: [Subscriber], over limit: Int) {
+            let candidates = streams.filter { !$0.isEnding && !chosen.contains(ObjectIdentifier($0)) }
+            let holdings = candidates.map { StreamMemory.Holding(user: $0.user, bytes: $0.heldBytes) }
+            for index in StreamMemory.toEnd(holdings, over: limit) {
+                ended.append(candidates[index])
+                chosen.insert(ObjectIdentifier(candidates[index]))
             }
-            for user in users { end(among: Array(state.subscribers.streams(of: user)), over: memory.budgetPerUser) }
-            if total > memory.budget { end(among: state.subscribers.all, over: memory.budget) }
-            return ended
         }
+        let usersStreams = laneStates[lane].state.withLock { state in users.map { Array(state.subscribers.streams(of: $0)) } }
+        for streams in usersStreams { end(among: streams, over: memory.budgetPerUser) }
+        // Past the budget of all: the largest holders of every lane.
+        if total > memory.budget { end(among: fromEveryLane { $0.subscribers.all }, over: memory.budget) }
         guard !ended.isEmpty else { return }
         memory.noteEndedSlow(ended.count)
         failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
@@ -193,8 +188,8 @@ extension EventStreams {
     /// models that failed to build; past `buildAttempts` the streams keep
     /// their last good view model until the next change (or reconnect)
     /// brings a new one. A view model built is no longer retried.
-    private func noteBuilds(built: [ViewKey], failed: [(ViewKey, any Error)]) {
-        let retries = state.withLock { state -> [(ViewKey, attempt: Int)] in
+    private func noteBuilds(lane: Int, built: [ViewKey], failed: [(ViewKey, any Error)]) {
+        let retries = laneStates[lane].state.withLock { state -> [(ViewKey, attempt: Int)] in
             if !state.failedBuilds.isEmpty { for key in built { state.failedBuilds[key] = nil } }
             return failed.map { key, _ in
                 let attempt = (state.failedBuilds[key] ?? 0) + 1

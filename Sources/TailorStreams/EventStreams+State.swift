@@ -1,9 +1,21 @@
+import Synchronization
 import TailorDomain
 import TailorViews
 
-/// What the hub keeps under its lock: the subscribers, each lane's published
-/// position, the patch bases, the failed builds, and the log that resumes streams.
+/// What each lane keeps under a lock of its own, for its users alone: their
+/// subscribers, the position the lane published, the patch bases, the failed
+/// builds, and the log that resumes streams. A stream is one user's, so
+/// nothing it does takes another lane's lock.
 extension EventStreams {
+    /// One lane's state and its lock.
+    final class LaneState: Sendable {
+        let state: Mutex<State>
+
+        init(_ state: consuming State) {
+            self.state = Mutex(state)
+        }
+    }
+
     enum LogEntry {
         case change(id: Int64, TopicChange)
         case notification(StreamEvent, recipient: Int, chatID: Int)
@@ -25,8 +37,8 @@ extension EventStreams {
     }
 
     struct State {
-        /// The latest feed position each lane has published.
-        var published: [Int64]
+        /// The latest feed position the lane has published.
+        var published: Int64
         /// For each view model some stream takes patches of, its latest version.
         var patchBases: [ViewKey: PatchBase] = [:]
         /// The latest version number given out (`nextVersion`).
@@ -34,7 +46,7 @@ extension EventStreams {
         /// View models whose builds failed, with the attempts made so far.
         var failedBuilds: [ViewKey: Int] = [:]
         var subscribers = SubscriberIndex()
-        /// Recent changes and notifications, at most `logCapacity`, each lane's in order.
+        /// Recent changes and notifications of the lane's users, at most `logCapacity`, in order.
         var log: [LogEntry] = []
         var logStart = 0
         /// Ids at or after this one are all in the log.
@@ -44,7 +56,7 @@ extension EventStreams {
         mutating func append(_ entry: LogEntry) {
             if log.count - logStart >= EventStreams.logCapacity {
                 logStart += 1
-                // The lanes' entries interleave: what left may be newer than what stays.
+                // A rebuild's entry takes the published position: what left may be as new as what stays.
                 loggedSince = max(loggedSince, log[logStart - 1].id + 1)
                 if logStart > EventStreams.logCapacity {
                     log.removeFirst(logStart)

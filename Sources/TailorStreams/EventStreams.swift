@@ -24,6 +24,11 @@ import TailorViews
 /// published last, with its layout, and finds the next version's patch from
 /// it, once for every such stream (`TopicUpdate`). A stream resumed or opened
 /// anew starts from whole view models.
+///
+/// What the hub keeps is kept per lane, each under a lock of its own
+/// (`LaneState`): a user's streams, changes and notifications all belong to
+/// one lane, so a call about one user takes one lane's lock, and only counts
+/// and shutdown visit every lane.
 package final class EventStreams: Sendable {
     /// A message for a user, to show as the in-app banner.
     package struct Notification: Sendable {
@@ -44,14 +49,15 @@ package final class EventStreams: Sendable {
         }
     }
 
-    /// Changes and notifications remembered for resuming streams.
+    /// Changes and notifications each lane remembers for resuming its streams.
     package static let logCapacity = 10_000
 
     let views: ViewModelBuilder
     let lanes: PublisherLanes
     /// The lanes' threads, by index (`PublisherLanes`).
     let publishers: [PublisherLane]
-    let state: Mutex<State>
+    /// Each lane's state, by lane (`PublisherLanes`).
+    let laneStates: [LaneState]
     let failures: ThrottledLog
     package let memory: StreamMemory
     let eventsMade = Atomic<Int>(0)
@@ -73,23 +79,33 @@ package final class EventStreams: Sendable {
         (streamChanges, streamChangesIn) = AsyncStream.makeStream()
         self.lanes = lanes
         publishers = (0..<lanes.count).map { PublisherLane(index: $0) }
-        state = Mutex(State(published: Array(repeating: position, count: lanes.count), loggedSince: position + 1))
+        laneStates = (0..<lanes.count).map { _ in LaneState(State(published: position, loggedSince: position + 1)) }
         applied = Atomic(position)
         failures = ThrottledLog(logger: logger)
         self.memory = memory
     }
 
-    package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    /// Runs `body` on the state of `user`'s lane, under that lane's lock alone.
+    func withState<Result>(of user: Int, _ body: (inout State) -> Result) -> Result {
+        laneStates[lanes.lane(of: user)].state.withLock { body(&$0) }
+    }
+
+    /// What `body` finds in each lane's state, one lane's lock at a time.
+    func fromEveryLane<Result>(_ body: (inout State) -> [Result]) -> [Result] {
+        laneStates.flatMap { lane in lane.state.withLock { body(&$0) } }
+    }
+
+    package var subscriberCount: Int { fromEveryLane { [$0.subscribers.count] }.reduce(0, +) }
 
     /// Topics some stream follows, each user's counted apart.
-    package var followedTopicCount: Int { state.withLock { $0.subscribers.followedKeyCount } }
+    package var followedTopicCount: Int { fromEveryLane { [$0.subscribers.followedKeyCount] }.reduce(0, +) }
 
     /// Events made for changes since the start (each once, however many streams it went to).
     package var eventsPublished: Int { eventsMade.load(ordering: .relaxed) }
 
     /// Events queued and not yet written, over all streams.
     package var queuedEventCount: Int {
-        state.withLock { $0.subscribers.all }.reduce(0) { $0 + $1.queuedCount }
+        fromEveryLane { $0.subscribers.all }.reduce(0) { $0 + $1.queuedCount }
     }
 
     // MARK: - Streams
@@ -117,12 +133,12 @@ package final class EventStreams: Sendable {
         // The view models built below show every change up to here: an event
         // of one of those published later would only repeat them.
         let shown = applied.load(ordering: .acquiring)
-        let resendTopics = state.withLock { state -> [Topic]? in
+        let resendTopics = withState(of: subscriber.user) { state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
             // Under the lock, as its closing is: they come in order.
             streamChangesIn.yield(StreamChange(user: subscriber.user, opened: true))
-            guard let last = lastEventID, last >= state.loggedSince, last <= state.published[lanes.lane(of: subscriber.user)] else {
+            guard let last = lastEventID, last >= state.loggedSince, last <= state.published else {
                 return subscriber.topics
             }
             var changed: [Topic] = []
@@ -165,8 +181,8 @@ package final class EventStreams: Sendable {
             // queued under the lock: every later event of the lane has a larger
             // one. For patches, a view model that is the version published last
             // keeps that version's id, which the next patch names as its base.
-            state.withLock { state in
-                var id = state.published[lanes.lane(of: subscriber.user)]
+            withState(of: subscriber.user) { state in
+                var id = state.published
                 var version = TopicUpdate.unknown
                 if let layout {
                     // Patches go on from the version published last when this is
@@ -187,7 +203,7 @@ package final class EventStreams: Sendable {
 
     /// Takes an ended stream out of every index.
     private func unsubscribe(_ subscriber: Subscriber) {
-        state.withLock { state in
+        withState(of: subscriber.user) { state in
             guard state.subscribers.remove(subscriber) else { return }
             streamChangesIn.yield(StreamChange(user: subscriber.user, opened: false))
             for topic in subscriber.topics where subscriber.takesPatches {

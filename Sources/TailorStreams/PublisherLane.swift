@@ -21,10 +21,12 @@ package final class PublisherLane: Sendable {
         var passScheduled = false
     }
 
+    private let index: Int
     private let thread: SerialThread
     private let waiting = Mutex(Waiting())
 
     package init(index: Int) {
+        self.index = index
         thread = SerialThread(name: "publish-\(index)")
     }
 
@@ -69,10 +71,10 @@ package final class PublisherLane: Sendable {
             }
             guard let next else { return }
             if next.changes.isEmpty && next.notifications.isEmpty {
-                streams.publish(next.rebuilds, notifications: [])
+                streams.publish(lane: index, next.rebuilds, notifications: [])
             } else {
                 // Built in this pass, a rebuilt topic shows what a changed one does.
-                streams.publish(next.changes.union(next.rebuilds), notifications: next.notifications, position: next.position)
+                streams.publish(lane: index, next.changes.union(next.rebuilds), notifications: next.notifications, position: next.position)
             }
         }
     }
