@@ -271,6 +271,8 @@ export function chatScreen(context, id) {
       this.title = data.title;
       draw();
     },
+    // A chat read while the server was away is marked read once it answers again.
+    connectionChanged(state) { if (state === "live") markReadWhenSeen(); },
     leave() {
       document.removeEventListener("visibilitychange", markReadWhenSeen);
       window.removeEventListener("tailor-outbox-sent", outboxSent);
