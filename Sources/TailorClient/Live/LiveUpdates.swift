@@ -132,6 +132,8 @@ actor LiveUpdates {
             }
             // A stream left early (cancelled, a patch that did not fit) stops its request.
             connection.cancel()
+            // Replaced by a newer stream: what is held now is that stream's.
+            if Task.isCancelled { return }
             held = [:]
             failures += 1
             do {
