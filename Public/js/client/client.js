@@ -193,8 +193,9 @@ export class TailorClient {
     const position = this.tabs?.lastEventId ?? (await this.store.fact("position"));
     try {
       const { viewModel, etag } = await revalidate(pathOf(topic), { etag: stored?.etag, position });
-      if (current()) {
-        if (viewModel && watching()) watcher.onValue(viewModel, {});
+      // Not kept once nobody follows it: a session that ended meanwhile keeps nothing.
+      if (current() && watching()) {
+        if (viewModel) watcher.onValue(viewModel, {});
         await this.store.keepView(topic, viewModel ?? stored.viewModel, { etag, position });
       }
       this.announce(position);
