@@ -204,9 +204,7 @@ extension EventStreams {
                 continue
             }
             let delay = Self.retryDelay * Double(1 << (attempt - 1))
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
-                rebuild([TopicChange(key.topic, of: key.user)])
-            }
+            publishers[lane].rebuild([TopicChange(key.topic, of: key.user)], after: delay, to: self)
         }
     }
 

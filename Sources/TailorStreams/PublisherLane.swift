@@ -58,6 +58,12 @@ package final class PublisherLane: Sendable {
         if schedule { thread.async { self.publishWaiting(to: streams) } }
     }
 
+    /// Hands over topics to build again once `seconds` have passed: a retry
+    /// after a failed build, kept on the lane's own thread.
+    package func rebuild(_ changes: Set<TopicChange>, after seconds: Double, to streams: EventStreams) {
+        thread.async(after: seconds) { self.rebuild(changes, to: streams) }
+    }
+
     /// Publishes what waits, until nothing does.
     private func publishWaiting(to streams: EventStreams) {
         while true {

@@ -34,7 +34,7 @@ import Testing
                           "--mark-read-every", "0.02", "--drain", "20", "--json", report.path]
             + servers.flatMap { ["--url", "http://127.0.0.1:\($0.port)"] }
         load.standardOutput = FileHandle.nullDevice
-        try load.run()
+        try SpawnGate.run(load)
         load.waitUntilExit()
 
         try LoadScenarioTests.expectNothingLost(report: report, sent: 6000)

@@ -1,4 +1,5 @@
 import Foundation
+import TailorTestSupport
 import Testing
 
 /// Every flag of `tailor serve` also from `TAILOR_*` in the environment, the
@@ -14,7 +15,7 @@ import Testing
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try SpawnGate.run(process)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

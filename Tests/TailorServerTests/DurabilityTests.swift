@@ -124,7 +124,7 @@ import Testing
             backup.executableURL = ShutdownTests.executable
             backup.arguments = ["backup", "--db", live, destination]
             backup.standardOutput = FileHandle.nullDevice
-            try backup.run()
+            try SpawnGate.run(backup)
             var sent = 0
             while writingMeanwhile && (backup.isRunning || sent < 10) {
                 #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(sent)"}"#).status == 201)
@@ -169,7 +169,7 @@ import Testing
             refused.arguments = arguments
             refused.standardOutput = FileHandle.nullDevice
             refused.standardError = FileHandle.nullDevice
-            try refused.run()
+            try SpawnGate.run(refused)
             refused.waitUntilExit()
             #expect(refused.terminationStatus != 0, "\(arguments)")
         }
@@ -184,7 +184,7 @@ import Testing
         backup.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         backup.standardError = errors
-        try backup.run()
+        try SpawnGate.run(backup)
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         backup.waitUntilExit()
         return (backup.terminationStatus, text)

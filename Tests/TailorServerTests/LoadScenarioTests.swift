@@ -1,4 +1,5 @@
 import Foundation
+import TailorTestSupport
 import Testing
 
 /// `tailor-load scenario` against the real `tailor` executable: a short, small
@@ -41,7 +42,7 @@ import Testing
                           "--duration", "2", "--readers", "4", "--seed", "7", "--mark-read-every", "0.2",
                           "--server-pid", "\(server.process.processIdentifier)", "--json", report.path] + (patches ? ["--patches"] : [])
         load.standardOutput = FileHandle.nullDevice
-        try load.run()
+        try SpawnGate.run(load)
         load.waitUntilExit()
         #expect(load.terminationStatus == 0)
 

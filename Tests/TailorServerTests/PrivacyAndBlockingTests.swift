@@ -112,7 +112,7 @@ import Testing
         let output = Pipe()
         command.standardOutput = output
         command.standardError = output
-        try command.run()
+        try SpawnGate.run(command)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         command.waitUntilExit()
         return (command.terminationStatus, text)

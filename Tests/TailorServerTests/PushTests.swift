@@ -236,7 +236,7 @@ import Testing
             """, pem]
         let output = Pipe()
         maker.standardOutput = output
-        try maker.run()
+        try SpawnGate.run(maker)
         let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(expected.count == 87)
         let app = try TestApp { $0.push.keyFile = pem }

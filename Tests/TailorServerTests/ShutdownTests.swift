@@ -1,5 +1,6 @@
 import Foundation
 import TailorApp
+import TailorTestSupport
 import Testing
 
 /// The real `tailor` executable: it prints its port, serves, and on SIGTERM or
@@ -31,7 +32,7 @@ import Testing
             } else {
                 process.standardError = FileHandle.nullDevice
             }
-            try process.run()
+            try SpawnGate.run(process)
             // Wait for the printed line, not for a fixed time.
             var line = ""
             while !line.hasSuffix("\n") {
@@ -92,7 +93,7 @@ import Testing
         second.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         second.standardError = errors
-        try second.run()
+        try SpawnGate.run(second)
         second.waitUntilExit()
         #expect(second.terminationStatus != 0)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -115,7 +116,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
+        try SpawnGate.run(process)
         let giveUp = Date().addingTimeInterval(5)
         while process.isRunning && Date() < giveUp { usleep(10_000) }
         if process.isRunning { process.terminate() }
@@ -156,7 +157,7 @@ import Testing
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try SpawnGate.run(process)
         defer {
             process.terminate()
             process.waitUntilExit()
@@ -225,7 +226,7 @@ import Testing
         process.arguments = ["--version"]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try SpawnGate.run(process)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -241,7 +242,7 @@ import Testing
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        try process.run()
+        try SpawnGate.run(process)
         usleep(500_000)
         process.terminate()
         process.waitUntilExit()

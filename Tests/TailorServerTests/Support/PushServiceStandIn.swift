@@ -1,4 +1,5 @@
 import Foundation
+import TailorTestSupport
 import Testing
 
 /// `Tests/Push/push_service.py` run as a process: a push service on
@@ -26,7 +27,7 @@ final class PushServiceStandIn {
         process.arguments = ["python3", script, folder.path, String(count)] + behaviours.map { "\($0.key)=\($0.value)" }
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try SpawnGate.run(process)
         let queue = lines
         Thread {
             var buffer: [UInt8] = []
