@@ -173,6 +173,8 @@ client.onSession((user) => {
     page.user = user;
     return showRoute();
   }
+  // Nobody was shown signed in (a first visit's 401): the sign-in form stays as it is, typing and all.
+  if (!page.user) return;
   page.badge?.();
   page.badge = null;
   element("account").open = false;

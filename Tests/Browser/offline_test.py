@@ -107,7 +107,7 @@ class OfflineTest(PageTest):
         self.assertEqual(driver.find_element(By.ID, "who-name").text, self.name)
         self.connection_says(driver, "Offline")
         # A chat shown before opens too, though the server is away.
-        driver.find_element(By.CSS_SELECTOR, ".chat-list .chat-item").click()
+        driver.execute_script("document.querySelector('.chat-list .chat-item').click()")
         self.text_in(driver, "#chat-title", "bot")
         self.text_in(driver, ".messages", "kept for later")
 
@@ -136,7 +136,9 @@ class OfflineTest(PageTest):
         driver = self.driver
         driver.get(self.origin + "/#/chats")
         self.connection_says(driver, "Live")
-        chat = driver.find_element(By.CSS_SELECTOR, ".chat-list .chat-item").get_attribute("href")
+        self.find(driver, ".chat-list .chat-item")
+        # Read in one step: the list may be drawn anew between two of Selenium's.
+        chat = driver.execute_script("return document.querySelector('.chat-list .chat-item').href")
         # Written from another tab's session, as it were: the bot's answer comes while the list shows.
         driver.execute_async_script("""
             const done = arguments[arguments.length - 1];
