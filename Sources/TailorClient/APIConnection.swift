@@ -66,6 +66,7 @@ struct APIConnection: Sendable {
             struct Detail: Decodable { let code: String; let message: String }
             let error: Detail
         }
+        // A body that is no error object (a proxy's page, nothing at all) says no more than its status.
         if let answer = try? JSONDecoder().decode(Answer.self, from: body) {
             return TailorError(status: status, code: answer.error.code, message: answer.error.message)
         }

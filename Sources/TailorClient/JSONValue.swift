@@ -14,6 +14,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each kind is tried in turn: a kind that fails only means the value is another one.
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {

@@ -8,6 +8,10 @@ import FoundationNetworking
 /// its opening and its events. It ends when the server ends the stream, and
 /// fails with the server's error for an answer other than 200, or as
 /// unreachable when the connection cannot be made or breaks.
+///
+/// `@unchecked Sendable`: URLSession's delegate must be an `NSObject`, which
+/// the compiler cannot check; all that changes after `init` is in `reading`,
+/// under its lock, and the stream's continuation, which is Sendable.
 final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     enum Item: Sendable {
         case opened

@@ -57,6 +57,7 @@ struct DiskStore: Sendable {
     /// An unreadable file (another version's, or damaged) is as good as none.
     private func read<Value: Decodable>(_ type: Value.Type, from file: URL?) -> Value? {
         guard let file, let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        // Undecodable: written by another version, or damaged; the server's copy replaces it.
         return try? JSONDecoder().decode(type, from: data)
     }
 
