@@ -57,9 +57,6 @@ public final class Application: Sendable {
         let botID = bot.id
         let cache = ViewCache(budgetBytes: configuration.viewCacheBudget)
         let directory = ChatDirectory()
-        // Two lanes keep both cores of a small machine building view models
-        // while the writer commits; more would only take turns on them.
-        let lanes = PublisherLanes(count: 2)
         let credentials = CredentialCache()
         self.credentials = credentials
         let position = try Store(writer).lastPosition()
@@ -67,7 +64,10 @@ public final class Application: Sendable {
                                                 settings: configuration.presenceSettings, alwaysOnline: [botID]))
         let views = ViewModelBuilder(database: database, cache: cache, directory: directory, presence: presence, dates: dates, now: now)
         let memory = StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser)
-        streams = EventStreams(views: views, position: Int64(position), lanes: lanes, memory: memory, logger: logger)
+        // The loops serve the connections and build their users' view models:
+        // a publisher lane on each (see `PublisherLane`).
+        let loops = try EventLoopGroup(loopCount: configuration.server.loopCount)
+        streams = EventStreams(views: views, position: Int64(position), loops: loops.loops, memory: memory, logger: logger)
         // Other servers write a PostgreSQL database too: their commits come
         // through the feed's follower, this server's own as well, and their
         // users' presence through notifications.
@@ -148,7 +148,7 @@ public final class Application: Sendable {
         let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now, logger: logger) }
         self.accessLog = accessLog
         server = try HTTPServer(
-            configuration: configuration.server,
+            configuration: configuration.server, group: loops,
             responder: HTTPResponder(router: router, fallback: fallback, admission: { await auth.refusal(for: $0) },
                                      answerForFailure: { APIError.answer(for: $0) },
                                      around: { request, handler in try await readYourWrites.handle(request, handler) },

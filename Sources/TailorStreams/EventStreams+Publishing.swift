@@ -48,9 +48,9 @@ extension EventStreams {
     /// midnight) have no position of their own and take the latest their lane
     /// published. A view model that fails to build is not sent; it is built
     /// again later.
-    package func publish(lane: Int, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) {
+    package func publish(lane: Int, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) async {
         let laneState = laneStates[lane]
-        let (keys, bases) = laneState.state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
+        let (followed, bases) = laneState.state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
             var keys = Set<ViewKey>()
             var bases: [ViewKey: PatchBase?] = [:]
             for change in changes {
@@ -66,7 +66,8 @@ extension EventStreams {
         // Built outside the lock: readers, encoding and patches take time.
         var built: [BuiltTopic] = []
         var failed: [(ViewKey, any Error)] = []
-        for (key, build) in zip(keys, views.representations(for: Array(keys), withLayout: Set(bases.keys))) {
+        let keys = Array(followed)
+        for (key, build) in zip(keys, await views.representations(for: keys, withLayout: Set(bases.keys))) {
             switch build {
             case .built(let representation, let layout):
                 built.append(BuiltTopic(key: key, json: representation.identity, layout: layout, base: bases[key] ?? nil))

@@ -54,7 +54,7 @@ package final class EventStreams: Sendable {
 
     let views: ViewModelBuilder
     let lanes: PublisherLanes
-    /// The lanes' threads, by index (`PublisherLanes`).
+    /// The lanes, by index (`PublisherLanes`), each on its loop.
     let publishers: [PublisherLane]
     /// Each lane's state, by lane (`PublisherLanes`).
     let laneStates: [LaneState]
@@ -74,11 +74,12 @@ package final class EventStreams: Sendable {
 
     /// `position`: the feed's latest when the server starts; its changes are in
     /// every view model built from now on.
-    package init(views: ViewModelBuilder, position: Int64, lanes: PublisherLanes, memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
+    /// One publisher lane on each of `loops`.
+    package init(views: ViewModelBuilder, position: Int64, loops: [EventLoop], memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
         self.views = views
         (streamChanges, streamChangesIn) = AsyncStream.makeStream()
-        self.lanes = lanes
-        publishers = (0..<lanes.count).map { PublisherLane(index: $0) }
+        lanes = PublisherLanes(count: loops.count)
+        publishers = loops.indices.map { PublisherLane(index: $0, loop: loops[$0]) }
         laneStates = (0..<lanes.count).map { _ in LaneState(State(published: position, loggedSince: position + 1)) }
         applied = Atomic(position)
         failures = ThrottledLog(logger: logger)

@@ -3,11 +3,14 @@ import TailorHTTP
 import TailorLoop
 import TailorViews
 
-/// One thread on which the streams' new view models are built. Changes handed to
-/// it while it is busy wait together for its next pass. Rebuilds (at midnight,
-/// after a failed build) wait here too, so that a stream gets every version of
-/// a view model in the order the lane built them, never an older one after a
-/// newer.
+/// Where one share of the users' new view models are built: passes, one at a
+/// time, on an event loop of the server, as a channel's work in NIO belongs
+/// to its loop. A pass costs no thread of its own to wake and no switch to
+/// it, and the streams it writes are often on the same loop. Changes handed
+/// to it while a pass runs wait together for the next. Rebuilds (at
+/// midnight, after a failed build) wait here too, so that a stream gets every
+/// version of a view model in the order the lane built them, never an older
+/// one after a newer.
 package final class PublisherLane: Sendable {
     private struct Waiting {
         var changes = Set<TopicChange>()
@@ -22,12 +25,12 @@ package final class PublisherLane: Sendable {
     }
 
     private let index: Int
-    private let thread: SerialThread
+    private let loop: EventLoop
     private let waiting = Mutex(Waiting())
 
-    package init(index: Int) {
+    package init(index: Int, loop: EventLoop) {
         self.index = index
-        thread = SerialThread(name: "publish-\(index)")
+        self.loop = loop
     }
 
     /// Hands over changes at `position`, which is never below what was handed
@@ -45,7 +48,7 @@ package final class PublisherLane: Sendable {
             defer { waiting.passScheduled = true }
             return !waiting.passScheduled
         }
-        if schedule { thread.async { self.publishWaiting(to: streams) } }
+        if schedule { startPasses(to: streams) }
     }
 
     /// Hands over topics to build again, in the next pass.
@@ -55,17 +58,31 @@ package final class PublisherLane: Sendable {
             defer { waiting.passScheduled = true }
             return !waiting.passScheduled
         }
-        if schedule { thread.async { self.publishWaiting(to: streams) } }
+        if schedule { startPasses(to: streams) }
     }
 
     /// Hands over topics to build again once `seconds` have passed: a retry
-    /// after a failed build, kept on the lane's own thread.
+    /// after a failed build.
     package func rebuild(_ changes: Set<TopicChange>, after seconds: Double, to streams: EventStreams) {
-        thread.async(after: seconds) { self.rebuild(changes, to: streams) }
+        Task(executorPreference: loop) { [self] in
+            do {
+                try await Task.sleep(for: .seconds(seconds))
+            } catch {
+                return  // Cancelled: never, since nothing holds the task.
+            }
+            rebuild(changes, to: streams)
+        }
+    }
+
+    /// Passes on the lane's loop until nothing waits. A pass that reads the
+    /// database waits for it off the loop, and the loop serves its
+    /// connections meanwhile; the next pass starts after it.
+    private func startPasses(to streams: EventStreams) {
+        Task(executorPreference: loop) { [self] in await publishWaiting(to: streams) }
     }
 
     /// Publishes what waits, until nothing does.
-    private func publishWaiting(to streams: EventStreams) {
+    private func publishWaiting(to streams: EventStreams) async {
         while true {
             let next = waiting.withLock { waiting -> Waiting? in
                 guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty || !waiting.rebuilds.isEmpty else {
@@ -77,10 +94,10 @@ package final class PublisherLane: Sendable {
             }
             guard let next else { return }
             if next.changes.isEmpty && next.notifications.isEmpty {
-                streams.publish(lane: index, next.rebuilds, notifications: [])
+                await streams.publish(lane: index, next.rebuilds, notifications: [])
             } else {
                 // Built in this pass, a rebuilt topic shows what a changed one does.
-                streams.publish(lane: index, next.changes.union(next.rebuilds), notifications: next.notifications, position: next.position)
+                await streams.publish(lane: index, next.changes.union(next.rebuilds), notifications: next.notifications, position: next.position)
             }
         }
     }

@@ -248,7 +248,7 @@ import Testing
 
     /// A build that fails is a failure, never "not yours" or "deleted": here
     /// the database file is gone when a new reader must open it.
-    @Test func aFailedBuildIsNotAnAbsence() throws {
+    @Test func aFailedBuildIsNotAnAbsence() async throws {
         let path = folder.appendingPathComponent("gone.sqlite").path
         let writer = try Writer(path: path, directory: ChatDirectory())
         let alice = try writer.signUp("alice")
@@ -256,14 +256,14 @@ import Testing
         let views = ViewModelBuilder(database: writer.database, cache: ViewCache(budgetBytes: 0), directory: ChatDirectory(), presence: .nobody,
                                dates: DateText(zone: .utc), now: { 1_000_000 })
         let keys = [ViewKey(user: alice.id, topic: .order(id: 1)), ViewKey(user: alice.id, topic: .order(id: 99))]
-        let before = views.representations(for: keys)
+        let before = await views.representations(for: keys)
         guard case .built = before[0], case .notVisible = before[1] else {
             Issue.record("expected order 1 built and order 99 not visible, got \(before)")
             return
         }
         writer.database.close()
         for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-        for build in views.representations(for: keys) {
+        for build in await views.representations(for: keys) {
             guard case .failed = build else {
                 Issue.record("a build without its database must fail, got \(build)")
                 continue

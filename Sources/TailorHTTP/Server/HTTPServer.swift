@@ -29,8 +29,11 @@ public final class HTTPServer: Sendable {
     private let connectionsByAddress = Mutex<[PeerAddress: Int]>([:])
     private let draining = Atomic<Bool>(false)
 
-    /// Binds the listening socket at once, so a port in use fails here.
-    public init(configuration: HTTPServerConfiguration, responder: HTTPResponder, logger: Logger = Logger(label: "tailor.http")) throws {
+    /// Binds the listening socket at once, so a port in use fails here. The
+    /// loops are `group`'s when given (work of the application already runs
+    /// on them), else made here, `configuration.loopCount` of them.
+    public init(configuration: HTTPServerConfiguration, group: EventLoopGroup? = nil, responder: HTTPResponder,
+                logger: Logger = Logger(label: "tailor.http")) throws {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
@@ -38,9 +41,9 @@ public final class HTTPServer: Sendable {
         listener = try SocketListener(host: configuration.host, port: configuration.port) { code in
             exhaustion.log("accepting paused: no file descriptor left (errno \(code)); raise the open-files limit or lower --max-connections")
         }
-        group = try EventLoopGroup(loopCount: configuration.loopCount)
-        dates = group.loops.map { _ in ThreadConfined(HTTPDate()) }
-        idleTasks = group.loops.map { _ in ThreadConfined(IdleConnectionTasks(limit: Self.idleTasksPerLoop)) }
+        self.group = try group ?? EventLoopGroup(loopCount: configuration.loopCount)
+        dates = self.group.loops.map { _ in ThreadConfined(HTTPDate()) }
+        idleTasks = self.group.loops.map { _ in ThreadConfined(IdleConnectionTasks(limit: Self.idleTasksPerLoop)) }
     }
 
     /// The port listened on (the chosen one when configured with 0).

@@ -56,14 +56,16 @@ package final class ViewModelBuilder: Sendable {
     }
 
     /// Several view models for a publisher pass. Those the kept chats cannot
-    /// make are read in one transaction: the builds share a snapshot and a warm
-    /// page cache. Those in `withLayout` come with their layout, for patches:
-    /// they are built anew, since the cache keeps no layouts.
-    package func representations(for keys: [ViewKey], withLayout: Set<ViewKey> = []) -> [ViewBuild] {
+    /// make are read in one transaction, off the caller's loop: the builds
+    /// share a snapshot and a warm page cache. Those in `withLayout` come with
+    /// their layout, for patches: they are built anew, since the cache keeps
+    /// no layouts.
+    package func representations(for keys: [ViewKey], withLayout: Set<ViewKey> = []) async -> [ViewBuild] {
         let sequence = cache.sequence
         var results: [ViewBuild] = []
         results.reserveCapacity(keys.count)
-        var unbuilt: [Int] = []
+        var unbuilt: [ViewKey] = []
+        var places: [Int] = []
         for key in keys {
             let layout = withLayout.contains(key)
             if !layout, let cached = cache.lookup(key) {
@@ -73,18 +75,19 @@ package final class ViewModelBuilder: Sendable {
                 results.append(.built(kept.representation, kept.layout))
             } else {
                 // Stands until the database's answer below replaces it.
-                unbuilt.append(results.count)
+                places.append(results.count)
+                unbuilt.append(key)
                 results.append(.notVisible)
             }
         }
         guard !unbuilt.isEmpty else { return results }
         let fromDatabase: [ViewBuild]
         do {
-            fromDatabase = try database.read { store in
+            fromDatabase = try await database.readOffLoop { [unbuilt] store in
                 let shared = SharedReads()
-                return unbuilt.map { index in
+                return unbuilt.map { key in
                     do {
-                        guard let built = try build(keys[index], from: store, sharing: shared, withLayout: withLayout.contains(keys[index])) else {
+                        guard let built = try self.build(key, from: store, sharing: shared, withLayout: withLayout.contains(key)) else {
                             return .notVisible
                         }
                         return .built(built.representation, built.layout)
@@ -97,9 +100,9 @@ package final class ViewModelBuilder: Sendable {
             // The read transaction itself failed to begin or end.
             fromDatabase = unbuilt.map { _ in .failed(error) }
         }
-        for (index, result) in zip(unbuilt, fromDatabase) {
-            results[index] = result
-            if case .built(let built, _) = result { cache.offer(built, for: keys[index], builtAfter: sequence) }
+        for (place, result) in zip(places, fromDatabase) {
+            results[place] = result
+            if case .built(let built, _) = result { cache.offer(built, for: keys[place], builtAfter: sequence) }
         }
         return results
     }
