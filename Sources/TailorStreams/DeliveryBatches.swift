@@ -15,16 +15,25 @@ package struct DeliveryBatches {
         byLoop[loop.index, default: (loop, [])].subscribers.append(subscriber)
         if let slice = byLoop[loop.index], slice.subscribers.count >= Self.sliceSize {
             byLoop[loop.index] = nil
-            Self.deliver(slice.subscribers, on: loop)
+            // Handed over even on its own loop: a slice fills while a lane holds its lock.
+            Self.handOver(slice.subscribers, to: loop)
         }
     }
 
-    /// Queues a job on each loop for the streams gathered and not yet started.
+    /// Writes the streams gathered and not yet started: those of the caller's
+    /// own loop (a lane's pass runs on one) at once, the others' in a job on
+    /// their loop.
     package func start() {
-        for (loop, subscribers) in byLoop.values { Self.deliver(subscribers, on: loop) }
+        for (loop, subscribers) in byLoop.values {
+            guard loop.inLoopThread else {
+                Self.handOver(subscribers, to: loop)
+                continue
+            }
+            for subscriber in subscribers { subscriber.deliver() }
+        }
     }
 
-    private static func deliver(_ subscribers: [Subscriber], on loop: EventLoop) {
+    private static func handOver(_ subscribers: [Subscriber], to loop: EventLoop) {
         loop.execute {
             for subscriber in subscribers { subscriber.deliver() }
         }
