@@ -24,6 +24,9 @@ let package = Package(
         // Web Push's P-256 keys, ECDH, HKDF, AES-GCM and ES256 signatures; on
         // Linux it needs FoundationEssentials only.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The server's long-lived parts run as one group of services, whose
+        // graceful shutdown stops them in order; it needs no NIO.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries and the few Linux calls Glibc does not import cleanly.
@@ -111,6 +114,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 

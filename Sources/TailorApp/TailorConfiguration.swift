@@ -87,3 +87,12 @@ public struct TailorConfiguration: Sendable {
 
     public init() {}
 }
+
+extension TailorConfiguration {
+    /// The PostgreSQL database other servers may write too, if it is one: its
+    /// commits then come through the feed's follower, this server's own as
+    /// well, and its users' presence through notifications.
+    var sharedDatabaseURL: String? {
+        if case .postgres(let url) = database { url } else { nil }
+    }
+}

@@ -126,3 +126,13 @@ private final class JobList: Sendable {
         }
     }
 }
+
+/// Tasks that prefer a serial thread run their jobs on it, one at a time:
+/// a service group's code runs there, and its stops may block that thread
+/// (the writer's last commit, the loops' end) without holding up any other.
+extension SerialThread: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

@@ -303,10 +303,10 @@ struct ServeCommand: ParsableCommand {
         let application: Application
         do {
             application = try Application(configuration: configuration, logger: logger)
+            try application.start()
             if let tokens = try application.seedDemoIfAsked() {
                 print("demo users added: alice token \(tokens.alice), bob token \(tokens.bob)")
             }
-            try application.start()
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode.failure

@@ -13,6 +13,7 @@ import Testing
 @Suite struct MemoryUpkeepThreadTests {
     @Test func itLooksOnItsOwnThreadUntilStopped() {
         let upkeep = MemoryUpkeepThread(interval: 0.01, openConnections: { 0 }, logger: Logger(label: "test"))
+        upkeep.start()
         let giveUp = MonotonicClock.after(seconds: 30)
         while upkeep.looks < 3 && MonotonicClock.now < giveUp { usleep(5_000) }
         #expect(upkeep.looks >= 3)

@@ -9,8 +9,8 @@ import TailorViews
 /// Works out, for each entry of the change feed, which users' view models it
 /// touched, and tells those who care: the kept chats follow it, the view cache
 /// drops them, the event streams get their new versions and the notifications,
-/// the chatbot hears messages sent to it, an ended session's token stops
-/// signing in. Runs on the thread that applies the feed (`FeedApplier`), one
+/// the chatbot hears messages sent to it and the push delivery the pushes
+/// queued (`FeedNews`), an ended session's token stops signing in. Runs on the thread that applies the feed (`FeedApplier`), one
 /// entry at a time in position order, while the writer commits the next batch.
 ///
 /// The cache is told at once, before the writer's sources are answered, so
@@ -29,8 +29,7 @@ final class EventHandler: Sendable {
     private let cache: ViewCache
     private let directory: ChatDirectory
     private let credentials: CredentialCache
-    private let onMessage: @Sendable (Message, Chat) -> Void
-    private let onPushesQueued: @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void
+    private let news: FeedNews
     private let presence: PresenceDriver
     private let streams: EventStreams
     private let names = Mutex<[Int: String]>([:])
@@ -39,17 +38,15 @@ final class EventHandler: Sendable {
     /// but each is said.
     private let failures: ThrottledLog
 
-    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, presence: PresenceDriver, logger: Logger,
-         onMessage: @escaping @Sendable (Message, Chat) -> Void,
-         onPushesQueued: @escaping @Sendable (_ message: Int, _ chat: Int, _ recipient: Int) -> Void) {
+    init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, presence: PresenceDriver,
+         news: FeedNews, logger: Logger) {
         failures = ThrottledLog(logger: logger)
         self.cache = cache
         self.directory = directory
         self.credentials = credentials
         self.streams = streams
         self.presence = presence
-        self.onMessage = onMessage
-        self.onPushesQueued = onPushesQueued
+        self.news = news
     }
 
     /// Follows one entry of the feed, in position order. `snapshot` shows the
@@ -72,12 +69,12 @@ final class EventHandler: Sendable {
                     notifications.append(.init(recipient: chat.contact(of: message.senderID), chatID: chat.id, contact: sender,
                                                text: message.text, position: Int64(entry.position)))
                 }
-                onMessage(message, chat)
+                news.sent(message, in: chat)
             case .sessionEnded(let hash):
                 credentials.forget(storedHash: hash)
                 streams.endStreams(ofSession: hash)
             case .pushesQueued(let message, let chat, let recipient):
-                onPushesQueued(message, chat.id, recipient)
+                news.queued(.init(message: message, chat: chat.id, recipient: recipient))
             case .lastSeen(let user, _):
                 // After the kept chats took the time: the contacts' views are built with it.
                 presence.lastSeenCommitted(of: user)

@@ -11,10 +11,21 @@ final class MemoryUpkeepThread: Sendable {
     private let stopping = DispatchSemaphore(value: 0)
     private let thread = Mutex<OwnThread?>(nil)
     private let lookCount = Atomic<Int>(0)
+    private let interval: Double
+    private let openConnections: @Sendable () -> Int
+    private let logger: Logger
 
-    /// Looks every `interval` seconds, until stopped; `openConnections`
-    /// counts the server's.
+    /// Looks every `interval` seconds once started, until stopped;
+    /// `openConnections` counts the server's.
     init(interval: Double, openConnections: @escaping @Sendable () -> Int, logger: Logger) {
+        self.interval = interval
+        self.openConnections = openConnections
+        self.logger = logger
+    }
+
+    /// Starts the thread, once.
+    func start() {
+        let (interval, openConnections, logger) = (interval, openConnections, logger)
         let started = OwnThread(name: "upkeep") { [self] in
             let process = ProcessProbe.current
             var upkeep = MemoryUpkeep(openConnections: openConnections(), residentKiB: process.residentKiB.now)
@@ -34,6 +45,12 @@ final class MemoryUpkeepThread: Sendable {
             }
         }
         thread.withLock { $0 = started }
+    }
+
+    /// The thread as a part of the server, looking every `memoryUpkeepInterval` seconds.
+    static func part(openConnections: @escaping @Sendable () -> Int, logger: Logger) -> Part {
+        let upkeep = MemoryUpkeepThread(interval: Application.memoryUpkeepInterval, openConnections: openConnections, logger: logger)
+        return Part("upkeep", start: { upkeep.start() }, stop: { upkeep.stop() })
     }
 
     /// Times the process was looked at so far.

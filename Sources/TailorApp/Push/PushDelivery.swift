@@ -15,7 +15,7 @@ import TailorViews
 /// few awaits per batch. Making a push (its encryption) and posting it run
 /// on the `push` thread.
 ///
-/// It wakes when the feed says pushes were queued (on any server: every one
+/// It wakes when the feed says pushes were queued (`FeedNews`; on any server: every one
 /// delivers, and the outbox's leases give each push to one), waits the push
 /// delay for a stream that shows the chat to cancel it, then claims what is
 /// due. It also looks every `pollInterval`, for pushes whose server died with
@@ -42,6 +42,7 @@ final class PushDelivery: Sendable {
     private let waker: AsyncStream<Void>.Continuation
     private let worker: Task<Void, Never>
     private let ticker: Task<Void, Never>
+    private let follower: Task<Void, Never>
     private let executor: any TaskExecutor
 
     /// Seconds between looks at the outbox when nothing wakes it.
@@ -51,8 +52,8 @@ final class PushDelivery: Sendable {
     /// Milliseconds before a push held back for its busy push service is due again.
     static let heldBack = 1_000
 
-    init(events: EventRouter, streams: EventStreams, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics,
-         now: @escaping @Sendable () -> Int, executor: any TaskExecutor, logger: Logger) {
+    init(events: EventRouter, streams: EventStreams, queued: AsyncStream<FeedNews.PushesQueued>, key: VAPIDKey, settings: PushSettings,
+         metrics: ServerMetrics, now: @escaping @Sendable () -> Int, executor: any TaskExecutor, logger: Logger) {
         self.events = events
         self.streams = streams
         self.key = key
@@ -87,27 +88,32 @@ final class PushDelivery: Sendable {
                 waker.yield()
             }
         }
+        follower = Task(executorPreference: executor) {
+            for await pushes in queued {
+                Self.queued(pushes, streams: streams, events: events, wake: { waker.yield() }, executor: executor, logger: logger)
+            }
+        }
     }
 
-    /// Pushes of `message` were queued for `recipient`: cancelled when one of
-    /// their streams here shows the chat, else delivered once due.
-    func queued(message: Int, chat: Int, recipient: Int) {
-        guard streams.isShowing(chat: chat, to: recipient) else {
-            waker.yield()
+    /// Pushes were queued for their recipient: cancelled when one of their
+    /// streams here shows the chat, else delivered once due.
+    private static func queued(_ pushes: FeedNews.PushesQueued, streams: EventStreams, events: EventRouter, wake: () -> Void,
+                               executor: any TaskExecutor, logger: Logger) {
+        guard streams.isShowing(chat: pushes.chat, to: pushes.recipient) else {
+            wake()
             return
         }
-        let events = events
-        let logger = logger
         Task(executorPreference: executor) {
             do {
-                try await events.record(.cancel(message: message))
+                try await events.record(.cancel(message: pushes.message))
             } catch {
-                logger.warning("the pushes of message \(message), shown on a stream, could not be cancelled: \(error)")
+                logger.warning("the pushes of message \(pushes.message), shown on a stream, could not be cancelled: \(error)")
             }
         }
     }
 
     func stop() {
+        follower.cancel()
         ticker.cancel()
         worker.cancel()
         waker.finish()

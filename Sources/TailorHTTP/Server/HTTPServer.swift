@@ -24,16 +24,18 @@ public final class HTTPServer: Sendable {
     private let idleTasks: [ThreadConfined<IdleConnectionTasks>]
     /// Tasks a loop keeps waiting for connections at most.
     static let idleTasksPerLoop = 64
-    private let activeConnections = WatchedCount()
+    private let activeConnections: WatchedCount
     /// Open connections per client address, when they are limited.
     private let connectionsByAddress = Mutex<[PeerAddress: Int]>([:])
     private let draining = Atomic<Bool>(false)
 
     /// Binds the listening socket at once, so a port in use fails here. The
     /// loops are `group`'s when given (work of the application already runs
-    /// on them), else made here, `configuration.loopCount` of them.
-    public init(configuration: HTTPServerConfiguration, group: EventLoopGroup? = nil, responder: HTTPResponder,
-                logger: Logger = Logger(label: "tailor.http")) throws {
+    /// on them), else made here, `configuration.loopCount` of them; open
+    /// connections are counted in `connections`, which others may read.
+    public init(configuration: HTTPServerConfiguration, group: EventLoopGroup? = nil, connections: WatchedCount = WatchedCount(),
+                responder: HTTPResponder, logger: Logger = Logger(label: "tailor.http")) throws {
+        activeConnections = connections
         self.configuration = configuration
         self.responder = responder
         self.logger = logger

@@ -1,0 +1,47 @@
+import Logging
+import TailorLoop
+import TailorStore
+import TailorStreams
+
+/// How some parts are made from the configuration and the parts before them.
+extension Application {
+    static func authenticator(_ configuration: TailorConfiguration, _ database: Database, _ events: EventRouter, _ readModel: ReadModel,
+                              _ now: @escaping @Sendable () -> Int, _ logger: Logger) -> Authenticator {
+        Authenticator(database: database, events: events, credentials: readModel.credentials, now: now, writeLimit: configuration.writeLimit,
+                      accountLimit: configuration.accountLimit,
+                      passwords: PasswordGate(hasher: PasswordHasher(limits: configuration.passwordQueue),
+                                              perClient: configuration.passwordAttemptLimit, perName: configuration.passwordNameLimit,
+                                              logger: logger),
+                      sessionIdleTime: configuration.sessionIdleTime, logger: logger)
+    }
+
+    /// What `/metrics` shows of the server now.
+    static func sample(metrics: ServerMetrics, connections: WatchedCount, streams: EventStreams, readModel: ReadModel, database: Database,
+                       progress: FeedProgress, follower: FeedFollower?, presence: PresenceDriver) -> ServerMetrics.Sample {
+        let cacheCounts = readModel.cache.counts
+        let checkpoints = database.checkpoints
+        let process = ProcessProbe.current
+        let presence = presence.counts
+        return ServerMetrics.Sample(
+            connections: connections.current, streams: streams.subscriberCount,
+            followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: readModel.cache.byteCount,
+            feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, sqliteLogFrames: checkpoints.logFrames,
+            usersOnline: presence.usersOnline, otherServers: presence.otherServers,
+            totals: ServerMetrics.Totals(
+                eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
+                cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
+                checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter,
+                feedReads: follower?.reads ?? 0),
+            cpuSeconds: process.cpuSeconds, residentBytes: process.residentKiB.now * 1024,
+            openFiles: process.openFiles)
+    }
+}
+
+extension PresenceDriver {
+    /// On PostgreSQL, with a channel to the other servers writing it.
+    convenience init(configuration: TailorConfiguration, readModel: ReadModel, database: Database, streams: EventStreams,
+                     now: @escaping @Sendable () -> Int, logger: Logger) throws {
+        self.init(presence: readModel.presence, channel: try configuration.sharedDatabaseURL.map { try PresenceChannel(url: $0, logger: logger) },
+                  database: database, directory: readModel.directory, cache: readModel.cache, streams: streams, now: now, logger: logger)
+    }
+}

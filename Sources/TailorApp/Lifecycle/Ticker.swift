@@ -1,0 +1,59 @@
+import Synchronization
+import TailorLoop
+import TailorStreams
+import TailorViews
+
+/// Work done again and again on a loop, between pauses that `pause` gives
+/// (in milliseconds), from its start until it is stopped.
+final class Ticker: Sendable {
+    let name: String
+    private let loop: EventLoop
+    private let pause: @Sendable () -> Int
+    private let tick: @Sendable () -> Void
+    private let running = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ name: String, on loop: EventLoop, pause: @escaping @Sendable () -> Int, tick: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.loop = loop
+        self.pause = pause
+        self.tick = tick
+    }
+
+    var part: Part {
+        Part(name, start: { self.start() }, stop: { self.stop() })
+    }
+
+    func start() {
+        let (pause, tick) = (pause, tick)
+        running.withLock {
+            $0 = Task(executorPreference: loop) {
+                while true {
+                    do {
+                        try await Task.sleep(for: .milliseconds(pause()))
+                    } catch {
+                        return  // stopped
+                    }
+                    tick()
+                }
+            }
+        }
+    }
+
+    func stop() {
+        running.withLock { $0.take() }?.cancel()
+    }
+
+    /// Date texts ("14:05" becomes "Yesterday") change at midnight, not on
+    /// writes: cached view models are dropped and followed ones sent anew.
+    static func midnight(dates: DateText, cache: ViewCache, streams: EventStreams, now: @escaping @Sendable () -> Int, on loop: EventLoop) -> Ticker {
+        Ticker("midnight", on: loop, pause: { dates.millisecondsUntilMidnight(now: now()) + 10 }) {
+            cache.removeAll()
+            streams.republishAll()
+        }
+    }
+
+    /// A comment on every stream every `seconds`, so that proxies keep quiet streams open.
+    static func heartbeat(every seconds: Double, streams: EventStreams, on loop: EventLoop) -> Ticker {
+        Ticker("heartbeat", on: loop, pause: { Int(seconds * 1000) }) { streams.heartbeat() }
+    }
+}
