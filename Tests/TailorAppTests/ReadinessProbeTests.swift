@@ -19,6 +19,7 @@ import Testing
         let clock = Atomic<UInt64>(5_000_000_000)
         let probe = ReadinessProbe(now: { clock.load(ordering: .relaxed) }) {
             writes.add()
+            // A write that takes a while, so that the askers come while it is under way.
             try? await Task.sleep(nanoseconds: 20_000_000)
             return .committed
         }

@@ -52,6 +52,7 @@ import Testing
         let thread = SerialThread(name: "test-sync")
         let done = Atomic<Bool>(false)
         thread.async {
+            // Work that takes a while: `sync` must wait for it, not only queue behind it.
             usleep(50_000)
             done.store(true, ordering: .releasing)
         }
@@ -81,17 +82,14 @@ import Testing
         do {
             let thread = SerialThread(name: "test-ends")
             thread.async {
+                // Work that takes a while: the thread is let go of with it still running.
                 usleep(20_000)
                 ran.store(true, ordering: .releasing)
             }
         }
         // The job runs on the thread, so the thread was there and named; it
         // ends after the job.
-        let giveUp = MonotonicClock.after(seconds: 30)
-        while !ran.load(ordering: .acquiring) && MonotonicClock.now < giveUp { usleep(5_000) }
-        let queuedRan = ran.load(ordering: .acquiring)
-        #expect(queuedRan, "what was queued runs")
-        while ThreadNames.threads(named: "test-ends") > 0 && MonotonicClock.now < giveUp { usleep(5_000) }
-        #expect(ThreadNames.threads(named: "test-ends") == 0)
+        #expect(eventually(timeout: 30) { ran.load(ordering: .acquiring) }, "what was queued runs")
+        #expect(eventually(timeout: 30) { ThreadNames.threads(named: "test-ends") == 0 })
     }
 }

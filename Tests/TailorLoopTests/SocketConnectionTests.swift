@@ -14,7 +14,7 @@ import Testing
         func add(_ count: Int) { counts.withLock { $0.append(count) } }
         /// Waits up to five seconds for `count` reads.
         func wait(for count: Int) -> [Int] {
-            for _ in 0..<500 where counts.withLock({ $0.count }) < count { usleep(10_000) }
+            _ = eventually { counts.withLock { $0.count } >= count }
             return counts.withLock { $0 }
         }
     }
@@ -32,6 +32,7 @@ import Testing
         try listener.start(on: group) { fd, _, loop in
             guard let connection = try? loop.adopt(fd: fd) else { return record.add(-2) }
             Task(executorPreference: loop) {
+                // A reader that starts late, when asked to: the bytes wait in the socket meanwhile.
                 try? await Task.sleep(for: pause)
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
                 defer { buffer.deallocate() }
@@ -60,6 +61,7 @@ import Testing
             Self.send("first", on: client)
             #expect(reads.wait(for: 1) == [5])
             // The first read was short: the second waits for these bytes' edge.
+            // Sleeps: the second read must be waiting when they come, which no event tells.
             usleep(50_000)
             Self.send("second", on: client)
             #expect(reads.wait(for: 2) == [5, 6])

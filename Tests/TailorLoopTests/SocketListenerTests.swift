@@ -25,7 +25,7 @@ import Testing
         defer { listener.stop(on: group) }
         let client = try #require(LoopbackClient.connect(port: listener.port))
         defer { close(client) }
-        for _ in 0..<500 where accepted.withLock({ $0 }) == nil { usleep(10_000) }
+        #expect(eventually { accepted.withLock { $0 } != nil })
         #expect(accepted.withLock { $0 } == true)
     }
 }

@@ -26,17 +26,14 @@ import Testing
                 finished.add(1, ordering: .acquiringAndReleasing)
             }
         }
-        let giveUp = MonotonicClock.after(seconds: 30)
-        while started.load(ordering: .acquiring) < 2 && MonotonicClock.now < giveUp { usleep(1_000) }
-        // Time for a third job to start, were there a third thread.
+        #expect(eventually(timeout: 30) { started.load(ordering: .acquiring) >= 2 })
+        // Sleeps: that no third job starts can only be seen by giving it the time to.
         usleep(50_000)
         let startedBeforeLetGo = started.load(ordering: .acquiring)
         #expect(startedBeforeLetGo == 2)
         #expect(names.withLock { $0 } == ["test-pool-0", "test-pool-1"])
         for _ in 0..<jobs { letGo.signal() }
-        while finished.load(ordering: .acquiring) < jobs && MonotonicClock.now < giveUp { usleep(1_000) }
-        let finishedInTheEnd = finished.load(ordering: .acquiring)
-        #expect(finishedInTheEnd == jobs)
+        #expect(eventually(timeout: 30) { finished.load(ordering: .acquiring) == jobs })
         #expect(pool.count == 2)
     }
 
@@ -60,10 +57,8 @@ import Testing
         // Keeps the queue from emptying while the thread waits on `last`.
         pool.async {}
         first.signal()
-        let giveUp = MonotonicClock.after(seconds: 30)
-        while ran.load(ordering: .acquiring) < 200 && MonotonicClock.now < giveUp { usleep(1_000) }
-        usleep(20_000)
-        #expect(freed.value >= 100)
+        #expect(eventually(timeout: 30) { ran.load(ordering: .acquiring) == 200 })
+        #expect(eventually { freed.value >= 100 })
         last.signal()
     }
 
@@ -84,18 +79,14 @@ import Testing
             let pool = ThreadPool(name: "test-gone", count: 3)
             for _ in 0..<5 {
                 pool.async {
+                    // Work that takes a while: the pool is let go of with jobs still queued.
                     usleep(10_000)
                     ran.add(1, ordering: .acquiringAndReleasing)
                 }
             }
         }
-        let giveUp = MonotonicClock.after(seconds: 30)
-        while ran.load(ordering: .acquiring) < 5 && MonotonicClock.now < giveUp { usleep(5_000) }
-        let queuedRan = ran.load(ordering: .acquiring)
-        #expect(queuedRan == 5, "what was queued runs")
-        let named = { (0..<3).map { ThreadNames.threads(named: "test-gone-\($0)") }.reduce(0, +) }
-        while named() > 0 && MonotonicClock.now < giveUp { usleep(5_000) }
-        #expect(named() == 0)
+        #expect(eventually(timeout: 30) { ran.load(ordering: .acquiring) == 5 }, "what was queued runs")
+        #expect(eventually(timeout: 30) { (0..<3).map { ThreadNames.threads(named: "test-gone-\($0)") }.reduce(0, +) == 0 })
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TailorHTTP
+import TailorTestSupport
 import Testing
 
 /// Keep-alive, pipelining, HTTP/1.0, HEAD and many clients, over real sockets.
@@ -190,6 +191,7 @@ import Testing
     @Test func asyncHandlersMaySuspend() throws {
         let server = try TestServer { _ in } routes: { router in
             router.get("/slow") { _ in
+                // Work that takes a while: the next request waits behind it, in order.
                 try await Task.sleep(for: .milliseconds(50))
                 return .json(#"{"slow":true}"#)
             }
@@ -225,6 +227,7 @@ import Testing
         let started = Date()
         var answer: TestResponse?
         for _ in 0..<20 {
+            // The client dribbles: a byte every 0.3 s, within the head timeout each time.
             usleep(300_000)
             guard (try? client.send("x")) != nil else { break }
             if Date().timeIntervalSince(started) > 2.5 { break }
@@ -252,8 +255,11 @@ import Testing
     /// whose client waits does not.
     @Test func aHandlerLearnsThatItsClientHungUp() throws {
         let seen = Mutex<[String: Bool]>([:])
+        let arrived = Mutex<Set<String>>([])
         let server = try TestServer(routes: { router in
             router.get("/slow/{name}") { request in
+                arrived.withLock { _ = $0.insert(request.parameters.first?.value ?? "") }
+                // Work that takes a while, long enough for its client to hang up meanwhile.
                 try await Task.sleep(for: .milliseconds(300))
                 seen.withLock { $0[request.parameters.first?.value ?? ""] = request.presence?.hasLeft }
                 return .json(#"{"status":"ok"}"#)
@@ -261,12 +267,12 @@ import Testing
         })
         let leaving = try server.client()
         try leaving.send("GET /slow/leaving HTTP/1.1\r\nHost: t\r\n\r\n")
-        usleep(50_000)
+        #expect(eventually { arrived.withLock { $0.contains("leaving") } })
         leaving.reset()
         let staying = try server.client()
         try staying.send("GET /slow/staying HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try staying.readResponse().status == 200)
-        for _ in 0..<50 where seen.withLock({ $0.count }) < 2 { usleep(20_000) }
+        #expect(eventually { seen.withLock { $0.count } == 2 })
         #expect(seen.withLock { $0 } == ["leaving": true, "staying": false])
     }
 }

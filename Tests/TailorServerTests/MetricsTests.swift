@@ -1,5 +1,6 @@
 import Foundation
 import TailorApp
+import TailorTestSupport
 import Testing
 
 /// `GET /metrics`: Prometheus's text format, parsed here line by line as a
@@ -44,11 +45,9 @@ import Testing
     /// counts a batch once it has handed it on, maybe after the request's answer.
     static func scrape(_ app: TestApp, until condition: ([Sample: Double]) -> Bool) throws -> [Sample: Double] {
         var samples = try scrape(app)
-        var tries = 0
-        while !condition(samples) && tries < 500 {
-            usleep(10_000)
+        _ = try eventually {
             samples = try scrape(app)
-            tries += 1
+            return condition(samples)
         }
         return samples
     }
@@ -115,12 +114,15 @@ import Testing
             return "POST /api/chats/\(chatID)/messages HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(alice.token!)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         }
+        // Sleeps: a quiet spell longer than the commit delay, after which the
+        // writer is idle and commits the next message at once; no event says so.
         usleep(500_000)
         let before = try batches(Self.scrape(app))
         try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after a quiet spell"}"#)
         let first = try app.client(as: alice)
         let second = try app.client(as: alice)
         try first.connection.send(message("close behind"))
+        // The second comes a moment after the first, within the writer's rest.
         usleep(50_000)
         try second.connection.send(message("closer still"))
         #expect(try first.connection.readResponse().status == 201)

@@ -24,6 +24,7 @@ import Testing
         for index in 0..<40 {
             if index == 10 { try TestDatabase.dropConnections(to: location) }
             statuses.append(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#).status)
+            // A steady sender, a message every 10 ms.
             usleep(10_000)
         }
         #expect(statuses.allSatisfy { $0 == 201 || $0 == 503 }, "\(statuses)")
@@ -56,7 +57,6 @@ import Testing
         let alice = try app.user("alice")
         #expect(try alice.get("/api/sessions").status == 200)
         try TestDatabase.dropConnections(to: location)
-        usleep(100_000)
         #expect(try alice.get("/api/sessions").status == 200)
     }
 
@@ -90,13 +90,15 @@ import Testing
                                         seconds: Date().timeIntervalSince(started),
                                         id: (response?.json["message"] as? [String: Any])?["id"] as? String)
                     answers.withLock { $0[name, default: []].append(answer) }
+                    // A steady sender, a message every quarter of a second.
                     usleep(250_000)
                 }
                 sent.leave()
             }.start()
         }
-        usleep(1_000_000)
+        #expect(eventually(timeout: 10) { answers.withLock { $0.values.map(\.count).min() ?? 0 } >= 3 && answers.withLock { $0.count } == 2 })
         try database.stop()
+        // The outage lasts a second and a half: the writes meanwhile wait and retry.
         usleep(1_500_000)
         try database.start()
         sent.wait()

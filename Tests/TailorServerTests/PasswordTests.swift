@@ -208,6 +208,7 @@ import Testing
         let client = try app.client()
         for _ in 0..<10 {
             #expect(try client.get("/api/me", headers: ["Cookie: tailor_session=\(busy)"]).status == 200)
+            // Sleeps: the idle session must stay unused past its idle time, which only time brings.
             usleep(200_000)
         }
         let expired = try client.get("/api/me", headers: ["Cookie: tailor_session=\(idle)"])

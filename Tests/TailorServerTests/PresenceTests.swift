@@ -28,12 +28,8 @@ import Testing
     /// the feed counts its entry applied, so a test that saw the event may
     /// read the position a moment early.
     private static func feedPosition(_ app: TestApp, reaching least: Int) throws -> Int {
-        let deadline = Date().addingTimeInterval(5)
-        while true {
-            let position = try feedPosition(app)
-            if position >= least || Date() > deadline { return position }
-            usleep(10_000)
-        }
+        _ = try eventually { try feedPosition(app) >= least }
+        return try feedPosition(app)
     }
 
     /// Alice and Bob in a chat where each has written: presence is shown
@@ -137,6 +133,7 @@ import Testing
         #expect(app.waitForConnections(atMost: 4))
         var reloaded: SSEClient? = try SSEClient(port: app.port, token: alice.token, topics: "badge")
         _ = try reloaded?.next()
+        // Sleeps: that nothing is written can only be seen by giving it the time to.
         Thread.sleep(forTimeInterval: 0.6)
         #expect(try Self.feedPosition(app) == before, "streams that open and close wrote to the database")
         #expect(try alice.get("/api/chats/\(chatID)").json["contactStatus"] as? [String: Any] != nil)
@@ -241,6 +238,7 @@ import Testing
         typed.async {
             while !stop.withLock({ $0 }) {
                 _ = try? alice.send("POST", "/api/chats/\(chatID)/typing")
+                // As a composer does while text is typed.
                 usleep(300_000)
             }
         }

@@ -51,6 +51,7 @@ import Testing
                                         headers: ["Cookie: tailor_session=\(session.token)"])
                 opened.signal()
             }
+            // The race is run at a different moment each time: 0 to 4 ms in.
             usleep(UInt32(attempt % 5) * 1000)
             #expect(try alice.send("DELETE", "/api/sessions/\(session.id)").status == 204)
             opened.wait()
@@ -84,6 +85,7 @@ import Testing
                 _ = try? browser?.get("/api/me", headers: ["Cookie: tailor_session=\(session.token)"])
                 asked.signal()
             }
+            // The race is run at a different moment each time: 0 to 450 µs in.
             usleep(UInt32(index % 4) * 150)
             #expect(try script.send("DELETE", "/api/sessions/\(session.id)").status == 204)
             asked.wait()

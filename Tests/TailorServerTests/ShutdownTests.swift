@@ -47,8 +47,8 @@ import Testing
         }
 
         func waitForExit(timeout: Double) -> Int32? {
-            let giveUp = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < giveUp { usleep(10_000) }
+            // Polled: waiting on the run loop for the exit can miss it.
+            _ = eventually(timeout: timeout, interval: 0.01) { !process.isRunning }
             if process.isRunning {
                 process.terminate()
                 return nil
@@ -75,8 +75,7 @@ import Testing
         #expect(try busy.readResponse().status == 100)
         kill(server.process.processIdentifier, signal)
         // Draining has begun once the listener is closed: new connections are refused.
-        let giveUp = Date().addingTimeInterval(3)
-        while Date() < giveUp, (try? RawClient(port: server.port)) != nil { usleep(10_000) }
+        #expect(eventually(timeout: 3, interval: 0.01) { (try? RawClient(port: server.port)) == nil })
         try busy.send(body)
         let last = try busy.readResponse()
         #expect(last.status == 201)
@@ -117,8 +116,7 @@ import Testing
         let errors = Pipe()
         process.standardError = errors
         try SpawnGate.run(process)
-        let giveUp = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < giveUp { usleep(10_000) }
+        _ = eventually(interval: 0.01) { !process.isRunning }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         #expect(process.terminationStatus != 0)
@@ -203,17 +201,12 @@ import Testing
             ((try? String(contentsOf: file, encoding: .utf8)) ?? "").split(separator: "\n").count
         }
         // The line of the first request reaches the file a moment after its answer.
-        for _ in 0..<100 where lines(log) < 1 { usleep(20_000) }
+        #expect(eventually { lines(log) >= 1 })
         try FileManager.default.moveItem(at: log, to: rotated)
         kill(server.process.processIdentifier, SIGHUP)
-        var reopened = false
-        for _ in 0..<100 where !reopened {
-            usleep(20_000)
-            reopened = FileManager.default.fileExists(atPath: log.path)
-        }
-        #expect(reopened, "a new file was opened at the log's path")
+        #expect(eventually { FileManager.default.fileExists(atPath: log.path) }, "a new file was opened at the log's path")
         #expect(try client.get("/healthz").status == 200)
-        for _ in 0..<100 where lines(log) < 1 { usleep(20_000) }
+        #expect(eventually { lines(log) >= 1 })
         #expect(lines(log) == 1)
         #expect(lines(rotated) == 1)
         #expect(server.process.isRunning)
@@ -240,10 +233,18 @@ import Testing
         process.arguments = ["serve", "--port", "0", "--db", ":memory:", "--public", FileManager.default.temporaryDirectory.path,
                              "--log-format", "json"]
         let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
         process.standardError = errors
         try SpawnGate.run(process)
-        usleep(500_000)
+        // Up and logging once it says where it listens.
+        var said = ""
+        while !said.contains("\n") {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { break }
+            said += String(decoding: byte, as: UTF8.self)
+        }
+        #expect(said.hasPrefix("listening on"))
         process.terminate()
         process.waitUntilExit()
         let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")

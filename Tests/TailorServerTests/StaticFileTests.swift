@@ -147,6 +147,7 @@ import Testing
         let before = Self.residentBytes()
         let stalled = try (0..<12).map { _ in try server.client(receiveBuffer: 4096) }
         for client in stalled { try client.send("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n") }
+        // Sleeps: the server writes as far as each socket takes, which no event tells; then memory is read.
         usleep(500_000)
         // Twelve copies read into memory would be 288 MiB; other suites run beside this one.
         #expect(Self.residentBytes() - before < 96 << 20)

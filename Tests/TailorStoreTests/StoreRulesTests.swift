@@ -191,6 +191,8 @@ import Testing
         let created = try writer.transaction { () throws -> (chat: Chat, created: Bool) in
             let result = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1)
             second.start()
+            // Sleeps: the second transaction must try while this one holds its
+            // lock, which no event tells from outside the database.
             Thread.sleep(forTimeInterval: 0.3)
             return result
         }
@@ -220,6 +222,7 @@ import Testing
                 try box.connection.transaction {
                     try box.connection.run("UPDATE orders SET name = 'x' WHERE id = ?", second.id)
                     otherLocked.signal()
+                    // Sleeps: the first transaction must reach its lock meanwhile, which no event tells.
                     Thread.sleep(forTimeInterval: 0.2)
                     try box.connection.run("UPDATE orders SET name = 'x' WHERE id = ?", first.id)
                 }

@@ -30,8 +30,16 @@ public enum TestDatabase {
     public static func dropConnections(to location: DatabaseLocation, suffix: String = "") throws {
         guard case .postgres(let url) = location, let server = serverURL,
               let name = url.split(separator: "application_name=").last else { return }
-        _ = try PostgresConnection(url: server).query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", String(name) + suffix) { $0.text(0) }
+        let connection = try PostgresConnection(url: server)
+        let ended = try connection.query(
+            "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", String(name) + suffix) { $0.int(0) }
+        // Ended once they have left: a backend ends a moment after it is told
+        // to (the servers' new connections, which take their places, stay).
+        guard !ended.isEmpty else { return }
+        let pids = ended.map { String($0) }.joined(separator: ",")
+        _ = try eventually {
+            try connection.first("SELECT count(*) FROM pg_stat_activity WHERE pid IN (\(pids))") { $0.int(0) } == 0
+        }
     }
 
     /// A connection of the test's own to `location`, for what no server does
@@ -57,10 +65,8 @@ public enum TestDatabase {
         // before it leaves pg_stat_activity: wait for the last to leave.
         let deadlocks = {
             let connection = try PostgresConnection(url: server)
-            for _ in 0..<1_000 {
-                let left = try connection.first("SELECT count(*) FROM pg_stat_activity WHERE datname = ?", name) { $0.int(0) } ?? 0
-                if left == 0 { break }
-                usleep(10_000)
+            _ = try eventually(timeout: 10) {
+                try connection.first("SELECT count(*) FROM pg_stat_activity WHERE datname = ?", name) { $0.int(0) } == 0
             }
             return try connection.first("SELECT deadlocks FROM pg_stat_database WHERE datname = ?", name) { $0.int(0) } ?? 0
         }

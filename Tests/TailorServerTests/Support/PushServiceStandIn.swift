@@ -53,7 +53,7 @@ final class PushServiceStandIn {
     deinit {
         process.terminate()
         // Polled, as `ShutdownTests` does: waiting on the run loop here can miss the exit.
-        for _ in 0..<500 where process.isRunning { usleep(10_000) }
+        _ = eventually(interval: 0.01) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: folder)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TailorTestSupport
 
 /// The server's end of a test client's connection, as the kernel lists it in
 /// `/proc/net/tcp`: how many received bytes the server has not read yet.
@@ -52,11 +53,6 @@ struct ServerSideSocket {
     /// seconds; whether it has. The kernel offers no wake-up for it, so it looks
     /// every 100 µs.
     func waitUntilRead(timeout: Double = 5) throws -> Bool {
-        let giveUp = Date().addingTimeInterval(timeout)
-        while Date() < giveUp {
-            if try unread() == 0 { return true }
-            usleep(100)
-        }
-        return false
+        try eventually(timeout: timeout, interval: 0.0001) { try unread() == 0 }
     }
 }

@@ -116,6 +116,7 @@ final class APIClient: @unchecked Sendable {
         let giveUp = Date().addingTimeInterval(timeout)
         var stream = try SSEClient(port: port, token: token, topics: topic, timeout: timeout)
         while stream.response.status == 503, Date() < giveUp {
+            // As a client must: the server said when to ask again.
             usleep(UInt32(min(Double(stream.response.header("retry-after") ?? "") ?? 1, timeout) * 1_000_000))
             stream = try SSEClient(port: port, token: token, topics: topic, timeout: timeout)
         }
