@@ -183,6 +183,8 @@ import Testing
         // The first transaction holds its insert uncommitted while the second
         // tries the same pair: the second waits, then finds the first's chat.
         let box = ConnectionBox(other)
+        let secondBackend = try Self.backend(of: other)
+        let watcher = try PostgresConnection(url: url)
         let secondDone = DispatchSemaphore(value: 0)
         let second = Thread {
             _ = try? box.connection.transaction { try Store(box.connection).findOrCreateChat(between: bob.id, and: alice.id, at: 2) }
@@ -191,9 +193,8 @@ import Testing
         let created = try writer.transaction { () throws -> (chat: Chat, created: Bool) in
             let result = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1)
             second.start()
-            // Sleeps: the second transaction must try while this one holds its
-            // lock, which no event tells from outside the database.
-            Thread.sleep(forTimeInterval: 0.3)
+            // The second transaction tries while this one holds its lock.
+            #expect(try Self.waitsForALock(secondBackend, seenBy: watcher))
             return result
         }
         #expect(created.created)
@@ -214,6 +215,8 @@ import Testing
         let first = try store.insertOrder(user: try store.insertUser(name: "a", at: 1).id, name: "one", currency: "EUR", items: [], at: 1)
         let second = try store.insertOrder(user: first.userID, name: "two", currency: "EUR", items: [], at: 1)
         let box = ConnectionBox(try PostgresConnection(url: url))
+        let writerBackend = try Self.backend(of: writer)
+        let watcher = ConnectionBox(try PostgresConnection(url: url))
         let otherLocked = DispatchSemaphore(value: 0)
         let otherDone = DispatchSemaphore(value: 0)
         let failures = Mutex<[any DatabaseFailure]>([])
@@ -222,8 +225,8 @@ import Testing
                 try box.connection.transaction {
                     try box.connection.run("UPDATE orders SET name = 'x' WHERE id = ?", second.id)
                     otherLocked.signal()
-                    // Sleeps: the first transaction must reach its lock meanwhile, which no event tells.
-                    Thread.sleep(forTimeInterval: 0.2)
+                    // Once the first transaction waits for this one's lock.
+                    _ = try Self.waitsForALock(writerBackend, seenBy: watcher.connection)
                     try box.connection.run("UPDATE orders SET name = 'x' WHERE id = ?", first.id)
                 }
             } catch let error as any DatabaseFailure {
@@ -308,6 +311,18 @@ import Testing
         let alice = try store.insertUser(name: "alice", at: 1)
         let bob = try store.insertUser(name: "bob", at: 1)
         return (alice, bob, try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat)
+    }
+
+    /// The process id of the backend serving `connection`.
+    private static func backend(of connection: any DatabaseConnection) throws -> Int {
+        try connection.first("SELECT pg_backend_pid()", binding: []) { $0.int(0) } ?? 0
+    }
+
+    /// Whether the backend `pid` comes to wait for a lock, as `watcher` sees it.
+    private static func waitsForALock(_ pid: Int, seenBy watcher: any DatabaseConnection) throws -> Bool {
+        try eventually {
+            try watcher.first("SELECT count(*) FROM pg_locks WHERE pid = ? AND NOT granted", binding: [pid]) { $0.int(0) } ?? 0 > 0
+        }
     }
 }
 
