@@ -1,8 +1,5 @@
-import Dispatch
 import Glibc
 import Logging
-import ServiceLifecycle
-import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorPush

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A thread of the server's own that runs jobs one at a time, in the order
 /// they were given: a serial queue whose work `top -H` and
-/// `/proc/PID/task/*/stat` attribute to a name (`writer`, `publish-0`), so that
+/// `/proc/PID/task/*/stat` attribute to a name (`writer`, `feed`), so that
 /// a stage that is busier than the others shows, where the anonymous workers of
 /// a dispatch queue would hide it.
 ///

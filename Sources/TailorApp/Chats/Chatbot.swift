@@ -18,9 +18,6 @@ final class Chatbot: Sendable {
         let chat: Chat
     }
 
-    /// Messages waiting to be answered at most; past it the oldest are passed over.
-    static let maxWaiting = 10_000
-
     let botID: Int
     let delay: Double
     private let router: EventRouter

@@ -24,7 +24,7 @@ struct ThreadLoad: Encodable {
             .sorted { $0.cpuPercent > $1.cpuPercent }
     }
 
-    /// Whether the thread is one of a numbered set (`loop-0`, `publish-1`,
+    /// Whether the thread is one of a numbered set (`loop-0`, `loop-1`,
     /// `read-2`, `gzip-3`): pools the server sizes by its cores, sharing their
     /// work out, so more cores lift their limit (`files-0`, a pool of one for
     /// disk reads, is off the path of messages). A thread with a plain name
