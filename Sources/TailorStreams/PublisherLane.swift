@@ -78,7 +78,12 @@ package final class PublisherLane: Sendable {
     /// database waits for it off the loop, and the loop serves its
     /// connections meanwhile; the next pass starts after it.
     private func startPasses(to streams: EventStreams) {
-        Task(executorPreference: loop) { [self] in await publishWaiting(to: streams) }
+        // The task is made by a job of the loop, so that its first pass runs
+        // after the work the feed queues there meanwhile: the answers to the
+        // writes of the very commit the pass publishes wait for no pass.
+        loop.execute { [self] in
+            Task(executorPreference: loop) { [self] in await publishWaiting(to: streams) }
+        }
     }
 
     /// Publishes what waits, until nothing does.
