@@ -27,6 +27,14 @@ struct LifecycleTests {
 
     struct Refused: Error {}
 
+    /// Since when each group has been starting or stopping, by its number.
+    final class Busy: Sendable {
+        private let since = Mutex<[Int: UInt64]>([:])
+
+        func note(_ group: Int, since time: UInt64?) { since.withLock { $0[group] = time } }
+        var oldest: UInt64? { since.withLock { $0.values.min() } }
+    }
+
     @Test func everyPartStartsThenTheyStopInTheReverseOfTheirOrder() throws {
         let journal = Journal()
         let lifecycle = Lifecycle(parts: ["writer", "feed", "http", "readiness"].map { journal.part($0) }, logger: Logger(label: "test"))
@@ -50,14 +58,25 @@ struct LifecycleTests {
     /// every thread of the shared pool waiting at once, the groups still
     /// start and stop (the group's own waits never need that pool). Were
     /// they to hang, nothing on the pool could say so: a thread of the
-    /// test's own ends the run with the reason instead.
+    /// test's own ends the run with the reason instead, once one group has
+    /// been starting or stopping for half a minute (the tasks themselves may
+    /// wait longer for a thread, behind other tests), or after five minutes.
     @Test func startAndShutdownMayBlockEveryThreadOfTheSharedPool() async throws {
         let count = ProcessSetup.usableCPUCount * 2
         let journal = Journal()
+        let busySince = Busy()
         let done = DispatchSemaphore(value: 0)
+        let giveUp = MonotonicClock.after(seconds: 300)
         let watchdog = OwnThread(name: "test-watchdog") {
-            if done.wait(timeout: .now() + 60) == .timedOut {
-                fatalError("the service groups did not start and stop with every thread of the shared pool waiting for them")
+            while done.wait(timeout: .now() + 1) == .timedOut {
+                let oldest = busySince.oldest
+                if let oldest, MonotonicClock.now - oldest > 30_000_000_000 {
+                    fatalError("a service group did not start and stop with every thread of the shared pool waiting for it")
+                }
+                // Not one group started in five minutes: the pool itself is stuck.
+                if MonotonicClock.now > giveUp {
+                    fatalError("the service groups did not start and stop within five minutes")
+                }
             }
         }
         defer {
@@ -67,9 +86,11 @@ struct LifecycleTests {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for index in 0..<count {
                 tasks.addTask {
+                    busySince.note(index, since: MonotonicClock.now)
                     let lifecycle = Lifecycle(parts: [journal.part("a\(index)"), journal.part("b\(index)")], logger: Logger(label: "test"))
                     try lifecycle.start()
                     lifecycle.shutdown()
+                    busySince.note(index, since: nil)
                 }
             }
             try await tasks.waitForAll()
