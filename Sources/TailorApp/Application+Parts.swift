@@ -21,7 +21,7 @@ extension Application {
         let pushDelivery = PushDelivery(events: events, streams: streams, queued: news.pushesQueued, key: readModel.pushKey, settings: configuration.push,
                                         metrics: metrics, now: now, executor: loops.next(), logger: logger)
         return [
-            Part("writer") {
+            Part("writer", stop: {
                 do {
                     try events.finish()
                 } catch {
@@ -29,7 +29,7 @@ extension Application {
                 }
                 database.close()
                 accessLog?.flush()
-            },
+            }),
             Part("feed", start: { follower?.start() }, stop: { follower?.stop() }),
             // Streams end first, so that their connections close with the rest.
             Part("http", start: { try server.start() }, stop: {
@@ -45,7 +45,7 @@ extension Application {
             Ticker.midnight(dates: readModel.dates, cache: readModel.cache, streams: streams, now: now, on: loops.next()).part,
             Ticker.heartbeat(every: configuration.heartbeat, streams: streams, on: loops.next()).part,
             MemoryUpkeepThread.part(openConnections: { server.connectionCount }, logger: logger),
-            Part("readiness") { shutdown.begin() },
+            Part("readiness", stop: { shutdown.begin() }),
         ]
     }
 }

@@ -38,7 +38,12 @@ final class Lifecycle: Sendable {
     /// Runs the group; returns once every part has started, or throws the
     /// first failure, once the parts that had started have stopped again.
     func start() throws {
-        state.withLock { $0 = .running }
+        let starts = state.withLock { state -> Bool in
+            guard case .notStarted = state else { return false }
+            state = .running
+            return true
+        }
+        precondition(starts, "the server's parts were started twice")
         let (group, ended, logger) = (group, ended, logger)
         Task(executorPreference: thread) {
             do {

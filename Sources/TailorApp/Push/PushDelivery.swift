@@ -31,19 +31,13 @@ import TailorViews
 /// subscription (404, 410) has it removed, and so does one that keeps failing
 /// past `dropFailingAfter`.
 final class PushDelivery: Sendable {
-    private let events: EventRouter
-    private let streams: EventStreams
-    private let client: PushClient
-    private let key: VAPIDKey
-    private let settings: PushSettings
-    private let metrics: ServerMetrics
-    private let logger: Logger
-    private let now: @Sendable () -> Int
     private let waker: AsyncStream<Void>.Continuation
+    /// Delivers what is due whenever woken.
     private let worker: Task<Void, Never>
+    /// Wakes the worker every `pollInterval`.
     private let ticker: Task<Void, Never>
+    /// Follows the pushes the feed says were queued.
     private let follower: Task<Void, Never>
-    private let executor: any TaskExecutor
 
     /// Seconds between looks at the outbox when nothing wakes it.
     static let pollInterval = 5.0
@@ -54,19 +48,11 @@ final class PushDelivery: Sendable {
 
     init(events: EventRouter, streams: EventStreams, queued: AsyncStream<FeedNews.PushesQueued>, key: VAPIDKey, settings: PushSettings,
          metrics: ServerMetrics, now: @escaping @Sendable () -> Int, executor: any TaskExecutor, logger: Logger) {
-        self.events = events
-        self.streams = streams
-        self.key = key
-        self.settings = settings
-        self.metrics = metrics
-        self.now = now
-        self.logger = logger
-        self.executor = executor
-        client = PushClient(caFile: settings.caFile, timeoutSeconds: settings.timeout)
+        let client = PushClient(caFile: settings.caFile, timeoutSeconds: settings.timeout)
         let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.waker = waker
         let delay = settings.delay
-        worker = Task(executorPreference: executor) { [events, client, key, settings, metrics, logger, now] in
+        worker = Task(executorPreference: executor) {
             let delivery = Round(events: events, client: client, key: key, settings: settings, metrics: metrics, logger: logger, now: now,
                                  executor: executor, wake: { waker.yield() })
             for await _ in wakes {
