@@ -36,7 +36,8 @@ extension Application {
                 streams.closeAll()
                 server.shutdown()
             }),
-            Part("presence", start: { presence.start(recordingThrough: events, on: loops.next()) }, stop: { presence.stop() }),
+            LastSeenRecorder(presence: presence, events: events, executor: loops.next(), logger: logger).part,
+            Part("presence", start: { presence.start() }, stop: { presence.stop() }),
             Part("push", stop: { pushDelivery.stop() }),
             Part("chatbot", start: { chatbot.start(hearing: news.forBot, on: loops.next()) }, stop: {
                 news.finish()

@@ -36,8 +36,8 @@ public final class Application: Sendable {
         let streams = EventStreams(views: readModel.views, position: Int64(position), loops: loops.loops,
                                    memory: StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser),
                                    logger: logger)
-        let presence = try PresenceDriver(configuration: configuration, readModel: readModel, database: database, streams: streams, now: now,
-                                          logger: logger)
+        let presence = try PresenceDriver(configuration: configuration, readModel: readModel, database: database, streams: streams,
+                                          executor: loops.next(), now: now, logger: logger)
         let news = FeedNews(botID: readModel.botID)
         let handler = EventHandler(cache: readModel.cache, directory: readModel.directory, credentials: readModel.credentials, streams: streams,
                                    presence: presence, news: news, logger: logger)

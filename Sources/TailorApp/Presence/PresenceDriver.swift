@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import Synchronization
 import TailorHTTP
@@ -9,8 +8,8 @@ import TailorViews
 
 /// Keeps `Presence` going: tells it of streams that open and close, typing,
 /// messages and the other servers' signals, and does what it asks: sends
-/// signals to the other servers (`PresenceChannel`, on PostgreSQL), records a
-/// last seen through the event router, and builds again the views of the
+/// signals to the other servers (`PresenceChannel`, on PostgreSQL), hands a
+/// last seen to be recorded (`LastSeenRecorder`), and builds again the views of the
 /// contacts of someone whose presence changed, through the cache and the
 /// publisher lanes, as any change is. Its ticks (`tickInterval`) end graces,
 /// typing and servers not heard from, and send this server's heartbeat.
@@ -25,9 +24,12 @@ final class PresenceDriver: Sendable {
     private let now: @Sendable () -> Int
     private let failures: ThrottledLog
     private let logger: Logger
-    /// Set at the start: the router is made after the feed's handler, which
-    /// tells this driver of the feed, and the loops after the router.
-    private let started = Mutex<(events: EventRouter, executor: any TaskExecutor)?>(nil)
+    /// Where the driver's tasks run.
+    private let executor: any TaskExecutor
+    /// Last seens to record, for `LastSeenRecorder`: the router it records
+    /// through is made after the feed's handler, which tells this driver of the feed.
+    let lastSeenWrites: AsyncStream<LastSeenWrite>
+    private let lastSeenIn: AsyncStream<LastSeenWrite>.Continuation
     private let ticker = Mutex<Task<Void, Never>?>(nil)
     /// Follows the streams that open and close, from the start.
     private let listening = Mutex<Task<Void, Never>?>(nil)
@@ -35,9 +37,19 @@ final class PresenceDriver: Sendable {
     /// Seconds between ticks: typing ends and servers are found gone within it.
     static let tickInterval = 0.2
 
+    /// A user's last seen, to be recorded.
+    struct LastSeenWrite: Sendable {
+        let user: Int
+        let time: Int
+        /// Said as the server stops: once written, nothing is to be shown anew.
+        let isGoodbye: Bool
+    }
+
     init(presence: Presence, channel: PresenceChannel?, database: Database, directory: ChatDirectory, cache: ViewCache, streams: EventStreams,
-         now: @escaping @Sendable () -> Int, logger: Logger) {
+         executor: any TaskExecutor, now: @escaping @Sendable () -> Int, logger: Logger) {
         self.presence = presence
+        self.executor = executor
+        (lastSeenWrites, lastSeenIn) = AsyncStream.makeStream()
         self.channel = channel
         self.database = database
         self.directory = directory
@@ -49,10 +61,8 @@ final class PresenceDriver: Sendable {
         self.logger = logger
     }
 
-    /// Starts the ticks and the channel; `events` records last seen, and
-    /// the driver's tasks run on `executor`.
-    func start(recordingThrough events: EventRouter, on executor: any TaskExecutor) {
-        started.withLock { $0 = (events, executor) }
+    /// Starts following the streams, the ticks and the channel.
+    func start() {
         listening.withLock {
             $0 = Task(executorPreference: executor) { [self] in
                 for await change in streams.streamChanges {
@@ -81,37 +91,21 @@ final class PresenceDriver: Sendable {
     }
 
     /// Stops the ticks, and says goodbye: the users here are told gone to
-    /// the other servers, and their last seen recorded, waiting at most
-    /// `goodbyeWait` seconds for those writes. Then the channel closes.
+    /// the other servers, and their last seen handed to the recorder, which
+    /// stops after this driver and waits for those writes. Then the channel closes.
     func stop() {
         ticker.withLock { $0?.cancel() }
         listening.withLock { $0?.cancel() }
-        // The writes are waited for here, not left to tasks as `perform` would.
-        var writes: [(user: Int, at: Int)] = []
         for action in presence.change({ $0.stopping(time: now()) }) {
-            if case .recordLastSeen(let user, let time) = action { writes.append((user, time)) } else { perform([action]) }
-        }
-        if let (events, executor) = started.withLock({ $0 }), !writes.isEmpty {
-            let done = DispatchSemaphore(value: 0)
-            Task(executorPreference: executor) { [failures] in
-                for (user, time) in writes {
-                    do {
-                        _ = try await events.noteLastSeen(user: user, at: time)
-                    } catch {
-                        failures.log("when user \(user) was last seen could not be recorded as the server stopped: \(error)")
-                    }
-                }
-                done.signal()
-            }
-            if done.wait(timeout: .now() + Self.goodbyeWait) == .timedOut {
-                failures.log("the server stopped before the last seen of every user on it was recorded")
+            if case .recordLastSeen(let user, let time) = action {
+                lastSeenIn.yield(LastSeenWrite(user: user, time: time, isGoodbye: true))
+            } else {
+                perform([action])
             }
         }
+        lastSeenIn.finish()
         channel?.stop()
     }
-
-    /// Seconds a stopping server waits for its users' last seen to be recorded.
-    static let goodbyeWait = 2.0
 
     /// Users shown online on any server, and the other servers heard from, for `/metrics`.
     var counts: (usersOnline: Int, otherServers: Int) {
@@ -169,21 +163,15 @@ final class PresenceDriver: Sendable {
         }
     }
 
-    /// Writes `user`'s last seen; the feed brings it back to every server.
-    /// When it was not news, or could not be written, nothing comes back,
-    /// and the user is shown as they are at once.
+    /// Hands `user`'s last seen to the recorder; the feed brings it back to every server.
     private func recordLastSeen(of user: Int, at time: Int) {
-        guard let (events, executor) = started.withLock({ $0 }) else { return }
-        Task(executorPreference: executor) { [self] in
-            let news: Bool
-            do {
-                news = try await events.noteLastSeen(user: user, at: time)
-            } catch {
-                failures.log("when user \(user) was last seen could not be recorded: \(error)")
-                news = false
-            }
-            if !news { perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) }) }
-        }
+        lastSeenIn.yield(LastSeenWrite(user: user, time: time, isGoodbye: false))
+    }
+
+    /// A last seen was not news, or could not be written: nothing comes back
+    /// through the feed, and the user is shown as they are at once.
+    func lastSeenNotRecorded(of user: Int) {
+        perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
     }
 
     /// `user`'s privacy setting changed: their contacts' screens and lists
@@ -208,7 +196,6 @@ final class PresenceDriver: Sendable {
             refresh(changes(contacts))
             return
         }
-        guard let executor = started.withLock({ $0?.executor }) else { return }
         Task(executorPreference: executor) { [self] in
             let contacts: [(chat: Int, contact: Int)]
             do {
