@@ -33,41 +33,47 @@ public final class Application: Sendable {
         // The loops serve the connections and build their users' view models:
         // a publisher lane on each (see `PublisherLane`).
         let loops = try EventLoopGroup(loopCount: configuration.server.loopCount)
-        let streams = EventStreams(views: readModel.views, position: Int64(position), loops: loops.loops,
-                                   memory: StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser),
-                                   logger: logger)
-        let presence = try PresenceDriver(configuration: configuration, readModel: readModel, database: database, streams: streams,
-                                          executor: loops.next(), now: now, logger: logger)
-        let news = FeedNews(botID: readModel.botID)
-        let handler = EventHandler(cache: readModel.cache, directory: readModel.directory, credentials: readModel.credentials, streams: streams,
-                                   presence: presence, news: news, logger: logger)
-        let progress = FeedProgress(applied: position, isShared: configuration.sharedDatabaseURL != nil)
-        let follower = try configuration.sharedDatabaseURL.map { try FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
-        let feed: FeedApplier = if let follower { .follower(follower) }
-            else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
-        let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
-                                     feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
-                                     observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
-        let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),
-                                 presence: presence)
-        let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now, logger: logger) }
-        let connections = WatchedCount()
-        let shutdownState = ShutdownState()
-        let routes = try Routes(configuration: configuration, context: context, streams: streams, pushKey: readModel.pushKey, metrics: metrics,
-                                shutdown: shutdownState) {
-            Self.sample(metrics: metrics, connections: connections, streams: streams, readModel: readModel, database: database,
-                        progress: progress, follower: follower, presence: presence)
+        // Their threads run from here: a failure below ends them again.
+        do {
+            let streams = EventStreams(views: readModel.views, position: Int64(position), loops: loops.loops,
+                                       memory: StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser),
+                                       logger: logger)
+            let presence = try PresenceDriver(configuration: configuration, readModel: readModel, database: database, streams: streams,
+                                              executor: loops.next(), now: now, logger: logger)
+            let news = FeedNews(botID: readModel.botID)
+            let handler = EventHandler(cache: readModel.cache, directory: readModel.directory, credentials: readModel.credentials, streams: streams,
+                                       presence: presence, news: news, logger: logger)
+            let progress = FeedProgress(applied: position, isShared: configuration.sharedDatabaseURL != nil)
+            let follower = try configuration.sharedDatabaseURL.map { try FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
+            let feed: FeedApplier = if let follower { .follower(follower) }
+                else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
+            let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
+                                         feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
+                                         observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
+            let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),
+                                     presence: presence)
+            let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now, logger: logger) }
+            let connections = WatchedCount()
+            let shutdownState = ShutdownState()
+            let routes = try Routes(configuration: configuration, context: context, streams: streams, pushKey: readModel.pushKey, metrics: metrics,
+                                    shutdown: shutdownState) {
+                Self.sample(metrics: metrics, connections: connections, streams: streams, readModel: readModel, database: database,
+                            progress: progress, follower: follower, presence: presence)
+            }
+            server = try HTTPServer(configuration: configuration.server, group: loops, connections: connections,
+                                    responder: routes.responder(configuration: configuration, auth: context.auth, progress: progress, database: database,
+                                                                metrics: metrics, accessLog: accessLog, logger: logger),
+                                    logger: logger)
+            (self.database, self.events, self.streams, credentials, self.accessLog, routeTable) =
+                (database, events, streams, readModel.credentials, accessLog, routes.table)
+            lifecycle = Lifecycle(parts: Self.parts(configuration: configuration, server: server, database: database, events: events, follower: follower,
+                                                    streams: streams, readModel: readModel, presence: presence, news: news, metrics: metrics,
+                                                    accessLog: accessLog, shutdown: shutdownState, now: now, logger: logger),
+                                  logger: logger)
+        } catch {
+            loops.shutdown()
+            throw error
         }
-        server = try HTTPServer(configuration: configuration.server, group: loops, connections: connections,
-                                responder: routes.responder(configuration: configuration, auth: context.auth, progress: progress, database: database,
-                                                            metrics: metrics, accessLog: accessLog, logger: logger),
-                                logger: logger)
-        (self.database, self.events, self.streams, credentials, self.accessLog, routeTable) =
-            (database, events, streams, readModel.credentials, accessLog, routes.table)
-        lifecycle = Lifecycle(parts: Self.parts(configuration: configuration, server: server, database: database, events: events, follower: follower,
-                                                streams: streams, readModel: readModel, presence: presence, news: news, metrics: metrics,
-                                                accessLog: accessLog, shutdown: shutdownState, now: now, logger: logger),
-                              logger: logger)
     }
 
     /// Starts every part; returns once all have started, or throws why one could not.
