@@ -30,11 +30,6 @@ public final class SerialThread: Sendable {
         jobs.append(job)
     }
 
-    /// Runs `job` once `seconds` have passed, among the jobs given by then.
-    public func async(after seconds: Double, _ job: @escaping @Sendable () -> Void) {
-        jobs.append(job, at: .now() + seconds)
-    }
-
     /// Runs `job` after the jobs given before it, and waits for it. Never call
     /// it from a job of this thread: it would wait for itself.
     public func sync<Failure: Error>(_ job: @escaping @Sendable () throws(Failure) -> Void) throws(Failure) {
@@ -54,19 +49,9 @@ public final class SerialThread: Sendable {
 private final class JobList: Sendable {
     private struct State {
         var waiting: [@Sendable () -> Void] = []
-        /// Jobs for later, each with when it is due.
-        var later: [(due: DispatchTime, job: @Sendable () -> Void)] = []
         /// The thread sleeps on `wake` and must be woken for the next job.
         var sleeping = false
         var closed = false
-
-        /// Moves the jobs due by `now` to the waiting ones, in the order they are due.
-        mutating func takeDue(now: DispatchTime) {
-            guard later.contains(where: { $0.due <= now }) else { return }
-            let due = later.filter { $0.due <= now }.sorted { $0.due < $1.due }
-            later.removeAll { $0.due <= now }
-            waiting += due.map(\.job)
-        }
     }
 
     private let state = Mutex(State())
@@ -81,17 +66,6 @@ private final class JobList: Sendable {
         if sleeper { wake.signal() }
     }
 
-    /// A job due at `due`: the thread wakes for it then, if it sleeps.
-    func append(_ job: @escaping @Sendable () -> Void, at due: DispatchTime) {
-        let sleeper = state.withLock { state in
-            state.later.append((due, job))
-            defer { state.sleeping = false }
-            return state.sleeping
-        }
-        // Woken to sleep again only until the sooner of its jobs is due.
-        if sleeper { wake.signal() }
-    }
-
     func close() {
         let sleeper = state.withLock { state in
             state.closed = true
@@ -101,25 +75,22 @@ private final class JobList: Sendable {
         if sleeper { wake.signal() }
     }
 
-    /// Runs jobs as they come, and those for later when they are due, until
-    /// the list is closed and nothing waits (jobs for later then are dropped).
+    /// Runs jobs as they come, until the list is closed and empty.
     func runUntilClosed() {
         while true {
-            let (next, soonest) = state.withLock { state -> ([@Sendable () -> Void]?, DispatchTime?) in
-                state.takeDue(now: .now())
+            let next = state.withLock { state -> [@Sendable () -> Void]? in
                 if !state.waiting.isEmpty {
                     let taken = state.waiting
                     state.waiting = []
-                    return (taken, nil)
+                    return taken
                 }
-                if state.closed { return (nil, nil) }
+                if state.closed { return nil }
                 state.sleeping = true
-                return ([], state.later.map(\.due).min())
+                return []
             }
             guard let next else { return }
             if next.isEmpty {
-                // A wake given while it was not waiting only makes the next wait end at once.
-                if let soonest { _ = wake.wait(timeout: soonest) } else { wake.wait() }
+                wake.wait()
                 continue
             }
             for job in next { job() }

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Synchronization
 import TailorLoop
@@ -25,27 +24,6 @@ import Testing
         #expect(seen.withLock { $0 } == Array(0..<1_000))
         let didOverlap = overlapped.load(ordering: .relaxed)
         #expect(!didOverlap)
-    }
-
-    /// A job for later runs when it is due, after the jobs given meanwhile,
-    /// and the thread does not wait for it to run those.
-    @Test func jobsForLaterRunWhenDueAndHoldUpNothing() {
-        let thread = SerialThread(name: "test-later")
-        let seen = Mutex<[String]>([])
-        let done = DispatchSemaphore(value: 0)
-        let start = DispatchTime.now()
-        thread.async(after: 1.0) {
-            seen.withLock { $0.append("late") }
-            done.signal()
-        }
-        thread.async(after: 0.5) { seen.withLock { $0.append("sooner") } }
-        thread.async { seen.withLock { $0.append("now") } }
-        thread.sync {}
-        let ranAtOnce = seen.withLock { $0 }
-        #expect(ranAtOnce.first == "now")
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(seen.withLock { $0 } == ["now", "sooner", "late"])
-        #expect(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds >= 1_000_000_000)
     }
 
     @Test func syncWaitsForWhatCameBeforeAndPassesItsErrorOn() {
