@@ -11,6 +11,17 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("tailor")
     }
 
+    /// The first line the server prints (`listening on …`), read as it comes.
+    static func firstLine(of output: Pipe) -> String {
+        var line = ""
+        while !line.hasSuffix("\n") {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { break }
+            line += String(decoding: byte, as: UTF8.self)
+        }
+        return line
+    }
+
     final class RunningServer {
         let process = Process()
         let output = Pipe()
@@ -34,12 +45,7 @@ import Testing
             }
             try SpawnGate.run(process)
             // Wait for the printed line, not for a fixed time.
-            var line = ""
-            while !line.hasSuffix("\n") {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                guard !byte.isEmpty else { break }
-                line += String(decoding: byte, as: UTF8.self)
-            }
+            let line = ShutdownTests.firstLine(of: output)
             guard line.hasPrefix("listening on http://127.0.0.1:"), let port = Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 throw RawClient.Failure(description: "unexpected first line: \(line)")
             }
@@ -238,13 +244,7 @@ import Testing
         process.standardError = errors
         try SpawnGate.run(process)
         // Up and logging once it says where it listens.
-        var said = ""
-        while !said.contains("\n") {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard !byte.isEmpty else { break }
-            said += String(decoding: byte, as: UTF8.self)
-        }
-        #expect(said.hasPrefix("listening on"))
+        #expect(Self.firstLine(of: output).hasPrefix("listening on"))
         process.terminate()
         process.waitUntilExit()
         let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")

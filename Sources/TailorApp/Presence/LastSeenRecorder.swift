@@ -48,9 +48,8 @@ final class LastSeenRecorder: Sendable {
 
     /// Waits for what presence handed over as it stopped.
     func stop() {
-        guard outstanding.wait(until: { $0 == 0 }, deadline: MonotonicClock.after(seconds: Self.goodbyeWait)) else {
+        if !outstanding.wait(until: { $0 == 0 }, deadline: MonotonicClock.after(seconds: Self.goodbyeWait)) {
             failures.log("the server stopped before the last seen of every user on it was recorded")
-            return
         }
     }
 

@@ -64,8 +64,8 @@ package final class ViewModelBuilder: Sendable {
         let sequence = cache.sequence
         var results: [ViewBuild] = []
         results.reserveCapacity(keys.count)
-        var unbuilt: [ViewKey] = []
-        var places: [Int] = []
+        /// What the kept chats cannot make, with its place in `results`.
+        var unbuilt: [(place: Int, key: ViewKey)] = []
         for key in keys {
             let layout = withLayout.contains(key)
             if !layout, let cached = cache.lookup(key) {
@@ -75,8 +75,7 @@ package final class ViewModelBuilder: Sendable {
                 results.append(.built(kept.representation, kept.layout))
             } else {
                 // Stands until the database's answer below replaces it.
-                places.append(results.count)
-                unbuilt.append(key)
+                unbuilt.append((results.count, key))
                 results.append(.notVisible)
             }
         }
@@ -85,7 +84,7 @@ package final class ViewModelBuilder: Sendable {
         do {
             fromDatabase = try await database.readOffLoop { [unbuilt] store in
                 let shared = SharedReads()
-                return unbuilt.map { key in
+                return unbuilt.map { _, key in
                     do {
                         guard let built = try self.build(key, from: store, sharing: shared, withLayout: withLayout.contains(key)) else {
                             return .notVisible
@@ -100,9 +99,9 @@ package final class ViewModelBuilder: Sendable {
             // The read transaction itself failed to begin or end.
             fromDatabase = unbuilt.map { _ in .failed(error) }
         }
-        for (place, result) in zip(places, fromDatabase) {
+        for ((place, key), result) in zip(unbuilt, fromDatabase) {
             results[place] = result
-            if case .built(let built, _) = result { cache.offer(built, for: keys[place], builtAfter: sequence) }
+            if case .built(let built, _) = result { cache.offer(built, for: key, builtAfter: sequence) }
         }
         return results
     }
