@@ -25,7 +25,8 @@ extension Application {
 
     /// Events queued on streams and not yet written: bounded by the topics each
     /// stream follows, however slowly it reads.
-    public var queuedStreamEvents: Int { streams.queuedEventCount }
+    /// Waits for the lanes' loops: read it from a thread that may block.
+    public var queuedStreamEvents: Int { streams.queuedEventCountWaiting() }
 
     /// Bytes held for unsent stream events (an upper bound: shared bytes count
     /// once per stream).
@@ -61,9 +62,10 @@ extension Application {
     /// Accounts were disabled beside this server (`tailor users disable` on
     /// its SQLite file, then SIGUSR1): the streams and remembered tokens of
     /// every disabled account it holds end now. Answers how many accounts.
+    /// Waits for the lanes' loops: call it from a thread that may block.
     @discardableResult
     public func endDisabledAccounts() throws -> Int {
-        let held = streams.users.union(credentials.users)
+        let held = streams.usersWaiting().union(credentials.users)
         let disabled = try database.read { try $0.disabled(among: held.sorted()) }
         for user in disabled {
             credentials.forget(user: user)

@@ -15,7 +15,7 @@ package struct DeliveryBatches {
         byLoop[loop.index, default: (loop, [])].subscribers.append(subscriber)
         if let slice = byLoop[loop.index], slice.subscribers.count >= Self.sliceSize {
             byLoop[loop.index] = nil
-            // Handed over even on its own loop: a slice fills while a lane holds its lock.
+            // Handed over even on its own loop: a slice fills while a lane visits its state.
             Self.handOver(slice.subscribers, to: loop)
         }
     }

@@ -34,6 +34,13 @@ extension EventStreams {
         }
     }
 
+    /// The feed started over at `position`: every followed view model is
+    /// built anew and sent as of `position`, through its user's lane, after
+    /// what the lane has waiting.
+    package func publishEveryFollowedTopic(at position: Int64) {
+        for publisher in publishers { publisher.publishEveryFollowedTopic(at: position, to: self) }
+    }
+
     /// Hands topics to build again, with no change of their own, to their
     /// users' lanes: they go out in order with the lanes' changes.
     package func rebuild(_ changes: Set<TopicChange>) {
@@ -46,14 +53,16 @@ extension EventStreams {
     /// the notifications for streams not showing the chat a message arrived in,
     /// with the feed position of the changes. Rebuilds (after a failure, at
     /// midnight) have no position of their own and take the latest their lane
-    /// published. A view model that fails to build is not sent; it is built
-    /// again later.
-    package func publish(lane: Int, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil) async {
+    /// published. `everyFollowedTopic`: every topic the lane's streams follow
+    /// changed too (the feed started over). A view model that fails to build
+    /// is not sent; it is built again later. Runs on the lane's loop.
+    package func publish(lane: Int, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil,
+                         everyFollowedTopic: Bool = false) async {
         let laneState = laneStates[lane]
-        let (followed, bases) = laneState.state.withLock { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
+        let (followed, bases) = laneState.with { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
             var keys = Set<ViewKey>()
             var bases: [ViewKey: PatchBase?] = [:]
-            for change in changes {
+            for change in everyFollowedTopic ? changes.union(state.subscribers.followedChanges) : changes {
                 state.append(.change(id: position ?? state.published, change))
                 for topic in state.subscribers.followedTopics(of: change.user) where change.touches(topic) {
                     let key = ViewKey(user: change.user, topic: topic)
@@ -63,7 +72,8 @@ extension EventStreams {
             }
             return (keys, bases)
         }
-        // Built outside the lock: readers, encoding and patches take time.
+        // Built between two visits to the state: a read of the database waits
+        // off the loop, which serves its connections meanwhile.
         var built: [BuiltTopic] = []
         var failed: [(ViewKey, any Error)] = []
         let keys = Array(followed)
@@ -78,7 +88,7 @@ extension EventStreams {
             }
         }
         noteBuilds(lane: lane, built: built.map(\.key), failed: failed)
-        let deliveries = laneState.state.withLock { state -> DeliveryBatches in
+        let deliveries = laneState.with { state -> DeliveryBatches in
             if let position { state.published = max(state.published, position) }
             var deliveries = DeliveryBatches()
             // Notifications first: each has its message's position, at most the
@@ -108,7 +118,7 @@ extension EventStreams {
         eventsMade.add(built.count + notifications.count, ordering: .relaxed)
         deliveries.start()
         if memory.total > memory.budgetPerUser {
-            endLargestHolders(lane: lane, users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
+            await endLargestHolders(lane: lane, users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
         }
     }
 
@@ -120,8 +130,8 @@ extension EventStreams {
         let layout: JSONLayout?
         /// The version published before, when one is kept.
         let base: PatchBase?
-        /// The patch from `base` as an event's data, found outside the lock;
-        /// nil when it would not be smaller than the whole view model.
+        /// The patch from `base` as an event's data, found before the state is
+        /// visited again; nil when it would not be smaller than the whole view model.
         let patchJSON: [UInt8]?
 
         init(key: ViewKey, json: SharedBytes, layout: JSONLayout?, base: PatchBase?) {
@@ -158,7 +168,7 @@ extension EventStreams {
     /// Past the memory budget of `users`' streams or of all of them, ends the
     /// streams that hold the most. They are the slow readers: a stream that
     /// reads holds its events only until its loop writes them.
-    private func endLargestHolders(lane: Int, users: Set<Int>) {
+    private func endLargestHolders(lane: Int, users: Set<Int>) async {
         let total = memory.total
         // Streams already ending count as freed: their bytes go when their loops close them.
         var ended: [Subscriber] = []
@@ -171,10 +181,10 @@ extension EventStreams {
                 chosen.insert(ObjectIdentifier(candidates[index]))
             }
         }
-        let usersStreams = laneStates[lane].state.withLock { state in users.map { Array(state.subscribers.streams(of: $0)) } }
+        let usersStreams = laneStates[lane].with { state in users.map { Array(state.subscribers.streams(of: $0)) } }
         for streams in usersStreams { end(among: streams, over: memory.budgetPerUser) }
         // Past the budget of all: the largest holders of every lane.
-        if total > memory.budget { end(among: fromEveryLane { $0.subscribers.all }, over: memory.budget) }
+        if total > memory.budget { end(among: await fromEveryLane { $0.subscribers.all }, over: memory.budget) }
         guard !ended.isEmpty else { return }
         memory.noteEndedSlow(ended.count)
         failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
@@ -190,7 +200,7 @@ extension EventStreams {
     /// their last good view model until the next change (or reconnect)
     /// brings a new one. A view model built is no longer retried.
     private func noteBuilds(lane: Int, built: [ViewKey], failed: [(ViewKey, any Error)]) {
-        let retries = laneStates[lane].state.withLock { state -> [(ViewKey, attempt: Int)] in
+        let retries = laneStates[lane].with { state -> [(ViewKey, attempt: Int)] in
             if !state.failedBuilds.isEmpty { for key in built { state.failedBuilds[key] = nil } }
             return failed.map { key, _ in
                 let attempt = (state.failedBuilds[key] ?? 0) + 1

@@ -25,10 +25,11 @@ import TailorViews
 /// it, once for every such stream (`TopicUpdate`). A stream resumed or opened
 /// anew starts from whole view models.
 ///
-/// What the hub keeps is kept per lane, each under a lock of its own
-/// (`LaneState`): a user's streams, changes and notifications all belong to
-/// one lane, so a call about one user takes one lane's lock, and only counts
-/// and shutdown visit every lane.
+/// What the hub keeps is kept per lane, on the lane's loop (`LaneState`): a
+/// user's streams, changes and notifications all belong to one lane, so a
+/// call about one user is a job on one loop, and only upkeep and shutdown
+/// visit every lane. No lock is shared between the loops, the lanes and the
+/// feed's thread.
 package final class EventStreams: Sendable {
     /// A message for a user, to show as the in-app banner.
     package struct Notification: Sendable {
@@ -80,33 +81,36 @@ package final class EventStreams: Sendable {
         (streamChanges, streamChangesIn) = AsyncStream.makeStream()
         lanes = PublisherLanes(count: loops.count)
         publishers = loops.indices.map { PublisherLane(index: $0, loop: loops[$0]) }
-        laneStates = (0..<lanes.count).map { _ in LaneState(State(published: position, loggedSince: position + 1)) }
+        laneStates = loops.map { LaneState(State(published: position, loggedSince: position + 1), loop: $0) }
         applied = Atomic(position)
         failures = ThrottledLog(logger: logger)
         self.memory = memory
     }
 
-    /// Runs `body` on the state of `user`'s lane, under that lane's lock alone.
-    func withState<Result>(of user: Int, _ body: (inout State) -> Result) -> Result {
-        laneStates[lanes.lane(of: user)].state.withLock { body(&$0) }
+    /// The state of `user`'s lane.
+    func laneState(of user: Int) -> LaneState {
+        laneStates[lanes.lane(of: user)]
     }
 
-    /// What `body` finds in each lane's state, one lane's lock at a time.
-    func fromEveryLane<Result>(_ body: (inout State) -> [Result]) -> [Result] {
-        laneStates.flatMap { lane in lane.state.withLock { body(&$0) } }
+    /// What `body` finds in each lane's state, one lane's loop at a time.
+    func fromEveryLane<Result: Sendable>(_ body: @escaping @Sendable (inout State) -> [Result]) async -> [Result] {
+        var found: [Result] = []
+        for lane in laneStates { found += await lane.ask(body) }
+        return found
     }
 
-    package var subscriberCount: Int { fromEveryLane { [$0.subscribers.count] }.reduce(0, +) }
+    package var subscriberCount: Int { laneStates.reduce(0) { $0 + $1.streamCount.load(ordering: .relaxed) } }
 
     /// Topics some stream follows, each user's counted apart.
-    package var followedTopicCount: Int { fromEveryLane { [$0.subscribers.followedKeyCount] }.reduce(0, +) }
+    package var followedTopicCount: Int { laneStates.reduce(0) { $0 + $1.followedKeyCount.load(ordering: .relaxed) } }
 
     /// Events made for changes since the start (each once, however many streams it went to).
     package var eventsPublished: Int { eventsMade.load(ordering: .relaxed) }
 
     /// Events queued and not yet written, over all streams.
-    package var queuedEventCount: Int {
-        fromEveryLane { $0.subscribers.all }.reduce(0) { $0 + $1.queuedCount }
+    /// For a thread that may block and is not a loop's.
+    package func queuedEventCountWaiting() -> Int {
+        laneStates.reduce(0) { count, lane in count + lane.askAndWait { $0.subscribers.all.reduce(0) { $0 + $1.queuedCount } } }
     }
 
     // MARK: - Streams
@@ -134,10 +138,11 @@ package final class EventStreams: Sendable {
         // The view models built below show every change up to here: an event
         // of one of those published later would only repeat them.
         let shown = applied.load(ordering: .acquiring)
-        let resendTopics = withState(of: subscriber.user) { state -> [Topic]? in
+        let lane = laneState(of: subscriber.user)
+        let resendTopics = await lane.ask { [streamChangesIn] state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
-            // Under the lock, as its closing is: they come in order.
+            // On the lane's loop, as its closing is: they come in order.
             streamChangesIn.yield(StreamChange(user: subscriber.user, opened: true))
             guard let last = lastEventID, last >= state.loggedSince, last <= state.published else {
                 return subscriber.topics
@@ -179,10 +184,10 @@ package final class EventStreams: Sendable {
                 return false
             }
             // The id is the position the user's lane has published, read and
-            // queued under the lock: every later event of the lane has a larger
-            // one. For patches, a view model that is the version published last
+            // queued on the lane's loop: every later event of the lane has a
+            // larger one. For patches, a view model that is the version published last
             // keeps that version's id, which the next patch names as its base.
-            withState(of: subscriber.user) { state in
+            await lane.ask { [bytes, layout] state in
                 var id = state.published
                 var version = TopicUpdate.unknown
                 if let layout {
@@ -202,17 +207,23 @@ package final class EventStreams: Sendable {
         return true
     }
 
-    /// Takes an ended stream out of every index.
+    /// Takes an ended stream out of every index on its lane's loop, then
+    /// closes its socket on its own: once the server counts the connection
+    /// closed, the stream is gone.
     private func unsubscribe(_ subscriber: Subscriber) {
-        withState(of: subscriber.user) { state in
-            guard state.subscribers.remove(subscriber) else { return }
-            streamChangesIn.yield(StreamChange(user: subscriber.user, opened: false))
-            for topic in subscriber.topics where subscriber.takesPatches {
-                let key = ViewKey(user: subscriber.user, topic: topic)
-                if !state.subscribers.hasPatchFollowers(key) { state.patchBases[key] = nil }
+        let lane = laneState(of: subscriber.user)
+        lane.loop.execute { [streamChangesIn] in
+            lane.with { state in
+                guard state.subscribers.remove(subscriber) else { return }
+                streamChangesIn.yield(StreamChange(user: subscriber.user, opened: false))
+                for topic in subscriber.topics where subscriber.takesPatches {
+                    let key = ViewKey(user: subscriber.user, topic: topic)
+                    if !state.subscribers.hasPatchFollowers(key) { state.patchBases[key] = nil }
+                }
             }
+            // No publish finds it now, so nothing is queued on it after this.
+            subscriber.releaseAll()
+            subscriber.stream.loop.execute { subscriber.stream.close() }
         }
-        // No publish finds it now, so nothing is queued on it after this.
-        subscriber.releaseAll()
     }
 }

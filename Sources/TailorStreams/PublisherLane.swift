@@ -17,6 +17,10 @@ package final class PublisherLane: Sendable {
         /// Topics to build again with no change of their own.
         var rebuilds = Set<TopicChange>()
         var notifications: [EventStreams.Notification] = []
+        /// Every topic the lane's streams follow changed (the feed started over).
+        var everyFollowedTopic = false
+        /// Every topic the lane's streams follow is to be built again (midnight).
+        var rebuildsEveryFollowedTopic = false
         /// The feed position of the latest change waiting.
         var position: Int64 = 0
         /// Cached versions to free after the pass, off the thread that applies the feed.
@@ -45,6 +49,30 @@ package final class PublisherLane: Sendable {
             waiting.notifications += notifications
             if waiting.toFree.isEmpty { swap(&waiting.toFree, &handed) } else { waiting.toFree += handed }
             waiting.position = position
+            defer { waiting.passScheduled = true }
+            return !waiting.passScheduled
+        }
+        if schedule { startPasses(to: streams) }
+    }
+
+    /// The feed started over at `position`: every topic the lane's streams
+    /// follow is built anew in the next pass, which is found then, on the
+    /// lane's loop.
+    package func publishEveryFollowedTopic(at position: Int64, to streams: EventStreams) {
+        let schedule = waiting.withLock { waiting in
+            waiting.everyFollowedTopic = true
+            waiting.position = position
+            defer { waiting.passScheduled = true }
+            return !waiting.passScheduled
+        }
+        if schedule { startPasses(to: streams) }
+    }
+
+    /// Every topic the lane's streams follow is to be built again in the next
+    /// pass, with no change of its own: calls before that pass come to one.
+    package func rebuildEveryFollowedTopic(to streams: EventStreams) {
+        let schedule = waiting.withLock { waiting in
+            waiting.rebuildsEveryFollowedTopic = true
             defer { waiting.passScheduled = true }
             return !waiting.passScheduled
         }
@@ -90,7 +118,8 @@ package final class PublisherLane: Sendable {
     private func publishWaiting(to streams: EventStreams) async {
         while true {
             let next = waiting.withLock { waiting -> Waiting? in
-                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty || !waiting.rebuilds.isEmpty else {
+                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty || !waiting.rebuilds.isEmpty
+                        || waiting.everyFollowedTopic || waiting.rebuildsEveryFollowedTopic else {
                     waiting.passScheduled = false
                     return nil
                 }
@@ -98,11 +127,12 @@ package final class PublisherLane: Sendable {
                 return waiting
             }
             guard let next else { return }
-            if next.changes.isEmpty && next.notifications.isEmpty {
-                await streams.publish(lane: index, next.rebuilds, notifications: [])
+            if next.changes.isEmpty && next.notifications.isEmpty && !next.everyFollowedTopic {
+                await streams.publish(lane: index, next.rebuilds, notifications: [], everyFollowedTopic: next.rebuildsEveryFollowedTopic)
             } else {
                 // Built in this pass, a rebuilt topic shows what a changed one does.
-                await streams.publish(lane: index, next.changes.union(next.rebuilds), notifications: next.notifications, position: next.position)
+                await streams.publish(lane: index, next.changes.union(next.rebuilds), notifications: next.notifications, position: next.position,
+                                      everyFollowedTopic: next.everyFollowedTopic || next.rebuildsEveryFollowedTopic)
             }
         }
     }

@@ -30,7 +30,7 @@ package final class Subscriber: Sendable {
 
     private let queue: Mutex<StreamQueue>
     private let memory: StreamMemory
-    /// Takes the ended stream out of every index, before its socket closes.
+    /// Takes the ended stream out of every index, then closes its socket on its loop.
     private let leave: @Sendable (Subscriber) -> Void
 
     package init(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, stream: ResponseStream, memory: StreamMemory,
@@ -139,16 +139,12 @@ package final class Subscriber: Sendable {
     }
 
     /// Ends the stream now, even in the middle of a write its reader does not
-    /// take: on its loop, it leaves every index and its bytes are released,
-    /// then its socket closes; so once the server counts the connection
-    /// closed, the stream is gone.
+    /// take: it leaves every index and its bytes are released, then its
+    /// socket closes; so once the server counts the connection closed, the
+    /// stream is gone.
     package func end() {
         guard queue.withLock({ $0.end() }) else { return }
-        let stream = stream
-        stream.loop.execute { [self] in
-            leave(self)
-            stream.close()
-        }
+        leave(self)
     }
 
     /// Counts what was queued, or ends a stream too far behind; whether a delivery is due.

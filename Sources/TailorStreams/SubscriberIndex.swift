@@ -71,4 +71,13 @@ package struct SubscriberIndex {
 
     /// Every stream.
     package var all: [Subscriber] { byUser.values.flatMap(\.values) }
+
+    /// Every topic some stream follows, as a change of it.
+    package var followedChanges: Set<TopicChange> {
+        var changes = Set<TopicChange>()
+        for (user, topics) in followed {
+            for topic in topics.keys { changes.insert(TopicChange(topic, of: user)) }
+        }
+        return changes
+    }
 }

@@ -103,7 +103,7 @@ final class EventHandler: Sendable {
         directory.removeAll()
         cache.removeAll()
         streams.noteApplied(Int64(position))
-        streams.handOver(streams.followedTopics(), notifications: [], position: Int64(position))
+        streams.publishEveryFollowedTopic(at: Int64(position))
     }
 
     /// A sender's name for a notification: read once, then kept, since a

@@ -76,7 +76,7 @@ final class PushDelivery: Sendable {
         }
         follower = Task(executorPreference: executor) {
             for await pushes in queued {
-                Self.queued(pushes, streams: streams, events: events, wake: { waker.yield() }, executor: executor, logger: logger)
+                await Self.queued(pushes, streams: streams, events: events, wake: { waker.yield() }, executor: executor, logger: logger)
             }
         }
     }
@@ -84,8 +84,8 @@ final class PushDelivery: Sendable {
     /// Pushes were queued for their recipient: cancelled when one of their
     /// streams here shows the chat, else delivered once due.
     private static func queued(_ pushes: FeedNews.PushesQueued, streams: EventStreams, events: EventRouter, wake: () -> Void,
-                               executor: any TaskExecutor, logger: Logger) {
-        guard streams.isShowing(chat: pushes.chat, to: pushes.recipient) else {
+                               executor: any TaskExecutor, logger: Logger) async {
+        guard await streams.isShowing(chat: pushes.chat, to: pushes.recipient) else {
             wake()
             return
         }
