@@ -10,18 +10,25 @@ import TailorLoop
 ///
 /// The gzip variant is made when a client first asks for it, not with the
 /// representation: a view model rebuilt for event streams after every change
-/// may never be fetched gzipped at all. So are the fields of each kind of
+/// may never be fetched gzipped at all. So are its ETags, and the fields of each kind of
 /// answer: most versions are built for streams and never fetched, and lists
 /// of fields made with each would cost the publisher lanes much of their work
 /// for answers never given; once made, every later answer shares them.
 public final class CachedRepresentation: Sendable {
     public let contentType: String
     public let identity: SharedBytes
-    public let identityETag: String
-    public let gzipETag: String?
     /// Whether the body could be sent gzipped, so that its answers say `Vary`.
     private let isCompressible: Bool
+    /// Whether a gzip variant is offered: compressible and large enough.
+    private let offersGzip: Bool
+    /// The ETags, once an answer or a caller needed them.
+    private let tags = Mutex<ETags?>(nil)
     private let gzipVariant = Mutex(GzipVariant.notMadeYet)
+
+    private struct ETags {
+        let identity: String
+        let gzip: String?
+    }
     /// Each kind of answer's fields (indexed by `Answer`), once one was given.
     /// Empty, so allocating nothing, until the first answer.
     private let keptFields = Mutex<[[HTTPField]?]>([])
@@ -40,10 +47,22 @@ public final class CachedRepresentation: Sendable {
     public init(_ bytes: [UInt8], contentType: String) {
         self.contentType = contentType
         identity = SharedBytes(bytes)
-        let hash = bytes.withUnsafeBytes { ETag.hash($0) }
-        identityETag = ETag.strong(hash: hash)
         isCompressible = ContentType.isCompressible(contentType)
-        gzipETag = isCompressible && bytes.count >= Self.gzipThreshold ? ETag.strong(hash: hash, suffix: "-gzip") : nil
+        offersGzip = isCompressible && bytes.count >= Self.gzipThreshold
+    }
+
+    public var identityETag: String { etags.identity }
+
+    /// Nil when no gzip variant is offered.
+    public var gzipETag: String? { etags.gzip }
+
+    /// Found on first use: hashing a body that only streams send is work for nothing.
+    private var etags: ETags {
+        if let made = tags.withLock({ $0 }) { return made }
+        let hash = withExtendedLifetime(identity) { ETag.hash(identity.bytes) }
+        let made = ETags(identity: ETag.strong(hash: hash), gzip: offersGzip ? ETag.strong(hash: hash, suffix: "-gzip") : nil)
+        tags.withLock { $0 = made }
+        return made
     }
 
     /// The gzip variant, made on first use; nil when the body is too small or
@@ -53,7 +72,7 @@ public final class CachedRepresentation: Sendable {
     /// another compresses too, rather than wait for it, and the first result
     /// kept is the one every later request gets.
     public var gzip: SharedBytes? {
-        guard gzipETag != nil else { return nil }
+        guard offersGzip else { return nil }
         switch gzipVariant.withLock({ $0 }) {
         case .ready(let bytes): return bytes
         case .notSmaller: return nil
@@ -78,7 +97,7 @@ public final class CachedRepresentation: Sendable {
     }
 
     private func acceptsGzip(_ request: HTTPRequest) -> Bool {
-        gzipETag != nil && AcceptEncoding.allowsGzip(request.headers["accept-encoding"])
+        offersGzip && AcceptEncoding.allowsGzip(request.headers["accept-encoding"])
     }
 
     /// The response for `request`: 304 when its `If-None-Match` names the chosen
@@ -139,7 +158,7 @@ public final class CachedRepresentation: Sendable {
 
     /// Bytes held, for cache budgets: an upper bound that does not change when
     /// the gzip variant is made (it is kept only when smaller than identity).
-    public var byteCount: Int { identity.count * (gzipETag != nil ? 2 : 1) }
+    public var byteCount: Int { identity.count * (offersGzip ? 2 : 1) }
 }
 
 /// Reading `Accept-Encoding` (RFC 9110 §12.5.3) for the one coding we send.
