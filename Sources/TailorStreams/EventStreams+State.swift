@@ -11,25 +11,34 @@ import TailorViews
 /// feed's thread, the tickers, shutdown) is handed to it as a job.
 extension EventStreams {
     /// One lane's state, confined to the lane's loop.
-    final class LaneState: @unchecked Sendable {
+    final class LaneState: Sendable {
         let loop: EventLoop
-        /// Touched only on `loop` (checked in debug builds), so it needs no lock.
-        private var stored: State
+        /// Touched only on `loop`, so it needs no lock.
+        private let stored: ThreadConfined<Box>
         /// Counts kept beside the state for threads that only read them (metrics).
         let streamCount = Atomic<Int>(0)
         let followedKeyCount = Atomic<Int>(0)
 
+        private final class Box {
+            var state: State
+
+            init(_ state: consuming State) {
+                self.state = state
+            }
+        }
+
         init(_ state: consuming State, loop: EventLoop) {
-            stored = state
+            stored = ThreadConfined(Box(state))
             self.loop = loop
         }
 
         /// Runs `body` on the state; call on the lane's loop.
         func with<Result>(_ body: (inout State) -> Result) -> Result {
             assert(loop.inLoopThread, "a lane's state touched off its loop")
-            let result = body(&stored)
-            streamCount.store(stored.subscribers.count, ordering: .relaxed)
-            followedKeyCount.store(stored.subscribers.followedKeyCount, ordering: .relaxed)
+            let box = stored.value
+            let result = body(&box.state)
+            streamCount.store(box.state.subscribers.count, ordering: .relaxed)
+            followedKeyCount.store(box.state.subscribers.followedKeyCount, ordering: .relaxed)
             return result
         }
 
