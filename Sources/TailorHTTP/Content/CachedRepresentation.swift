@@ -10,10 +10,11 @@ import TailorLoop
 ///
 /// The gzip variant is made when a client first asks for it, not with the
 /// representation: a view model rebuilt for event streams after every change
-/// may never be fetched gzipped at all. So are its ETags, and the fields of each kind of
-/// answer: most versions are built for streams and never fetched, and lists
-/// of fields made with each would cost the publisher lanes much of their work
-/// for answers never given; once made, every later answer shares them.
+/// may never be fetched gzipped at all. So are its ETags and the fields of
+/// each kind of answer: most versions are built for streams and never
+/// fetched, and hashing each, or making lists of fields with each, would cost
+/// the publisher lanes much of their work for answers never given; once made,
+/// every later answer shares them.
 public final class CachedRepresentation: Sendable {
     public let contentType: String
     public let identity: SharedBytes
@@ -24,14 +25,15 @@ public final class CachedRepresentation: Sendable {
     /// The ETags, once an answer or a caller needed them.
     private let tags = Mutex<ETags?>(nil)
     private let gzipVariant = Mutex(GzipVariant.notMadeYet)
-
-    private struct ETags {
-        let identity: String
-        let gzip: String?
-    }
     /// Each kind of answer's fields (indexed by `Answer`), once one was given.
     /// Empty, so allocating nothing, until the first answer.
     private let keptFields = Mutex<[[HTTPField]?]>([])
+
+    private struct ETags {
+        let identity: String
+        /// Nil when no gzip variant is offered.
+        let gzip: String?
+    }
 
     private enum GzipVariant {
         case notMadeYet
@@ -56,7 +58,8 @@ public final class CachedRepresentation: Sendable {
     /// Nil when no gzip variant is offered.
     public var gzipETag: String? { etags.gzip }
 
-    /// Found on first use: hashing a body that only streams send is work for nothing.
+    /// Found on first use; two threads that ask at once may both hash, and
+    /// find the same tags.
     private var etags: ETags {
         if let made = tags.withLock({ $0 }) { return made }
         let hash = withExtendedLifetime(identity) { ETag.hash(identity.bytes) }
