@@ -26,6 +26,10 @@ package final class PublisherLane: Sendable {
         /// Cached versions to free after the pass, off the thread that applies the feed.
         var toFree: [CachedRepresentation] = []
         var passScheduled = false
+
+        var hasWork: Bool {
+            !changes.isEmpty || !notifications.isEmpty || !rebuilds.isEmpty || everyFollowedTopic || rebuildsEveryFollowedTopic
+        }
     }
 
     private let index: Int
@@ -43,50 +47,34 @@ package final class PublisherLane: Sendable {
     package func publish(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
                  freeing toFree: consuming [CachedRepresentation] = [], to streams: EventStreams) {
         var handed = consume toFree
-        let schedule = waiting.withLock { waiting in
+        hand(to: streams) { waiting in
             // Most often nothing waits: the set is taken as it is, not copied into another.
             if waiting.changes.isEmpty { waiting.changes = changes } else { waiting.changes.formUnion(changes) }
             waiting.notifications += notifications
             if waiting.toFree.isEmpty { swap(&waiting.toFree, &handed) } else { waiting.toFree += handed }
             waiting.position = position
-            defer { waiting.passScheduled = true }
-            return !waiting.passScheduled
         }
-        if schedule { startPasses(to: streams) }
     }
 
     /// The feed started over at `position`: every topic the lane's streams
     /// follow is built anew in the next pass, which is found then, on the
     /// lane's loop.
     package func publishEveryFollowedTopic(at position: Int64, to streams: EventStreams) {
-        let schedule = waiting.withLock { waiting in
+        hand(to: streams) { waiting in
             waiting.everyFollowedTopic = true
             waiting.position = position
-            defer { waiting.passScheduled = true }
-            return !waiting.passScheduled
         }
-        if schedule { startPasses(to: streams) }
     }
 
     /// Every topic the lane's streams follow is to be built again in the next
     /// pass, with no change of its own: calls before that pass come to one.
     package func rebuildEveryFollowedTopic(to streams: EventStreams) {
-        let schedule = waiting.withLock { waiting in
-            waiting.rebuildsEveryFollowedTopic = true
-            defer { waiting.passScheduled = true }
-            return !waiting.passScheduled
-        }
-        if schedule { startPasses(to: streams) }
+        hand(to: streams) { $0.rebuildsEveryFollowedTopic = true }
     }
 
     /// Hands over topics to build again, in the next pass.
     package func rebuild(_ changes: Set<TopicChange>, to streams: EventStreams) {
-        let schedule = waiting.withLock { waiting in
-            waiting.rebuilds.formUnion(changes)
-            defer { waiting.passScheduled = true }
-            return !waiting.passScheduled
-        }
-        if schedule { startPasses(to: streams) }
+        hand(to: streams) { $0.rebuilds.formUnion(changes) }
     }
 
     /// Hands over topics to build again once `seconds` have passed: a retry
@@ -100,6 +88,16 @@ package final class PublisherLane: Sendable {
             }
             rebuild(changes, to: streams)
         }
+    }
+
+    /// Adds to what waits with `update`, and starts the passes unless they are going.
+    private func hand(to streams: EventStreams, _ update: (inout Waiting) -> Void) {
+        let schedule = waiting.withLock { waiting in
+            update(&waiting)
+            defer { waiting.passScheduled = true }
+            return !waiting.passScheduled
+        }
+        if schedule { startPasses(to: streams) }
     }
 
     /// Passes on the lane's loop until nothing waits. A pass that reads the
@@ -118,8 +116,7 @@ package final class PublisherLane: Sendable {
     private func publishWaiting(to streams: EventStreams) async {
         while true {
             let next = waiting.withLock { waiting -> Waiting? in
-                guard !waiting.changes.isEmpty || !waiting.notifications.isEmpty || !waiting.rebuilds.isEmpty
-                        || waiting.everyFollowedTopic || waiting.rebuildsEveryFollowedTopic else {
+                guard waiting.hasWork else {
                     waiting.passScheduled = false
                     return nil
                 }
