@@ -22,9 +22,31 @@ package struct StreamEvent: Sendable {
 
     package init(id: Int64, name: String, json: SharedBytes) {
         self.id = id
-        head = SharedBytes(Array("id: \(id)\nevent: \(name)\ndata: ".utf8))
+        head = Self.head(id: id, name: name)
         self.json = json
         holders = Holders()
+    }
+
+    /// `id: N`, `event: NAME` and the start of the data line, written in
+    /// place: an event is made for every view model a pass builds.
+    private static func head(id: Int64, name: String) -> SharedBytes {
+        let number = String(id).utf8
+        let count = "id: ".utf8.count + number.count + "\nevent: ".utf8.count + name.utf8.count + "\ndata: ".utf8.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+            var end = 0
+            func put(_ part: String.UTF8View) {
+                for byte in part {
+                    buffer[end] = byte
+                    end += 1
+                }
+            }
+            put("id: ".utf8)
+            put(number)
+            put("\nevent: ".utf8)
+            put(name.utf8)
+            put("\ndata: ".utf8)
+            return SharedBytes(UnsafeBufferPointer(buffer))
+        }
     }
 
     /// The bytes of the event.

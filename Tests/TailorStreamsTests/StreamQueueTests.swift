@@ -35,6 +35,14 @@ import Testing
         return queue
     }
 
+    /// An event is its id, its name and one data line, as a browser reads them.
+    @Test func anEventsBytesAreItsIdNameAndData() {
+        let event = StreamEvent(id: 9_007_199_254_740_993, name: "chats.patch", json: SharedBytes(#"{"a":1}"#))
+        let text = String(decoding: event.pieces.flatMap(\.array), as: UTF8.self)
+        #expect(text == "id: 9007199254740993\nevent: chats.patch\ndata: {\"a\":1}\n\n")
+        #expect(event.byteCount == text.utf8.count)
+    }
+
     /// One change to ten thousand streams: its bytes are counted once, plus
     /// what each holding stream adds, and all of it is given back as the
     /// streams write it; each stream's share is its part and an equal part.
