@@ -165,17 +165,16 @@ package final class EventStreams: Sendable {
             // Closed for shutdown: it was never indexed.
             return false
         }
+        /// Each topic's first view model, built before any is queued.
+        var firsts: [(topic: Topic, bytes: SharedBytes, layout: JSONLayout?)] = []
         for topic in resendTopics {
             let key = ViewKey(user: subscriber.user, topic: topic)
-            let bytes: SharedBytes
-            var layout: JSONLayout?
             do {
                 if subscriber.takesPatches {
                     let encoded = try await views.encodedWithLayout(for: key)
-                    bytes = json(for: key, encoded?.representation)
-                    layout = encoded?.layout
+                    firsts.append((topic, json(for: key, encoded?.representation), encoded?.layout))
                 } else {
-                    bytes = json(for: key, try await views.representation(for: key))
+                    firsts.append((topic, json(for: key, try await views.representation(for: key)), nil))
                 }
             } catch {
                 // Without its first view model the stream would be wrong, not
@@ -183,11 +182,15 @@ package final class EventStreams: Sendable {
                 failures.log("a stream of user \(subscriber.user) ended: its \(topic) view model failed to build: \(error)")
                 return false
             }
-            // The id is the position the user's lane has published, read and
-            // queued on the lane's loop: every later event of the lane has a
-            // larger one. For patches, a view model that is the version published last
-            // keeps that version's id, which the next patch names as its base.
-            await lane.ask { [bytes, layout] state in
+        }
+        // The id is the position the user's lane has published, read and
+        // queued on the lane's loop, in one visit for every topic: every later
+        // event of the lane has a larger one. For patches, a view model that
+        // is the version published last keeps that version's id, which the
+        // next patch names as its base.
+        await lane.ask { [firsts] state in
+            for (topic, bytes, layout) in firsts {
+                let key = ViewKey(user: subscriber.user, topic: topic)
                 var id = state.published
                 var version = TopicUpdate.unknown
                 if let layout {
