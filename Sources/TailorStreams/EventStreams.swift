@@ -28,8 +28,9 @@ import TailorViews
 /// What the hub keeps is kept per lane, on the lane's loop (`LaneState`): a
 /// user's streams, changes and notifications all belong to one lane, so a
 /// call about one user is a job on one loop, and only upkeep and shutdown
-/// visit every lane. No lock is shared between the loops, the lanes and the
-/// feed's thread.
+/// visit every lane. The state needs no lock: what other threads share with
+/// a lane are hand-off queues (the work waiting for its next pass, each
+/// stream's unsent events).
 package final class EventStreams: Sendable {
     /// A message for a user, to show as the in-app banner.
     package struct Notification: Sendable {
