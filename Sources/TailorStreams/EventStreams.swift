@@ -166,7 +166,7 @@ package final class EventStreams: Sendable {
             // Closed for shutdown: it was never indexed.
             return false
         }
-        /// Each topic's first view model, built before any is queued.
+        // Each topic's first view model, built before any is queued.
         var firsts: [(topic: Topic, bytes: SharedBytes, layout: JSONLayout?)] = []
         for topic in resendTopics {
             let key = ViewKey(user: subscriber.user, topic: topic)
