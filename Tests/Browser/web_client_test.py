@@ -63,8 +63,9 @@ class WebClientTest(PageTest):
 
         self.open_chat_with(alice, self.bob_name)
         self.send(alice, "Hello Bob")
-        mine = self.find(alice, ".message.mine .text")
-        self.assertEqual(mine.text, "Hello Bob")
+        # Waited for by its text, found anew at each look: the list may be
+        # drawn again (the message becoming sent) between finding and reading.
+        self.text_in(alice, ".message.mine .text", "Hello Bob")
         self.find(alice, '.message.mine .state[data-state="sent"]', "the message never became sent")
 
         # Bob, on his chat list, sees it arrive with an unread count and a banner.
