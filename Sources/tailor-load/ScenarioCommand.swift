@@ -85,13 +85,17 @@ struct ScenarioCommand: AsyncParsableCommand {
         log("setting up \(users) users, their chats and orders, and \(settings.subscribers) streams")
         try await scenario.setUp()
         log("sending \(Int(rate)) messages/s for \(Int(duration)) s")
-        let serverCPU = server?.cpuSeconds ?? 0
+        let serverCPU = server?.cpuTime
         let serverThreads = server?.threadCPUSeconds ?? [:]
         let clientCPU = ProcessProbe.current.cpuSeconds
         let commitsBefore = await scenario.writerCommits()
         let elapsed = await scenario.run()
         let commitsAfter = await scenario.writerCommits()
-        let serverSeconds = (server?.cpuSeconds ?? 0) - serverCPU
+        let serverSpent = server.map { probe in
+            let (before, after) = (serverCPU ?? (0, 0), probe.cpuTime)
+            return (user: after.user - before.user, system: after.system - before.system)
+        }
+        let serverSeconds = serverSpent.map { $0.user + $0.system } ?? 0
         let threadSeconds = server.map { (before: serverThreads, after: $0.threadCPUSeconds) }
         let clientSeconds = ProcessProbe.current.cpuSeconds - clientCPU
         log("comparing the streams' last view models with the server's")
@@ -101,7 +105,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         let report = makeReport(scenario: scenario, elapsed: elapsed, check: check, server: server.map { probe in
             let memory = probe.residentKiB
             return LoadReport.Process(cpuPercent: serverSeconds / elapsed * 100, rssMiB: Double(memory.now) / 1024, peakRssMiB: Double(memory.peak) / 1024)
-        }, threadSeconds: threadSeconds, clientSeconds: clientSeconds, commits: commitsAfter.flatMap { after in
+        }, serverSpent: serverSpent, threadSeconds: threadSeconds, clientSeconds: clientSeconds, commits: commitsAfter.flatMap { after in
             commitsBefore.map { LoadReport.Commits(after - $0, seconds: elapsed) }
         })
         print(report.table)
@@ -114,7 +118,7 @@ struct ScenarioCommand: AsyncParsableCommand {
     }
 
     private func makeReport(scenario: Scenario, elapsed: Double, check: Scenario.FinalCheck,
-                            server: LoadReport.Process?, threadSeconds: (before: [String: Double], after: [String: Double])?,
+                            server: LoadReport.Process?, serverSpent: (user: Double, system: Double)?, threadSeconds: (before: [String: Double], after: [String: Double])?,
                             clientSeconds: Double, commits: LoadReport.Commits?) -> LoadReport {
         let statistics = scenario.statistics.snapshot
         let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
@@ -134,7 +138,9 @@ struct ScenarioCommand: AsyncParsableCommand {
             events: statistics.events.sorted { $0.key < $1.key }.map { LoadReport.Events(name: $0.key, count: $0.value.count, bytes: $0.value.bytes) },
             notModified: statistics.notModified,
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
-            server: server, commits: commits, threads: threads, serialCeilingMessagesPerSecond: ceiling?.rate, serialCeilingThread: ceiling?.thread,
+            server: server,
+            serverCPUPerMessage: serverSpent.map { LoadReport.CPUPerMessage(user: $0.user, system: $0.system, messages: counts.accepted) },
+            commits: commits, threads: threads, serialCeilingMessagesPerSecond: ceiling?.rate, serialCeilingThread: ceiling?.thread,
             client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),
             intervalSeconds: interval, intervals: intervals(scenario))
     }

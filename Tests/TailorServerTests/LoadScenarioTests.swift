@@ -53,6 +53,10 @@ import Testing
         #expect(events.contains("chat.patch") == patches)
         let serverFigures = try #require(json["server"] as? [String: Double])
         #expect(serverFigures["rssMiB"]! > 0)
+        // The server's CPU per message, told apart into user space and the kernel.
+        let cpu = try #require(json["serverCPUPerMessage"] as? [String: Double])
+        #expect(abs(cpu["microseconds"]! - cpu["userMicroseconds"]! - cpu["systemMicroseconds"]!) < 0.001)
+        #expect(cpu["userMicroseconds"]! >= 0 && cpu["systemMicroseconds"]! >= 0)
         // The writer's commits, from the server's /metrics: every message and read mark was in one.
         let commits = try #require(json["commits"] as? [String: Double])
         #expect(commits["perSecond"]! > 0)

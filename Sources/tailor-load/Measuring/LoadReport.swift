@@ -74,6 +74,20 @@ struct LoadReport: Encodable {
         let peakRssMiB: Double
     }
 
+    /// The server's CPU over the run per message accepted, in user space and in the kernel.
+    struct CPUPerMessage: Encodable {
+        let microseconds: Double
+        let userMicroseconds: Double
+        let systemMicroseconds: Double
+
+        init(user: Double, system: Double, messages: Int) {
+            let perMessage = 1e6 / Double(max(messages, 1))
+            userMicroseconds = user * perMessage
+            systemMicroseconds = system * perMessage
+            microseconds = userMicroseconds + systemMicroseconds
+        }
+    }
+
     let target: String
     let users: Int
     let subscribers: Int
@@ -95,6 +109,7 @@ struct LoadReport: Encodable {
     let viewModelsStale: Int
     let staleExamples: [String]
     let server: Process?
+    let serverCPUPerMessage: CPUPerMessage?
     /// The servers' commits over the run, from their `/metrics`.
     let commits: Commits?
     /// The server's threads over the run, busiest first.
@@ -130,6 +145,9 @@ struct LoadReport: Encodable {
         lines.append("errors         \(errors.isEmpty ? "none" : errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
         if let server {
             lines.append("server         CPU \(Self.number(server.cpuPercent, 0))% of one core, RSS \(Self.number(server.rssMiB, 1)) MiB (peak \(Self.number(server.peakRssMiB, 1)) MiB)")
+        }
+        if let cpu = serverCPUPerMessage {
+            lines.append("  per message  \(Self.number(cpu.microseconds, 0)) µs of CPU (user \(Self.number(cpu.userMicroseconds, 0)), system \(Self.number(cpu.systemMicroseconds, 0)))")
         }
         if let commits {
             lines.append("commits        \(Self.number(commits.perSecond, 0))/s, \(Self.number(commits.eventsPerCommit, 2)) events each")
