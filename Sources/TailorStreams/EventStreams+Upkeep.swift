@@ -16,9 +16,7 @@ extension EventStreams {
 
     /// The users with a stream open here; for a thread that may block.
     package func usersWaiting() -> Set<Int> {
-        var users = Set<Int>()
-        for lane in laneStates { users.formUnion(lane.askAndWait { state in state.subscribers.all.map(\.user) }) }
-        return users
+        Set(fromEveryLaneWaiting { state in state.subscribers.all.map(\.user) })
     }
 
     /// Ends every stream of `user`: their account was disabled.
@@ -55,12 +53,9 @@ extension EventStreams {
     /// Ends every stream and accepts no new one (shutdown); waits until every
     /// lane has closed, so call it from a thread that may block.
     package func closeAll() {
-        var all: [Subscriber] = []
-        for lane in laneStates {
-            all += lane.askAndWait { state -> [Subscriber] in
-                state.closed = true
-                return state.subscribers.all
-            }
+        let all = fromEveryLaneWaiting { state -> [Subscriber] in
+            state.closed = true
+            return state.subscribers.all
         }
         // Presence stopped before: the streams that end now are not its to hear.
         streamChangesIn.finish()

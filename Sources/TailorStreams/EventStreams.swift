@@ -100,6 +100,11 @@ package final class EventStreams: Sendable {
         return found
     }
 
+    /// The same, for a thread that may block and is not a loop's.
+    func fromEveryLaneWaiting<Result: Sendable>(_ body: @escaping @Sendable (inout State) -> [Result]) -> [Result] {
+        laneStates.flatMap { $0.askAndWait(body) }
+    }
+
     package var subscriberCount: Int { laneStates.reduce(0) { $0 + $1.streamCount.load(ordering: .relaxed) } }
 
     /// Topics some stream follows, each user's counted apart.
@@ -111,7 +116,7 @@ package final class EventStreams: Sendable {
     /// Events queued and not yet written, over all streams.
     /// For a thread that may block and is not a loop's.
     package func queuedEventCountWaiting() -> Int {
-        laneStates.reduce(0) { count, lane in count + lane.askAndWait { $0.subscribers.all.reduce(0) { $0 + $1.queuedCount } } }
+        fromEveryLaneWaiting { $0.subscribers.all }.reduce(0) { $0 + $1.queuedCount }
     }
 
     // MARK: - Streams
