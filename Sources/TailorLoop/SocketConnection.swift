@@ -30,6 +30,10 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     /// Called on the loop when the peer hangs up while nobody is reading: a
     /// stream that only writes learns at once that its reader is gone.
     public var peerClosedHandler: (() -> Void)?
+    /// Whether a readiness report said the peer hung up. A report that came
+    /// while no `peerClosedHandler` was set is not repeated (the socket is
+    /// edge-triggered): whoever sets one later asks this first.
+    public var peerHasHungUp: Bool { peerClosed }
     /// Called once, on the loop, when the socket is closed: the server counts
     /// its connections here, whoever closes one.
     public var closeHandler: (() -> Void)?

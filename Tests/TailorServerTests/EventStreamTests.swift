@@ -265,6 +265,21 @@ import Testing
         #expect(stream.waitForEnd())
     }
 
+    /// A client that hangs up between its request and the stream's start,
+    /// while nothing of the server waited to hear it, is not kept as a stream
+    /// until a heartbeat finds it gone: its hang-up was reported only once.
+    @Test(arguments: Backend.allCases)
+    func aStreamWhoseClientLeftBeforeItStartedEndsAtOnce(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend, heartbeat: 3600)
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
+        let client = try RawClient(port: app.port, timeout: 20)
+        try client.send("GET /api/events?topics=chats,chat:\(chatID) HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer \(alice.token!)\r\n\r\n")
+        shutdown(client.fd, Int32(SHUT_WR))
+        #expect(try client.readHead().status == 200)
+        #expect(client.isClosedByServer(), "the stream stayed open after its client left")
+        #expect(eventually(timeout: 20) { app.application.streamCount == 0 })
+    }
+
     /// A stream whose reader takes nothing for the write timeout (the idle
     /// timeout) is closed, while the rest of a chunk waits for room.
     @Test func aStreamWhoseReaderStopsIsClosedAfterTheWriteTimeout() throws {

@@ -127,8 +127,13 @@ public final class ResponseStream: @unchecked Sendable {
         return digits + 2
     }
 
-    /// Calls `handler` on the loop when the peer hangs up (at most once).
+    /// Calls `handler` on the loop when the peer hangs up (at most once): at
+    /// once when it already has, between its request and the stream's start.
     public func onPeerClosed(_ handler: @escaping () -> Void) {
+        guard !socket.peerHasHungUp else {
+            handler()
+            return
+        }
         socket.peerClosedHandler = handler
     }
 }
