@@ -20,7 +20,7 @@ import unittest
 import urllib.request
 import uuid
 
-from support import PUBLIC, RUNNING, WAIT, By, Gate, PageTest, Server, browser
+from support import PUBLIC, RUNNING, Gate, PageTest, Server, browser, count, is_shown, text_of, texts
 
 # The store's content, read in the page: how many entries each table holds, and the caches kept.
 READ_STORE = """
@@ -62,12 +62,8 @@ class OfflineTest(PageTest):
     def connection_says(self, driver, text):
         self.text_in(driver, "#connection", text)
 
-    def texts(self, driver, selector):
-        # Read in one step: the page may draw the list anew between two of Selenium's.
-        return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => e.textContent)", selector)
-
     def mine(self, driver):
-        return self.texts(driver, ".message.mine .text")
+        return texts(driver, ".message.mine .text")
 
     def store(self, driver):
         return driver.execute_async_script(READ_STORE)
@@ -90,7 +86,7 @@ class OfflineTest(PageTest):
         self.sign_up(driver, self.name)
         self.open_chat_with(driver, "bot")
         self.send(driver, "kept for later")
-        self.wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".message.theirs"), "the bot never answered")
+        self.wait(driver, lambda d: count(d, ".message.theirs") > 0, "the bot never answered")
         driver.get(self.origin + "/#/chats")
         self.text_in(driver, ".chat-list", "kept for later")
         # The service worker keeps the page's files from the next load on.
@@ -99,12 +95,12 @@ class OfflineTest(PageTest):
         self.wait(driver, lambda d: d.execute_script("return navigator.serviceWorker.controller !== null"),
                   "no service worker controls the page")
         self.connection_says(driver, "Live")
-        shown = driver.find_element(By.CSS_SELECTOR, ".chat-list").text
+        shown = text_of(driver, ".chat-list")
         self.gate.close()
         driver.refresh()
-        self.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".chat-list").text == shown,
+        self.wait(driver, lambda d: text_of(d, ".chat-list") == shown,
                   "the page did not open with the chats it showed before the server went away")
-        self.assertEqual(driver.find_element(By.ID, "who-name").text, self.name)
+        self.text_in(driver, "#who-name", self.name)
         self.connection_says(driver, "Offline")
         # A chat shown before opens too, though the server is away.
         driver.execute_script("document.querySelector('.chat-list .chat-item').click()")
@@ -119,11 +115,11 @@ class OfflineTest(PageTest):
         # The tab is closed and opened again meanwhile: the message still waits.
         driver.refresh()
         self.text_in(driver, ".messages", "kept for later")
-        self.wait(driver, lambda d: "written offline" in self.mine(d) and d.find_elements(By.CSS_SELECTOR, ".message.mine.waiting"),
+        self.wait(driver, lambda d: "written offline" in self.mine(d) and count(d, ".message.mine.waiting") > 0,
                   "the message written offline was lost with the tab")
         self.gate.open()
         self.connection_says(driver, "Live")
-        self.wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, ".message.mine.waiting")
+        self.wait(driver, lambda d: count(d, ".message.mine.waiting") == 0
                   and self.mine(d).count("written offline") == 1,
                   "the waiting message was not sent once the server was back")
         driver.refresh()
@@ -145,7 +141,7 @@ class OfflineTest(PageTest):
             fetch(arguments[0].replace("#/chats/", "api/chats/") + "/messages", { method: "POST",
               headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: "answer me later" }) }).then(() => done());
         """, chat)
-        self.wait(driver, lambda d: d.find_element(By.ID, "badge").is_displayed(), "the bot's answer never counted as unread")
+        self.wait(driver, lambda d: is_shown(d, "#badge"), "the bot's answer never counted as unread")
         self.gate.close()
         try:
             # The chat opens from the store (as it was last shown) and cannot be marked read now.
@@ -155,7 +151,7 @@ class OfflineTest(PageTest):
         finally:
             self.gate.open()
         self.connection_says(driver, "Live")
-        self.wait(driver, lambda d: not d.find_element(By.ID, "badge").is_displayed(),
+        self.wait(driver, lambda d: not is_shown(d, "#badge"),
                   "the chat shown while the server was away was not marked read once it was back")
 
     def test_3_order_actions_wait_for_the_server(self):
@@ -180,7 +176,7 @@ class OfflineTest(PageTest):
         self.gate.open()
         self.connection_says(driver, "Live")
         self.wait(driver, lambda d: not any(disabled(d)), "the order's actions stayed disabled with the server back")
-        self.assertFalse(driver.find_element(By.CSS_SELECTOR, ".order-screen .offline-note").is_displayed())
+        self.assertFalse(is_shown(driver, ".order-screen .offline-note"))
 
     def test_4_seven_tabs_hold_one_stream(self):
         driver = self.driver
@@ -203,7 +199,7 @@ class OfflineTest(PageTest):
         driver.switch_to.window(tabs[1])
         self.open_chat_with(driver, "bot")
         self.send(driver, "after the leader left")
-        self.wait(driver, lambda d: len([text for text in self.texts(d, ".message.theirs .text")
+        self.wait(driver, lambda d: len([text for text in texts(d, ".message.theirs .text")
                                          if "after the leader left" in text]) == 1,
                   "the bot's answer did not come live after the leader's tab closed")
         driver.switch_to.window(tabs[2])
@@ -214,7 +210,7 @@ class OfflineTest(PageTest):
         driver = self.driver
         tabs = driver.window_handles
         self.assertGreater(sum(self.store(driver)["tables"].values()), 0)
-        driver.find_element(By.ID, "sign-out").click()
+        self.click(driver, "#sign-out")
         for tab in tabs:
             driver.switch_to.window(tab)
             self.find(driver, "#sign-up-name", "a tab stayed signed in after signing out in another")

@@ -24,7 +24,8 @@ import urllib.request
 import websocket
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import (ElementClickInterceptedException, ElementNotInteractableException,
+                                        NoSuchElementException, StaleElementReferenceException, TimeoutException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -34,7 +35,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 RUNNING = os.environ.get("TAILOR_TEST_URL")
 EXECUTABLE = None if RUNNING else sys.argv[1]
 PUBLIC = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "Public")
-WAIT = 15  # seconds for anything to appear; the page is live, so nothing is polled by us
+# Seconds for anything to appear: long enough for a machine busy with other
+# work. Passing tests never wait for it, since every wait is for an event.
+WAIT = 30
 PAGE_BUDGET = 100 * 1024
 PHONE, DESKTOP = (390, 844), (1280, 900)
 
@@ -215,22 +218,98 @@ class Gate:
             pass
 
 
+# What a page drawn anew does to an element found before, or to one not yet there.
+REDRAWN = (StaleElementReferenceException, NoSuchElementException, ElementNotInteractableException,
+           ElementClickInterceptedException)
+
+
+def page_text(driver):
+    return driver.execute_script("return document.body ? document.body.innerText : ''")
+
+
+def text_of(driver, selector):
+    """The text `selector` shows, read in one step; None when nothing matches."""
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null", selector)
+
+
+def texts(driver, selector):
+    """The text of each element `selector` matches, read in one step."""
+    return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => e.textContent)", selector)
+
+
+def count(driver, selector):
+    return driver.execute_script("return document.querySelectorAll(arguments[0]).length", selector)
+
+
+def is_shown(driver, selector):
+    """Whether `selector` matches an element that takes room on the page."""
+    return driver.execute_script("""
+        const e = document.querySelector(arguments[0]);
+        return !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+    """, selector)
+
+
+def attribute(driver, selector, name):
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null",
+                                 selector, name)
+
+
 class PageTest(unittest.TestCase):
     """The steps the scenarios share; `origin` is where the browsers go."""
 
     origin = None
 
-    # Helpers
+    # Helpers. The page draws a screen anew at each event, so an element found
+    # may be gone by the next step: tests name elements by selector, and each
+    # action finds its element anew (`act`); reads are made in one script.
 
     def wait(self, driver, condition, message):
         try:
-            return WebDriverWait(driver, WAIT).until(condition)
+            return WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(condition)
         except TimeoutException:
-            self.fail(f"{message}; the page shows:\n{driver.find_element(By.TAG_NAME, 'body').text}")
+            self.fail(f"{message}; the page shows:\n{page_text(driver)}")
 
     def find(self, driver, selector, message=None):
-        return self.wait(driver, shown.visibility_of_element_located((By.CSS_SELECTOR, selector)),
-                         message or f"{selector} never showed")
+        """Waits until `selector` shows; gives nothing to keep, since it may be drawn anew."""
+        self.wait(driver, shown.visibility_of_element_located((By.CSS_SELECTOR, selector)),
+                  message or f"{selector} never showed")
+
+    def act(self, driver, selector, action, verb):
+        """Does `action` to the element `selector` finds once it shows, finding
+        it again when the page drew it anew before the action reached it."""
+        deadline = time.time() + WAIT
+        while True:
+            try:
+                element = driver.find_element(By.CSS_SELECTOR, selector)
+                if element.is_displayed():
+                    return action(element)
+                why = "it is not shown"
+            except REDRAWN as error:
+                why = type(error).__name__
+            if time.time() > deadline:
+                self.fail(f"could not {verb} {selector} ({why}); the page shows:\n{page_text(driver)}")
+            time.sleep(0.05)
+
+    def click(self, driver, selector):
+        self.act(driver, selector, lambda element: element.click(), "click")
+
+    def type(self, driver, selector, *keys, clear=False):
+        def typing(element):
+            if clear:
+                element.clear()
+            element.send_keys(*keys)
+        self.act(driver, selector, typing, "type into")
+
+    def choose(self, driver, selector, value):
+        self.act(driver, selector, lambda element: Select(element).select_by_value(value), f"choose {value!r} in")
+
+    def options(self, driver, selector):
+        return self.act(driver, selector, lambda element: [option.get_attribute("value") for option in Select(element).options],
+                        "read the options of")
+
+    def accept_alert(self, driver):
+        self.wait(driver, shown.alert_is_present(), "no dialog opened")
+        driver.switch_to.alert.accept()
 
     def text_in(self, driver, selector, text):
         self.wait(driver, shown.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text),
@@ -238,24 +317,21 @@ class PageTest(unittest.TestCase):
 
     def sign_up(self, driver, name):
         driver.get(self.origin + "/")
-        field = self.find(driver, "#sign-up-name")
-        field.send_keys(name, Keys.ENTER)
+        self.type(driver, "#sign-up-name", name, Keys.ENTER)
         self.text_in(driver, "#who-name", name)
         self.text_in(driver, "#connection", "Live")
 
     def open_chat_with(self, driver, contact):
         driver.get(self.origin + "/#/chats")
-        field = self.find(driver, "#new-chat-contact")
         # The form takes its action from the chat list's view model: it waits for it.
         self.wait(driver, shown.element_to_be_clickable((By.CSS_SELECTOR, "#new-chat button[type=submit]")),
                   "the new-chat form never became ready")
-        field.clear()
-        field.send_keys(contact, Keys.ENTER)
+        self.type(driver, "#new-chat-contact", contact, Keys.ENTER, clear=True)
         self.text_in(driver, "#chat-title", contact)
         self.text_in(driver, "#connection", "Live")
 
     def send(self, driver, text):
-        self.find(driver, "#composer-text").send_keys(text, Keys.ENTER)
+        self.type(driver, "#composer-text", text, Keys.ENTER)
 
     def screenshot(self, driver, name):
         for label, size in (("phone", PHONE), ("desktop", DESKTOP)):

@@ -24,8 +24,8 @@ import urllib.request
 import uuid
 
 
-from support import (DESKTOP, PAGE_BUDGET, PHONE, PUBLIC, RUNNING, WAIT, By, DevTools, Keys, PageTest,
-                     Select, Server, browser, shown)
+from support import (PAGE_BUDGET, PUBLIC, WAIT, DevTools, Keys, PageTest, Server, attribute, browser, count, is_shown,
+                     text_of, texts)
 
 
 class WebClientTest(PageTest):
@@ -57,8 +57,7 @@ class WebClientTest(PageTest):
 
         # A contact who does not exist: the error shows inline.
         alice.get(self.server.url + "/#/chats")
-        field = self.find(alice, "#new-chat-contact")
-        field.send_keys("nobody_here", Keys.ENTER)
+        self.type(alice, "#new-chat-contact", "nobody_here", Keys.ENTER)
         self.text_in(alice, "#new-chat-error", "nobody_here")
 
         self.open_chat_with(alice, self.bob_name)
@@ -77,15 +76,15 @@ class WebClientTest(PageTest):
 
         # He opens it from the banner (before it hides itself, after 8 s); Alice
         # sees her message read.
-        self.find(bob, "#banner .banner-open").click()
+        self.click(bob, "#banner .banner-open")
         self.text_in(bob, "#chat-title", self.alice_name)
         self.find(bob, ".message.theirs .text")
         self.find(alice, '.message.mine .state[data-state="read"]', "Alice never saw the read tick")
-        self.wait(bob, lambda driver: driver.find_element(By.ID, "badge").get_attribute("hidden") is not None,
+        self.wait(bob, lambda driver: attribute(driver, "#badge", "hidden") is not None,
                   "Bob's badge stayed after reading")
 
         self.send(bob, "Hi Alice!")
-        self.wait(alice, lambda driver: "Hi Alice!" in driver.find_element(By.CSS_SELECTOR, ".messages").text,
+        self.wait(alice, lambda driver: "Hi Alice!" in (text_of(driver, ".messages") or ""),
                   "Alice never got Bob's answer")
         self.screenshot(alice, "chat")
         bob.get(self.server.url + "/#/chats")
@@ -96,8 +95,7 @@ class WebClientTest(PageTest):
         alice = self.alice
         self.open_chat_with(alice, "bot")
         self.send(alice, "ping from the browser")
-        self.wait(alice, lambda driver: any("ping from the browser" in element.text for element in
-                                            driver.find_elements(By.CSS_SELECTOR, ".message.theirs .text")),
+        self.wait(alice, lambda driver: any("ping from the browser" in text for text in texts(driver, ".message.theirs .text")),
                   "the bot never answered")
 
     def test_3_an_order_is_made_paid_and_cancelled(self):
@@ -105,58 +103,54 @@ class WebClientTest(PageTest):
         alice.get(self.server.url + "/#/orders")
         self.text_in(alice, "#connection", "Live")
         self.text_in(alice, ".summary", "0 orders")
-        self.find(alice, ".new-order summary").click()
+        self.click(alice, ".new-order summary")
 
         # Invalid fields: the server's 422 message is shown.
-        self.find(alice, "#new-order [name=title]").send_keys("Milk")
-        self.find(alice, "#new-order [name=price]").send_keys("1.29")
-        self.find(alice, '#new-order button[type="submit"]').click()
+        self.type(alice, "#new-order [name=title]", "Milk")
+        self.type(alice, "#new-order [name=price]", "1.29")
+        self.click(alice, '#new-order button[type="submit"]')
         self.text_in(alice, "#new-order-error", "name")
 
-        self.find(alice, "#new-order [name=name]").send_keys("Groceries")
-        quantity = self.find(alice, "#new-order [name=quantity]")
-        quantity.clear()
-        quantity.send_keys("2")
-        self.find(alice, '#new-order button[type="submit"]').click()
+        self.type(alice, "#new-order [name=name]", "Groceries")
+        self.type(alice, "#new-order [name=quantity]", "2", clear=True)
+        self.click(alice, '#new-order button[type="submit"]')
         self.text_in(alice, "#order-title", "Groceries #")
         self.text_in(alice, ".facts .status", "Placed")
         self.text_in(alice, ".facts", "$2.58")
 
-        self.find(alice, 'button[data-action="pay"]').click()
+        self.click(alice, 'button[data-action="pay"]')
         self.text_in(alice, ".facts .status", "Paid")
-        self.find(alice, 'button[data-action="cancel"]').click()
+        self.click(alice, 'button[data-action="cancel"]')
         self.text_in(alice, ".facts .status", "Cancelled")
-        self.assertEqual(alice.find_elements(By.CSS_SELECTOR, ".order .actions button"), [])
+        self.assertEqual(count(alice, ".order .actions button"), 0)
         self.screenshot(alice, "order")
 
         # The list, searched: a later query always wins.
         alice.get(self.server.url + "/#/orders")
         self.text_in(alice, ".summary", "1 order")
-        search = self.find(alice, "#order-search")
-        search.send_keys("zzz")
+        self.type(alice, "#order-search", "zzz")
         self.text_in(alice, ".summary", "0 orders")
-        search.send_keys(Keys.BACKSPACE * 3, "milk")
+        self.type(alice, "#order-search", Keys.BACKSPACE * 3, "milk")
         self.text_in(alice, ".summary", "1 order")
-        Select(self.find(alice, "#order-layout")).select_by_value("compact")
+        self.choose(alice, "#order-layout", "compact")
         self.find(alice, ".order-list.compact .order-item")
         self.screenshot(alice, "orders")
 
         # The controls offer the list's choices, and a price is typed in the
         # currency's unit: 250 yen is 250 minor units, not 25,000.
-        status = Select(self.find(alice, "#order-status"))
-        self.assertEqual([option.get_attribute("value") for option in status.options],
+        self.assertEqual(self.options(alice, "#order-status"),
                          ["", "placed", "paid", "shipped", "delivered", "cancelled"])
-        self.find(alice, ".new-order summary").click()
-        self.find(alice, "#new-order [name=name]").send_keys("Tea")
-        Select(self.find(alice, "#new-order [name=currency]")).select_by_value("JPY")
-        self.find(alice, "#new-order [name=title]").send_keys("Sencha")
-        self.find(alice, "#new-order [name=price]").send_keys("250")
-        self.find(alice, '#new-order button[type="submit"]').click()
+        self.click(alice, ".new-order summary")
+        self.type(alice, "#new-order [name=name]", "Tea")
+        self.choose(alice, "#new-order [name=currency]", "JPY")
+        self.type(alice, "#new-order [name=title]", "Sencha")
+        self.type(alice, "#new-order [name=price]", "250")
+        self.click(alice, '#new-order button[type="submit"]')
         self.text_in(alice, "#order-title", "Tea #")
         self.text_in(alice, ".facts", "¥250")
         # Gone again, so that the next test starts from one order.
-        self.find(alice, ".order-screen .danger").click()
-        alice.switch_to.alert.accept()
+        self.click(alice, ".order-screen .danger")
+        self.accept_alert(alice)
         self.text_in(alice, ".summary", "1 order")
 
     def test_3b_a_long_list_comes_in_pages(self):
@@ -177,10 +171,10 @@ class WebClientTest(PageTest):
         self.assertEqual(set(placed), {201})
         alice.refresh()
         self.text_in(alice, ".summary", "100 orders so far")
-        self.find(alice, "#more-orders").click()
+        self.click(alice, "#more-orders")
         self.text_in(alice, ".summary", "102 orders")
-        self.assertFalse(alice.find_element(By.CSS_SELECTOR, "#more-orders").is_displayed())
-        self.assertEqual(len(alice.find_elements(By.CSS_SELECTOR, ".order-item")), 102)
+        self.assertFalse(is_shown(alice, "#more-orders"))
+        self.assertEqual(count(alice, ".order-item"), 102)
 
     def test_4_the_page_is_small_and_stays_on_its_server(self):
         size = sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(PUBLIC) for name in names)
@@ -212,17 +206,16 @@ class WebClientTest(PageTest):
         for index in range(3):
             self.send(alice, f"patched {index}")
         self.text_in(bob, ".chat-item .last-message", "patched 2")
-        self.wait(alice, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, '.message.mine .state[data-state="sending"]')) == 0
-                  and "patched 2" in driver.find_element(By.CSS_SELECTOR, ".messages").text,
+        self.wait(alice, lambda driver: count(driver, '.message.mine .state[data-state="sending"]') == 0
+                  and "patched 2" in (text_of(driver, ".messages") or ""),
                   "Alice's messages never all arrived")
-        applied = sum(int(driver.find_element(By.TAG_NAME, "html").get_attribute("data-patches-applied") or 0)
-                      for driver in (alice, bob))
+        applied = sum(int(attribute(driver, "html", "data-patches-applied") or 0) for driver in (alice, bob))
         self.assertGreater(applied, 0, "no patch was applied")
         for driver, selector in ((alice, ".messages"), (bob, ".chat-list")):
-            live = driver.find_element(By.CSS_SELECTOR, selector).text
+            live = text_of(driver, selector)
             driver.refresh()
             self.text_in(driver, "#connection", "Live")
-            self.wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, selector).text == live,
+            self.wait(driver, lambda d: text_of(d, selector) == live,
                       f"{selector} drawn from patches differs from a fresh read:\n{live}")
 
     def test_4c_a_password_signs_in_on_another_browser(self):
@@ -230,32 +223,30 @@ class WebClientTest(PageTest):
         name = "pat_" + self.alice_name.split("_")[-1]
         # Alice's browser signs out and signs up a new account with a password.
         alice.get(self.server.url + "/")
-        self.find(alice, "#sign-out").click()
-        self.find(alice, "#sign-up-name").send_keys(name)
-        self.find(alice, "#sign-up-password").send_keys("correct horse", Keys.ENTER)
+        self.click(alice, "#sign-out")
+        self.type(alice, "#sign-up-name", name)
+        self.type(alice, "#sign-up-password", "correct horse", Keys.ENTER)
         self.text_in(alice, "#who-name", name)
         # Bob's browser signs out and in as that account with the name and password.
         bob.get(self.server.url + "/")
-        self.find(bob, "#sign-out").click()
-        self.find(bob, "#password-sign-in-name").send_keys(name)
-        self.find(bob, "#password-sign-in-password").send_keys("wrong horse", Keys.ENTER)
+        self.click(bob, "#sign-out")
+        self.type(bob, "#password-sign-in-name", name)
+        self.type(bob, "#password-sign-in-password", "wrong horse", Keys.ENTER)
         self.text_in(bob, "#password-sign-in-error", "do not match")
-        password = self.find(bob, "#password-sign-in-password")
-        password.clear()
-        password.send_keys("correct horse", Keys.ENTER)
+        self.type(bob, "#password-sign-in-password", "correct horse", Keys.ENTER, clear=True)
         self.text_in(bob, "#who-name", name)
         self.text_in(bob, "#connection", "Live")
         # From there, Bob's browser ends the session of Alice's, which then is signed out.
-        self.find(bob, "#account summary").click()
-        self.wait(bob, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#sessions .session")) == 2,
+        self.click(bob, "#account summary")
+        self.wait(bob, lambda driver: count(driver, "#sessions .session") == 2,
                   "the account menu never listed both sessions")
-        self.find(bob, "#sessions .end-session").click()
-        self.wait(bob, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#sessions .session")) == 1,
+        self.click(bob, "#sessions .end-session")
+        self.wait(bob, lambda driver: count(driver, "#sessions .session") == 1,
                   "the ended session stayed in the list")
         self.screenshot(bob, "account")
         alice.refresh()
         self.find(alice, "#sign-up-name", "Alice's browser was not signed out")
-        bob.find_element(By.CSS_SELECTOR, "#account summary").click()
+        self.click(bob, "#account summary")
 
     def test_4d_a_push_shows_a_notification(self):
         # A headless browser reaches no real push service, so the push goes to
@@ -263,9 +254,9 @@ class WebClientTest(PageTest):
         # hand it over once decrypted: the server's notification view model.
         bob = self.bob
         bob.get(self.server.url + "/")
-        self.find(bob, "#account summary").click()
+        self.click(bob, "#account summary")
         self.text_in(bob, "#push-toggle", "Notify me")
-        bob.find_element(By.CSS_SELECTOR, "#account summary").click()
+        self.click(bob, "#account summary")
         origin = self.server.url
         bob.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["notifications"]})
         devtools = DevTools(bob)
@@ -319,18 +310,18 @@ class WebClientTest(PageTest):
         bob.get(self.server.url + "/#/chats")
         self.text_in(bob, "#connection", "Live")
         # Alice types without sending: Bob's list says so in place of the last message.
-        self.find(alice, "#composer-text").send_keys("still thinking")
+        self.type(alice, "#composer-text", "still thinking")
         self.text_in(bob, ".chat-item .last-message.typing", "typing…")
         # Clicked in the page: the list is drawn anew at each event, and an
         # element found before may be gone by the click.
         bob.execute_script("document.querySelector('.chat-item').click()")
         self.text_in(bob, "#chat-title", self.alice_name)
-        self.find(alice, "#composer-text").send_keys(" about it")
+        self.type(alice, "#composer-text", " about it")
         self.text_in(bob, "#contact-status", "typing…")
         self.screenshot(bob, "typing")
         # Her message ends it; she is still there, so Bob sees her online.
-        self.find(alice, "#composer-text").send_keys(Keys.ENTER)
-        self.wait(bob, lambda driver: "still thinking about it" in driver.find_element(By.CSS_SELECTOR, ".messages").text,
+        self.type(alice, "#composer-text", Keys.ENTER)
+        self.wait(bob, lambda driver: "still thinking about it" in (text_of(driver, ".messages") or ""),
                   "Bob never got the message")
         self.text_in(bob, "#contact-status", "online")
         # Alice's tab closes (a page navigated away from may be kept, stream and
