@@ -22,7 +22,7 @@ import Testing
         func stopServers() {
             for server in servers where server.process.isRunning {
                 kill(server.process.processIdentifier, SIGTERM)
-                _ = server.waitForExit(timeout: 5)
+                _ = server.waitForExit(timeout: 20)
             }
         }
         defer { stopServers() }

@@ -47,7 +47,7 @@ import Testing
         #expect(texts.count == acknowledged)
         #expect(texts.contains("m49-3"))
         kill(second.process.processIdentifier, SIGTERM)
-        #expect(second.waitForExit(timeout: 5) == 0)
+        #expect(second.waitForExit(timeout: 20) == 0)
     }
 
     /// Two servers on one PostgreSQL database; one is killed during a burst of
@@ -98,7 +98,7 @@ import Testing
         let latest = try resumed.next(where: { $0.name == "chat" && ((($0.json["messages"] as? [[String: Any]])?.last?["text"]) as? String) == lastStored })
         #expect(latest.id != nil)
         kill(survivor.process.processIdentifier, SIGTERM)
-        #expect(survivor.waitForExit(timeout: 5) == 0)
+        #expect(survivor.waitForExit(timeout: 20) == 0)
     }
 
     /// `tailor backup` copies the database while its server takes writes. A
@@ -112,7 +112,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let live = folder.appendingPathComponent("tailor.sqlite").path
         let server = try ShutdownTests.RunningServer(arguments: ["--db", live, "--write-rate", "0"])
-        defer { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 5) }
+        defer { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 20) }
         let alice = try APIClient.signedUp("alice", port: server.port)
         let bob = try APIClient.signedUp("bob", port: server.port)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
@@ -149,10 +149,10 @@ import Testing
         let copied = try texts(on: midwayServer.port)
         #expect(all.starts(with: copied))
         kill(midwayServer.process.processIdentifier, SIGTERM)
-        #expect(midwayServer.waitForExit(timeout: 5) == 0)
+        #expect(midwayServer.waitForExit(timeout: 20) == 0)
 
         let copy = try ShutdownTests.RunningServer(arguments: ["--db", stopped])
-        defer { kill(copy.process.processIdentifier, SIGTERM); _ = copy.waitForExit(timeout: 5) }
+        defer { kill(copy.process.processIdentifier, SIGTERM); _ = copy.waitForExit(timeout: 20) }
         let orderID = try #require((alice.get("/api/orders").json["items"] as? [[String: Any]])?.first?["id"] as? String)
         for user in [alice, bob] {
             let onCopy = try APIClient(port: copy.port)
@@ -208,7 +208,7 @@ import Testing
         let server = try ShutdownTests.RunningServer(arguments: ["--db", live])
         let alice = try APIClient.signedUp("alice", port: server.port)
         kill(server.process.processIdentifier, SIGTERM)
-        #expect(server.waitForExit(timeout: 5) == 0)
+        #expect(server.waitForExit(timeout: 20) == 0)
 
         try FileManager.default.createSymbolicLink(atPath: path("link.sqlite"), withDestinationPath: path("elsewhere.sqlite"))
         let linked = try Self.backUp(["--db", live, path("link.sqlite")])
@@ -236,7 +236,7 @@ import Testing
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: live + suffix) }
         try FileManager.default.moveItem(atPath: path("copy.sqlite"), toPath: live)
         let restored = try ShutdownTests.RunningServer(arguments: ["--db", live])
-        defer { kill(restored.process.processIdentifier, SIGTERM); _ = restored.waitForExit(timeout: 5) }
+        defer { kill(restored.process.processIdentifier, SIGTERM); _ = restored.waitForExit(timeout: 20) }
         let onRestored = try APIClient(port: restored.port)
         onRestored.token = alice.token
         #expect(try onRestored.get("/api/me").json["user"].map { ($0 as? [String: Any])?["name"] as? String } == "alice")

@@ -255,7 +255,7 @@ import Testing
         let arguments = ["--db", url, "--presence-lifetime", "1.5", "--offline-grace", "0.3"]
         let doomed = try ShutdownTests.RunningServer(arguments: arguments)
         let survivor = try ShutdownTests.RunningServer(arguments: arguments)
-        defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 5) }
+        defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 20) }
         let alice = try APIClient.signedUp("alice", port: doomed.port)
         let bob = try APIClient.signedUp("bob", port: survivor.port)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)

@@ -132,7 +132,7 @@ import Testing
         case .postgres(let url): db = url
         }
         let servers = try (backend == .sqlite ? [0] : [0, 1]).map { _ in try ShutdownTests.RunningServer(arguments: ["--db", db]) }
-        defer { for server in servers { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 5) } }
+        defer { for server in servers { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 20) } }
         let first = servers[0], last = servers[servers.count - 1]
 
         let signUp = try APIClient(port: first.port).send("POST", "/api/users", json: #"{"name":"alice","password":"correct horse"}"#)

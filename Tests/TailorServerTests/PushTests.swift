@@ -180,7 +180,7 @@ import Testing
         let flags = ["--db", url, "--push-hosts", service.host, "--push-ca-file", service.caFile]
         let doomed = try ShutdownTests.RunningServer(arguments: flags)
         let survivor = try ShutdownTests.RunningServer(arguments: flags)
-        defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 5) }
+        defer { kill(survivor.process.processIdentifier, SIGTERM); _ = survivor.waitForExit(timeout: 20) }
         let alice = try APIClient.signedUp("alice", port: doomed.port)
         let bob = try APIClient.signedUp("bob", port: doomed.port)
         #expect(try bob.send("POST", "/api/push/subscriptions", json: service.subscriptions[0]).status == 201)
@@ -188,7 +188,7 @@ import Testing
         #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"before the crash"}"#).status == 201)
         // Committed, and due half a second later: the server dies first.
         kill(doomed.process.processIdentifier, SIGKILL)
-        _ = doomed.waitForExit(timeout: 5)
+        _ = doomed.waitForExit(timeout: 20)
         Self.expectPush(try service.nextPush(timeout: 20), to: 0, text: "before the crash", chatID: chatID)
         #expect(try service.nextPush(timeout: 1.5) == nil)
     }
@@ -202,7 +202,7 @@ import Testing
         let sending = try ShutdownTests.RunningServer(arguments: flags)
         let showing = try ShutdownTests.RunningServer(arguments: flags)
         defer {
-            for server in [sending, showing] { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 5) }
+            for server in [sending, showing] { kill(server.process.processIdentifier, SIGTERM); _ = server.waitForExit(timeout: 20) }
         }
         let alice = try APIClient.signedUp("alice", port: sending.port)
         let bob = try APIClient.signedUp("bob", port: sending.port)

@@ -81,13 +81,13 @@ import Testing
         #expect(try busy.readResponse().status == 100)
         kill(server.process.processIdentifier, signal)
         // Draining has begun once the listener is closed: new connections are refused.
-        #expect(eventually(timeout: 3, interval: 0.01) { (try? RawClient(port: server.port)) == nil })
+        #expect(eventually(interval: 0.01) { (try? RawClient(port: server.port)) == nil })
         try busy.send(body)
         let last = try busy.readResponse()
         #expect(last.status == 201)
         #expect(last.header("connection") == "close")
         #expect(idle.isClosedByServer())
-        #expect(server.waitForExit(timeout: 5) == 0)
+        #expect(server.waitForExit(timeout: 20) == 0)
     }
 
     @Test func aPortInUseFailsToStartWithAnError() throws {
@@ -104,7 +104,7 @@ import Testing
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.contains("Address already in use"))
         kill(first.process.processIdentifier, SIGTERM)
-        #expect(first.waitForExit(timeout: 5) == 0)
+        #expect(first.waitForExit(timeout: 20) == 0)
     }
 
     /// Values a flag's type accepts but the server cannot use: each is refused at
@@ -145,7 +145,7 @@ import Testing
             #expect(try client.readResponse().status == 201)
         }
         kill(server.process.processIdentifier, SIGTERM)
-        #expect(server.waitForExit(timeout: 5) == 0)
+        #expect(server.waitForExit(timeout: 20) == 0)
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(log == 0)
     }

@@ -59,7 +59,7 @@ final class PushServiceStandIn {
     }
 
     /// The next push it took, or nil when none comes within `timeout` seconds.
-    func nextPush(timeout: Double = 10) throws -> [String: Any]? {
+    func nextPush(timeout: Double = 20) throws -> [String: Any]? {
         guard let line = lines.next(timeout: timeout) else { return nil }
         return try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     }

@@ -12,7 +12,7 @@ final class RawClient {
     }
 
     /// Connects, with `timeout` seconds for every later read.
-    init(port: Int, timeout: Double = 5, receiveBuffer: Int? = nil) throws {
+    init(port: Int, timeout: Double = 15, receiveBuffer: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         if let receiveBuffer {

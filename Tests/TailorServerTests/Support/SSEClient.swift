@@ -23,7 +23,7 @@ final class SSEClient {
     private var events: [Event] = []
 
     /// `patches`: the stream asks for JSON Patches (`patch=json`).
-    init(port: Int, token: String?, topics: String, patches: Bool = false, lastEventID: String? = nil, timeout: Double = 10,
+    init(port: Int, token: String?, topics: String, patches: Bool = false, lastEventID: String? = nil, timeout: Double = 20,
          receiveBuffer: Int? = nil, headers: [String] = []) throws {
         connection = try RawClient(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         let query = "topics=\(topics)" + (patches ? "&patch=json" : "")

@@ -52,7 +52,7 @@ struct ServerSideSocket {
     /// Waits until the server has read everything sent so far, up to `timeout`
     /// seconds; whether it has. The kernel offers no wake-up for it, so it looks
     /// every 100 µs.
-    func waitUntilRead(timeout: Double = 5) throws -> Bool {
+    func waitUntilRead(timeout: Double = 20) throws -> Bool {
         try eventually(timeout: timeout, interval: 0.0001) { try unread() == 0 }
     }
 }

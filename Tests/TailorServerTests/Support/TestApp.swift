@@ -35,7 +35,7 @@ final class TestApp {
     /// Waits until the server counts at most `count` open connections, or
     /// `timeout` seconds pass. A stream that ended has left before its
     /// connection closed. At most: an idle client may be closed meanwhile.
-    func waitForConnections(atMost count: Int, timeout: Double = 5) -> Bool {
+    func waitForConnections(atMost count: Int, timeout: Double = 20) -> Bool {
         application.waitForConnections(timeout: timeout) { $0 <= count }
     }
 
@@ -112,7 +112,7 @@ final class APIClient: @unchecked Sendable {
     /// server sends it on an event stream, for at most `timeout` seconds. A
     /// server that answers 503 (not caught up yet) is asked again after the
     /// Retry-After it gives.
-    func waitFor(topic: String, timeout: Double = 5, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+    func waitFor(topic: String, timeout: Double = 20, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
         let giveUp = Date().addingTimeInterval(timeout)
         var stream = try SSEClient(port: port, token: token, topics: topic, timeout: timeout)
         while stream.response.status == 503, Date() < giveUp {

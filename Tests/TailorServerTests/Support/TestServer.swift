@@ -44,7 +44,7 @@ final class TestServer {
         try Data(contents).write(to: url)
     }
 
-    func client(timeout: Double = 5, receiveBuffer: Int? = nil) throws -> RawClient {
+    func client(timeout: Double = 15, receiveBuffer: Int? = nil) throws -> RawClient {
         try RawClient(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
     }
 
@@ -56,7 +56,7 @@ final class TestServer {
     }
 
     /// Waits until the server counts `count` open connections, or the timeout passes.
-    func waitForConnectionCount(_ count: Int, timeout: Double = 5) -> Bool {
+    func waitForConnectionCount(_ count: Int, timeout: Double = 20) -> Bool {
         server.waitForConnections(timeout: timeout) { $0 == count }
     }
 }
