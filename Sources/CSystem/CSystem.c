@@ -201,11 +201,30 @@ int csystem_block_control_signals(void) {
     return pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
-int csystem_wait_control_signal(void) {
+int csystem_wait_control_signal(int *sender) {
     sigset_t set = control_signals();
-    int received = 0;
-    while (sigwait(&set, &received) != 0) {}
+    siginfo_t info;
+    int received;
+    while ((received = sigwaitinfo(&set, &info)) < 0) {}
+    *sender = (info.si_code == SI_USER || info.si_code == SI_QUEUE) ? (int)info.si_pid : 0;
     return received;
+}
+
+int csystem_wait_for_signal(int number, double seconds) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, number);
+    struct timespec timeout = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+    int received;
+    while ((received = sigtimedwait(&set, NULL, &timeout)) < 0 && errno == EINTR) {}
+    return received == number;
+}
+
+int csystem_block_signal(int number) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, number);
+    return pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
 uint64_t csystem_monotonic_nanoseconds(void) {

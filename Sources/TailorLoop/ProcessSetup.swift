@@ -15,9 +15,23 @@ public enum ProcessSetup {
         return csystem_raise_open_files_limit()
     }
 
-    /// Blocks the calling thread until SIGINT, SIGTERM, SIGHUP or SIGUSR1 arrives; its number.
-    public static func waitForControlSignal() -> Int32 {
-        csystem_wait_control_signal()
+    /// Blocks the calling thread until SIGINT, SIGTERM, SIGHUP or SIGUSR1
+    /// arrives: its number, and the process that sent it (0 when none did).
+    public static func waitForControlSignal() -> (signal: Int32, sender: Int32) {
+        var sender: Int32 = 0
+        let signal = csystem_wait_control_signal(&sender)
+        return (signal, sender)
+    }
+
+    /// Blocks `signal` in this thread and the threads it starts later, so
+    /// that `waitFor` takes it rather than its default action.
+    public static func block(_ signal: Int32) {
+        _ = csystem_block_signal(signal)
+    }
+
+    /// Waits at most `seconds` for `signal`, blocked beforehand; whether it came.
+    public static func waitFor(_ signal: Int32, seconds: Double) -> Bool {
+        csystem_wait_for_signal(signal, seconds) == 1
     }
 
     /// Gives free heap memory back to the system, after a burst of frees.

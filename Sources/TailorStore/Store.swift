@@ -27,6 +27,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case tooManySubscriptions
     /// One member of the chat blocked the other: no message is stored.
     case blocked
+    /// The account is disabled: no session is started for it.
+    case accountDisabled
 }
 
 extension Store {

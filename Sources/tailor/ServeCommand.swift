@@ -317,9 +317,9 @@ struct ServeCommand: ParsableCommand {
         fflush(nil)  // stdout may be a pipe: the line must leave now
         logger.info("serving \(configuration.publicFolder ?? "no files") with \(configuration.server.loopCount) loops; open-files limit \(openFiles)")
 
-        var signal = ProcessSetup.waitForControlSignal()
+        var (signal, sender) = ProcessSetup.waitForControlSignal()
         // SIGHUP: the log files were rotated; SIGUSR1: accounts were disabled
-        // (`tailor users disable`). The server goes on.
+        // (`tailor users disable`, which waits for the answer). The server goes on.
         while signal == SIGHUP || signal == SIGUSR1 {
             if signal == SIGHUP {
                 application.reopenLogs()
@@ -328,11 +328,12 @@ struct ServeCommand: ParsableCommand {
                 do {
                     let ended = try application.endDisabledAccounts()
                     logger.notice("signal \(signal): the streams and tokens of \(ended) disabled accounts ended")
+                    AccountAdministration.confirm(to: sender)
                 } catch {
                     logger.error("signal \(signal): disabled accounts could not be read: \(error)")
                 }
             }
-            signal = ProcessSetup.waitForControlSignal()
+            (signal, sender) = ProcessSetup.waitForControlSignal()
         }
         logger.info("signal \(signal): shutting down")
         application.shutdown()

@@ -30,6 +30,27 @@ import Testing
         #expect(!presence.isShownOnline(1))
     }
 
+    /// `tailor users disable` asks who runs: each server answers with its
+    /// heartbeat, and the tool is not taken for a server (which would be
+    /// said gone later). What it hears back, alone.
+    @Test func aRollCallIsAnsweredAndTheToolIsNoServer() {
+        var presence = tracker()
+        #expect(presence.heard(.rollCall, from: "users-7", now: 0, time: Self.time) == [.announce(.heartbeat)])
+        #expect(presence.otherServerCount == 0)
+        #expect(presence.heard(.applied(position: 9), from: "k", now: 0, time: Self.time) == [])
+        #expect(presence.otherServerCount == 1)
+        var heard = DisableConfirmations(position: 10, me: "users-7")
+        heard.heard(PresenceSignal.rollCall.payload(from: "users-7"))
+        #expect(heard.sentence == "no server answered on this database")
+        heard.heard(PresenceSignal.heartbeat.payload(from: "k"))
+        heard.heard(PresenceSignal.applied(position: 9).payload(from: "m"))
+        #expect(heard.waitingFor == ["k", "m"], "an earlier position confirms nothing")
+        heard.heard(PresenceSignal.applied(position: 10).payload(from: "k"))
+        heard.heard(PresenceSignal.applied(position: 12).payload(from: "m"))
+        #expect(heard.waitingFor == [])
+        #expect(heard.sentence == "confirmed by 2 servers")
+    }
+
     @Test func aStreamBackWithinTheGraceChangesNothing() {
         var presence = tracker()
         _ = presence.streamOpened(by: 1, now: 0)

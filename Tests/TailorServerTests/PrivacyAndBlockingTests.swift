@@ -119,8 +119,10 @@ import Testing
     }
 
     /// An operator disables an account while its server runs (a SQLite
-    /// file, or two servers on PostgreSQL): its streams end at once, its
-    /// token, session and password sign in no more; enabled, they do again.
+    /// file, or two servers on PostgreSQL): the command returns once every
+    /// server has confirmed it, its streams end at once, its token, session
+    /// and password sign in no more; enabled, the token and password do
+    /// again, the sessions do not.
     @Test(arguments: Backend.allCases)
     func anOperatorDisablesAnAccountAndItsStreamsEndAtOnce(_ backend: Backend) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-users-\(UUID().uuidString)")
@@ -147,8 +149,10 @@ import Testing
 
         let disabled = try Self.users(["disable", "--db", db, "ALICE"])
         #expect(disabled.status == 0, "\(disabled.output)")
-        for stream in streams { #expect(stream.waitForEnd(), "a stream of the disabled account is still open") }
+        #expect(disabled.output.contains(backend == .sqlite ? "confirmed by the server" : "confirmed by 2 servers"), "\(disabled.output)")
+        // Once the command has returned, not a request more.
         #expect(try onLast.get("/api/me").status == 401)
+        for stream in streams { #expect(stream.waitForEnd(), "a stream of the disabled account is still open") }
         #expect(try APIClient(port: first.port).get("/api/me", headers: ["Cookie: \(cookie)"]).status == 401)
         let signIn = try APIClient(port: first.port).send("POST", "/api/session", json: #"{"name":"alice","password":"correct horse"}"#)
         #expect(signIn.status == 401)
@@ -157,6 +161,7 @@ import Testing
         let enabled = try Self.users(["enable", "--db", db, "alice"])
         #expect(enabled.status == 0, "\(enabled.output)")
         #expect(try onLast.get("/api/me").status == 200)
+        #expect(try APIClient(port: first.port).get("/api/me", headers: ["Cookie: \(cookie)"]).status == 401, "a session came back")
         #expect(try APIClient(port: first.port).send("POST", "/api/session", json: #"{"name":"alice","password":"correct horse"}"#).status == 200)
     }
 }

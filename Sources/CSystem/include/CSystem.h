@@ -60,10 +60,15 @@ long csystem_raise_open_files_limit(void);
 /// How many CPUs this process may run on (taskset narrows it).
 int csystem_usable_cpu_count(void);
 void csystem_ignore_sigpipe(void);
-/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and the threads it starts later.
+/// Blocks SIGINT, SIGTERM, SIGHUP and SIGUSR1 in the calling thread and the threads it starts later.
 int csystem_block_control_signals(void);
-/// Waits for SIGINT, SIGTERM or SIGHUP (blocked beforehand) and returns its number.
-int csystem_wait_control_signal(void);
+/// Waits for SIGINT, SIGTERM, SIGHUP or SIGUSR1 (blocked beforehand) and
+/// returns its number; `sender` gets the process that sent it (0: the kernel).
+int csystem_wait_control_signal(int *sender);
+/// Blocks signal `number` in the calling thread and the threads it starts later.
+int csystem_block_signal(int number);
+/// Waits at most `seconds` for signal `number` (blocked beforehand): 1 when it came.
+int csystem_wait_for_signal(int number, double seconds);
 
 /// Sets the allocator so that large freed blocks go back to the system.
 void csystem_tune_allocator(void);

@@ -137,6 +137,7 @@ struct AccountRoutes {
         let token = Authenticator.newToken()
         let hash = Authenticator.hash(token)
         let (sessionToken, sessionHash, session) = Self.newSession(for: request)
+        let checkedAt = context.auth.moment
         let (user, started): (User, Session)
         do {
             let passwordHash: String? = if let password { try await context.auth.passwords.hash(password, for: request) } else { nil }
@@ -144,8 +145,8 @@ struct AccountRoutes {
         } catch StoreError.nameTaken {
             throw taken
         }
-        context.auth.remember(context.auth.newCredential(user: user, session: nil, hash: hash))
-        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: sessionHash))
+        context.auth.remember(context.auth.newCredential(user: user, session: nil, hash: hash, checkedAt: checkedAt))
+        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: sessionHash, checkedAt: checkedAt))
         var response = ViewModelEncoding.response(SignedUp(user: UserViewModel(id: String(user.id), name: user.name), token: token),
                                                   status: .created, headers: [Authenticator.sessionCookie(sessionToken, for: request)])
         // The account's token: no cache, not even the browser's, keeps it.
@@ -160,9 +161,12 @@ struct AccountRoutes {
         try context.auth.admitAccountRequest(request)
         let body = try JSONBody(request)
         let user: User
+        // When the account was last known valid: a disable after it keeps the new session's token from being remembered.
+        var checkedAt = context.auth.moment
         if let token = try body.optionalString("token") {
             guard let known = try await context.auth.credential(token: token), known.session == nil else { throw Authenticator.invalidToken }
             user = known.user
+            checkedAt = known.checkedAt
         } else {
             guard let name = try body.optionalString("name"), let password = try body.optionalString("password") else {
                 throw APIError.invalid("Send \"token\", or \"name\" and \"password\".")
@@ -170,8 +174,13 @@ struct AccountRoutes {
             user = try await context.auth.user(named: name, password: password, for: request)
         }
         let (sessionToken, sessionHash, session) = Self.newSession(for: request)
-        let started = try await context.events.startSession(user: user.id, session)
-        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: sessionHash))
+        let started: Session
+        do {
+            started = try await context.events.startSession(user: user.id, session)
+        } catch StoreError.accountDisabled {
+            throw Authenticator.invalidToken
+        }
+        context.auth.remember(context.auth.newCredential(user: user, session: started.id, hash: sessionHash, checkedAt: checkedAt))
         return ViewModelEncoding.response(Me(user: UserViewModel(id: String(user.id), name: user.name)),
                                           headers: [Authenticator.sessionCookie(sessionToken, for: request)])
     }

@@ -198,8 +198,9 @@ final class Authenticator: Sendable {
         let checkedAt = credentials.now
         guard let (found, lastSeenAt) = try await database.readOffLoop({ try Self.credential(hash, in: $0, checkedAt: checkedAt) })
         else { return nil }
-        // Read before its session ended, and the end already followed: it is not valid any more.
-        guard !credentials.hasForgotten(hash, since: checkedAt) else { return nil }
+        // Read before its session ended or its account was disabled, and the
+        // end already followed: it is not valid any more.
+        guard !credentials.hasForgotten(found) else { return nil }
         remember(found, lastSeenAt: lastSeenAt)
         return found
     }
@@ -211,14 +212,19 @@ final class Authenticator: Sendable {
         }
     }
 
-    /// A credential made now, for a token just given out.
-    func newCredential(user: User, session: Int?, hash: SHA256.Digest) -> Credential {
-        Credential(user: user, session: session, hash: hash, checkedAt: credentials.now)
+    /// Now, for a token about to be given out: taken before its session is
+    /// written, so that a disable that follows the write is seen by `newCredential`.
+    var moment: CredentialCache.Moment { credentials.now }
+
+    /// A credential for a token just given out, whose account was known
+    /// valid at `checkedAt`.
+    func newCredential(user: User, session: Int?, hash: SHA256.Digest, checkedAt: CredentialCache.Moment) -> Credential {
+        Credential(user: user, session: session, hash: hash, checkedAt: checkedAt)
     }
 
-    /// Whether `credential`'s session has ended since it was checked.
+    /// Whether `credential`'s session has ended, or its account was disabled, since it was checked.
     func hasEnded(_ credential: Credential) -> Bool {
-        credentials.hasForgotten(credential.hash, since: credential.checkedAt)
+        credentials.hasForgotten(credential)
     }
 
     /// Keeps a credential for later requests; a session's as used at `lastSeenAt` (now, for a new one).

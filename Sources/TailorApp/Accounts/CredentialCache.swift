@@ -22,6 +22,8 @@ struct Credential: Sendable {
 /// learnt again after the end was forgotten, and a stream subscribed after
 /// the end must still be ended: both ask whether the token was forgotten
 /// since they last knew it valid, at a `Moment` of the cache's own clock.
+/// The same holds for a whole account, which a disable forgets: a token of it
+/// checked before is not learnt after, though the cache never held it.
 final class CredentialCache: Sendable {
     /// A point in the cache's history of forgetting.
     struct Moment: Sendable, Comparable {
@@ -36,6 +38,8 @@ final class CredentialCache: Sendable {
         var tick: UInt64 = 0
         /// When each recently forgotten token was forgotten.
         var forgotten: [SHA256.Digest: UInt64] = [:]
+        /// When each recently disabled account was forgotten, with every token of it.
+        var forgottenUsers: [Int: UInt64] = [:]
         /// Forgetting before this tick is no longer told apart: a token known
         /// valid only before it counts as forgotten.
         var forgottenFrom: UInt64 = 0
@@ -62,11 +66,11 @@ final class CredentialCache: Sendable {
         }
     }
 
-    /// Keeps `credential` for later requests, unless its token was forgotten
-    /// since it was checked: then its session has ended meanwhile.
+    /// Keeps `credential` for later requests, unless its token or its account
+    /// was forgotten since it was checked: then its session has ended meanwhile.
     func remember(_ credential: Credential) {
         state.withLock { state in
-            guard !Self.hasForgotten(credential.hash, since: credential.checkedAt, in: state) else { return }
+            guard !Self.hasForgotten(credential, in: state) else { return }
             if state.known.count >= Self.capacity { state.known.removeAll() }
             state.known[credential.hash] = credential
         }
@@ -76,12 +80,18 @@ final class CredentialCache: Sendable {
     func forget(_ hash: SHA256.Digest) {
         state.withLock { state in
             state.known.removeValue(forKey: hash)
-            state.tick += 1
-            if state.forgotten.count >= Self.forgottenCapacity {
-                state.forgotten.removeAll()
-                state.forgottenFrom = state.tick
-            }
+            Self.advance(&state)
             state.forgotten[hash] = state.tick
+        }
+    }
+
+    /// A tick for something forgotten; past the memory of ends, it starts over.
+    private static func advance(_ state: inout State) {
+        state.tick += 1
+        if state.forgotten.count + state.forgottenUsers.count >= forgottenCapacity {
+            state.forgotten.removeAll()
+            state.forgottenUsers.removeAll()
+            state.forgottenFrom = state.tick
         }
     }
 
@@ -90,10 +100,13 @@ final class CredentialCache: Sendable {
         state.withLock { Set($0.known.values.map(\.user.id)) }
     }
 
-    /// Every remembered token of `user`: their account was disabled.
+    /// Every token of `user`, remembered or being checked: their account was disabled.
     func forget(user: Int) {
-        let hashes = state.withLock { state in state.known.values.filter { $0.user.id == user }.map(\.hash) }
-        for hash in hashes { forget(hash) }
+        state.withLock { state in
+            state.known = state.known.filter { $0.value.user.id != user }
+            Self.advance(&state)
+            state.forgottenUsers[user] = state.tick
+        }
     }
 
     /// The token whose hash the store kept as these bytes: its session has ended.
@@ -103,13 +116,15 @@ final class CredentialCache: Sendable {
         forget(hash)
     }
 
-    /// Whether `hash` was forgotten after `moment`.
-    func hasForgotten(_ hash: SHA256.Digest, since moment: Moment) -> Bool {
-        state.withLock { Self.hasForgotten(hash, since: moment, in: $0) }
+    /// Whether `credential`'s token or account was forgotten after it was checked.
+    func hasForgotten(_ credential: Credential) -> Bool {
+        state.withLock { Self.hasForgotten(credential, in: $0) }
     }
 
-    private static func hasForgotten(_ hash: SHA256.Digest, since moment: Moment, in state: State) -> Bool {
-        if moment.tick < state.forgottenFrom { return true }
-        return state.forgotten[hash].map { $0 > moment.tick } ?? false
+    private static func hasForgotten(_ credential: Credential, in state: State) -> Bool {
+        let moment = credential.checkedAt.tick
+        if moment < state.forgottenFrom { return true }
+        if let tick = state.forgotten[credential.hash], tick > moment { return true }
+        return state.forgottenUsers[credential.user.id].map { $0 > moment } ?? false
     }
 }

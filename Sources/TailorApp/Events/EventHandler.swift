@@ -83,6 +83,7 @@ final class EventHandler: Sendable {
             case .accountDisabled(let user):
                 credentials.forget(user: user)
                 streams.endStreams(ofUser: user)
+                presence.confirmApplied(entry.position)
             default:
                 break
             }

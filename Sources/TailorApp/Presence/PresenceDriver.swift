@@ -131,6 +131,12 @@ final class PresenceDriver: Sendable {
         presence.change { $0.messageSent(in: chat, by: sender) }
     }
 
+    /// From the feed: an account was disabled at `position`, and this server
+    /// lets it in no more. The tool that disabled it waits for every server to say so.
+    func confirmApplied(_ position: Int) {
+        perform([.announce(.applied(position: position))])
+    }
+
     /// From the feed: `user`'s last seen is recorded, on this server or another.
     func lastSeenCommitted(of user: Int) {
         perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })

@@ -12,6 +12,8 @@ extension PresenceSignal {
         case .here(let users, let replacing): "\(server) l \(replacing ? 1 : 0) " + users.map(String.init).joined(separator: ",")
         case .hello: "\(server) q"
         case .heartbeat: "\(server) h"
+        case .applied(let position): "\(server) a \(position)"
+        case .rollCall: "\(server) r"
         }
     }
 
@@ -42,6 +44,11 @@ extension PresenceSignal {
             signal = .hello
         case ("h", 0):
             signal = .heartbeat
+        case ("a", 1):
+            guard let position = numbers[0] else { return nil }
+            signal = .applied(position: position)
+        case ("r", 0):
+            signal = .rollCall
         default:
             return nil
         }

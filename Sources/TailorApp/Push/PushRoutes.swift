@@ -66,6 +66,8 @@ struct PushRoutes {
                                                p256dh: p256dh, auth: auth, limit: settings.subscriptionsPerUser)
         } catch StoreError.tooManySubscriptions {
             throw APIError.conflict("too_many_subscriptions", "An account has at most \(settings.subscriptionsPerUser) push subscriptions.")
+        } catch StoreError.accountDisabled {
+            throw Authenticator.invalidToken
         }
         return ViewModelEncoding.response(Subscribed(endpoint: endpoint.url), status: .created)
     }

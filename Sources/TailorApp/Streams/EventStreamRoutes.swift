@@ -34,9 +34,12 @@ struct EventStreamRoutes {
             response.stream = { stream in
                 await streams.serve(user: user.id, session: session, topics: topics, takesPatches: takesPatches, lastEventID: lastEventID,
                                     on: stream)
-                // A session that ended while the topics were checked swept the
-                // streams before this one was among them: it is ended here.
-                if let session, auth.hasEnded(credential) { streams.endStreams(ofSession: session) }
+                // A session that ended (or an account disabled) while the topics
+                // were checked swept the streams before this one was among
+                // them: it is ended here.
+                if auth.hasEnded(credential) {
+                    if let session { streams.endStreams(ofSession: session) } else { streams.endStreams(ofUser: user.id) }
+                }
             }
             return response
         }

@@ -37,12 +37,18 @@ extension Store {
     }
 
     /// Disables the account of `name` (nil: enables it again): a disabled
-    /// account signs in with nothing, and its browser sessions end. Answers
-    /// the user and the sessions ended; nil when no user has that name.
+    /// account signs in with nothing. Either way its browser sessions end: a
+    /// disabled account keeps none, and one enabled again signs in anew, so
+    /// that no session started in a race with the disable comes back.
+    /// Disabling also removes its push subscriptions (the pushes waiting for
+    /// them go with them): nothing is pushed to it. Answers the user and the
+    /// sessions ended; nil when no user has that name.
     public func setDisabled(_ name: String, at time: Int?) throws -> (user: User, endedSessions: [Session])? {
         guard let user = try user(named: name) else { return nil }
         try connection.run("UPDATE users SET disabled_at = ? WHERE id = ?", time, user.id)
-        return (user, time == nil ? [] : try deleteSessions(of: user.id, except: nil))
+        let ended = try deleteSessions(of: user.id, except: nil)
+        if time != nil { try connection.run("DELETE FROM push_subscriptions WHERE user_id = ?", user.id) }
+        return (user, ended)
     }
 
     /// The disabled accounts among `users`.

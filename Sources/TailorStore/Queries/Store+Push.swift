@@ -29,9 +29,15 @@ extension Store {
     /// Stores a browser's subscription for `user` (made in `session`, when in
     /// one), or takes over the one with the same endpoint: a browser has one
     /// endpoint, whoever signed in on it last. `tooManySubscriptions` past
-    /// `limit` of the user's.
+    /// `limit` of the user's; `accountDisabled` for a disabled account, whose
+    /// row is locked as a session's start locks it (`insertSession`), so
+    /// that a disable waits for this and then removes it.
     public func subscribe(user: Int, session: Int?, endpoint: String, p256dh: [UInt8], auth: [UInt8], limit: Int,
                           at now: Int) throws -> PushSubscription {
+        let lock = connection.engine == .postgres ? " FOR SHARE" : ""
+        guard try connection.first("SELECT id FROM users WHERE id = ? AND disabled_at IS NULL\(lock)", user, row: { $0.int(0) }) != nil else {
+            throw StoreError.accountDisabled
+        }
         let others = try connection.first("""
             SELECT count(*) FROM push_subscriptions WHERE user_id = ? AND endpoint <> ?
             """, user, endpoint) { $0.int(0) } ?? 0

@@ -1,10 +1,20 @@
 extension Store {
+    /// Starts a session for `user`, unless their account is disabled
+    /// (`accountDisabled`): checked in the same statement, so that a disable
+    /// committed before leaves no session. On PostgreSQL the statement also
+    /// locks the account's row (`FOR SHARE`): a disable that comes while this
+    /// transaction is open waits for its commit, then ends the session with
+    /// the others; one committed meanwhile is seen, and nothing is inserted.
+    /// (SQLite runs one write at a time: the two cannot overlap.)
     public func insertSession(_ session: NewSession, user: Int, at now: Int) throws -> Session {
+        let lock = connection.engine == .postgres ? " FOR SHARE" : ""
         let id = try connection.first("""
-            INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at, user_agent) VALUES (?, ?, ?, ?, ?) RETURNING id
-            """, user, session.tokenHash, now, now, session.userAgent) { $0.int(0) }
-        return Session(id: try expectRow(id), userID: user, tokenHash: session.tokenHash, createdAt: now, lastSeenAt: now,
-                       userAgent: session.userAgent)
+            INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at, user_agent)
+            SELECT account.id, ?, ?, ?, ? FROM (SELECT id FROM users WHERE id = ? AND disabled_at IS NULL\(lock)) account
+            RETURNING id
+            """, session.tokenHash, now, now, session.userAgent, user) { $0.int(0) }
+        guard let id else { throw StoreError.accountDisabled }
+        return Session(id: id, userID: user, tokenHash: session.tokenHash, createdAt: now, lastSeenAt: now, userAgent: session.userAgent)
     }
 
     /// The session with this token and its user.

@@ -18,4 +18,11 @@ package enum PresenceSignal: Equatable, Sendable {
     case hello
     /// The sending server is alive.
     case heartbeat
+    /// The sending server has followed the feed through `position`, where
+    /// an account was disabled: it no longer lets that account in.
+    case applied(position: Int)
+    /// From a tool, not a server (`tailor users disable`): every server
+    /// answers with its heartbeat, so that the tool knows who runs. The tool
+    /// is not taken for a server.
+    case rollCall
 }

@@ -143,6 +143,7 @@ package struct PresenceTracker: Sendable {
     /// A signal from the server named `sender`.
     package mutating func heard(_ signal: PresenceSignal, from sender: String, now: UInt64, time: Int) -> [Action] {
         guard sender != server else { return [] }
+        if signal == .rollCall { return [.announce(.heartbeat)] }
         var other = others[sender] ?? OtherServer(heardAt: now, heardAtTime: time)
         other.heardAt = now
         other.heardAtTime = time
@@ -168,7 +169,7 @@ package struct PresenceTracker: Sendable {
             changed.formUnion(users)
         case .hello:
             actions += hereList()
-        case .heartbeat:
+        case .heartbeat, .applied, .rollCall:
             break
         }
         others[sender] = other
