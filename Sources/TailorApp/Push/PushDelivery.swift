@@ -21,7 +21,7 @@ import TailorViews
 /// due. It also looks every `pollInterval`, for pushes whose server died with
 /// their lease, and for retries, and again whenever a push in flight is done.
 ///
-/// Fair and bounded (see `InFlight` and `Store.claimPushes`): users take
+/// Fair and bounded (see `PushesInFlight` and `Store.claimPushes`): users take
 /// turns in a claim; one push at a time goes to a subscription, at most
 /// `inFlightPerHost` to a push service, at most `inFlight` in all; each is
 /// settled the moment its own push service answers. So a push service that
@@ -105,29 +105,6 @@ final class PushDelivery: Sendable {
         waker.finish()
     }
 
-    /// What this server has in flight: by subscription, by push service, in all.
-    struct InFlight {
-        var subscriptions: Set<Int> = []
-        var perHost: [String: Int] = [:]
-
-        var count: Int { subscriptions.count }
-
-        /// Takes a place for a push to `subscription` at `host`, if both have room.
-        mutating func admit(subscription: Int, host: String, settings: PushSettings) -> Bool {
-            guard count < settings.inFlight, !subscriptions.contains(subscription), perHost[host, default: 0] < settings.inFlightPerHost
-            else { return false }
-            subscriptions.insert(subscription)
-            perHost[host, default: 0] += 1
-            return true
-        }
-
-        mutating func leave(subscription: Int, host: String) {
-            subscriptions.remove(subscription)
-            perHost[host, default: 1] -= 1
-            if perHost[host] == 0 { perHost[host] = nil }
-        }
-    }
-
     /// One look at the outbox: claims what has room and sends each push on
     /// its own; a push done wakes the next look.
     private final class Round: Sendable {
@@ -139,7 +116,7 @@ final class PushDelivery: Sendable {
         let logger: Logger
         let now: @Sendable () -> Int
         let executor: any TaskExecutor
-        let inFlight = Mutex(InFlight())
+        let inFlight = Mutex(PushesInFlight())
         let wake: @Sendable () -> Void
 
         init(events: EventRouter, client: PushClient, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics, logger: Logger,
@@ -171,14 +148,21 @@ final class PushDelivery: Sendable {
             if claim.dropped > 0 {
                 logger.notice("\(claim.dropped) pending pushes dropped: past \(settings.pendingPerSubscription) waiting for one subscription")
             }
-            for job in claim.jobs {
-                let endpoint = Result { try PushEndpoint(job.subscription.endpoint, allowedHosts: settings.hosts) }
-                // An endpoint that cannot be used counts under no host: its push is unmade at once.
-                let host = switch endpoint {
+            let endpoints = claim.jobs.map { job in Result { try PushEndpoint(job.subscription.endpoint, allowedHosts: settings.hosts) } }
+            // An endpoint that cannot be used counts under no host: its push is unmade at once.
+            let hosts = endpoints.map { endpoint in
+                switch endpoint {
                 case .success(let endpoint): endpoint.host
                 case .failure: ""
                 }
-                guard inFlight.withLock({ $0.admit(subscription: job.subscription.id, host: host, settings: settings) }) else {
+            }
+            let candidates = zip(claim.jobs, hosts).map { job, host in
+                PushesInFlight.Candidate(subscription: job.subscription.id, user: job.subscription.userID, host: host)
+            }
+            let admitted = inFlight.withLock { $0.admit(candidates, settings: settings) }
+            for (index, job) in claim.jobs.enumerated() {
+                let (endpoint, host) = (endpoints[index], hosts[index])
+                guard admitted[index] else {
                     // Its push service has as many in flight as it may: later, uncounted.
                     await record(.release(push: job.id, due: now() + PushDelivery.heldBack))
                     continue
