@@ -5,7 +5,8 @@
 // version held starts a new stream without a position, whose first events
 // are whole again. A stream that fails is opened again after a delay that
 // grows with each failure, with jitter so that many pages do not come back
-// at once, resuming after the last event seen.
+// at once, resuming after the last event seen; so is one whose patches keep
+// not fitting (a faulty server or proxy), until a patch fits again.
 
 import { applyPatch } from "./patch.js";
 import { topicOf, viewModelNames } from "./topics.js";
@@ -31,6 +32,7 @@ export class EventStream {
     this.EventSourceType = EventSourceType;
     this.held = new Map();   // topic → {id, viewModel}: the base the next patch must name
     this.failures = 0;
+    this.misfits = 0;        // patches in a row that did not fit
     this.timer = null;
     this.source = null;
     this.closed = false;
@@ -89,12 +91,17 @@ export class EventStream {
       if (!held || held.id !== String(base)) throw new Error(`a patch of ${topic} for ${base}, held ${held?.id}`);
       viewModel = applyPatch(structuredClone(held.viewModel), patch);
     } catch (error) {
-      console.warn("starting over from whole view models:", error.message);
+      this.misfits += 1;
+      const delay = retryDelay(this.misfits);
+      console.warn(`starting over from whole view models in ${delay} ms:`, error.message);
       this.lastEventId = null;
       this.held.clear();
-      this.open();
+      source.close();
+      this.source = null;
+      this.timer = setTimeout(() => this.open(), delay);
       return;
     }
+    this.misfits = 0;
     this.held.set(topic, { id: event.lastEventId, viewModel });
     this.seen(event);
     this.onEvent({ topic, name, viewModel, id: event.lastEventId, patched: true });
