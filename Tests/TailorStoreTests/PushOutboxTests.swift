@@ -48,6 +48,23 @@ import Testing
         #expect(try writer.first("SELECT count(*) FROM push_outbox", binding: []) { $0.int(0) } == 1)
     }
 
+    /// A block drops the chat's pushes not yet sent, and no other chat's.
+    @Test(arguments: Backend.allCases)
+    func aBlockDropsTheChatsPendingPushes(_ backend: Backend) throws {
+        let (database, writer) = try Database.open(TestDatabase.fresh(backend))
+        defer { database.close() }
+        let store = Store(writer)
+        let (alice, bob, chat) = try StoreRulesTests.chatOfTwo(in: store)
+        _ = try Self.subscribe(bob.id, "bob", in: store)
+        let carol = try store.insertUser(name: "carol", at: 1)
+        let other = try store.findOrCreateChat(between: carol.id, and: bob.id, at: 1).chat
+        try Self.send(2, in: chat, from: alice.id, to: bob.id, store: store)
+        try Self.send(1, in: other, from: carol.id, to: bob.id, store: store)
+        #expect(try writer.transaction { try store.setBlocked(true, chat: chat.id, by: bob.id, at: 2) })
+        let claim = try writer.transaction { try store.claimPushes(at: 10, lease: 1000, limit: 10) }
+        #expect(claim.jobs.map(\.message.chatID) == [other.id])
+    }
+
     @Test(arguments: Backend.allCases)
     func usersTakeTurnsAndABusySubscriptionIsSkipped(_ backend: Backend) throws {
         let (database, writer) = try Database.open(TestDatabase.fresh(backend))

@@ -108,11 +108,15 @@ extension Store {
         "SELECT 1 FROM chat_members WHERE chat_id = \(chat) AND blocked_at IS NOT NULL"
     }
 
-    /// `user` blocks the other member of `chat`, or lifts their block; whether it changed.
+    /// `user` blocks the other member of `chat`, or lifts their block; whether
+    /// it changed. A block drops the chat's pushes not yet sent: a message
+    /// written just before it is not pushed after it.
     public func setBlocked(_ blocked: Bool, chat: Int, by user: Int, at now: Int) throws -> Bool {
         if blocked {
-            return try connection.run("UPDATE chat_members SET blocked_at = ? WHERE chat_id = ? AND user_id = ? AND blocked_at IS NULL",
-                                      now, chat, user) == 1
+            guard try connection.run("UPDATE chat_members SET blocked_at = ? WHERE chat_id = ? AND user_id = ? AND blocked_at IS NULL",
+                                     now, chat, user) == 1 else { return false }
+            try connection.run("DELETE FROM push_outbox WHERE message_id IN (SELECT id FROM messages WHERE chat_id = ?)", chat)
+            return true
         }
         return try connection.run("UPDATE chat_members SET blocked_at = NULL WHERE chat_id = ? AND user_id = ? AND blocked_at IS NOT NULL",
                                   chat, user) == 1
