@@ -66,6 +66,19 @@ import Testing
         #expect(try app.client().send("PUT", "/api/me/privacy", json: #"{"showPresence":false}"#).status == 401)
     }
 
+    /// The chatbot is shown online to everyone, but not while it is blocked:
+    /// its chat then shows no status, as any blocked contact's.
+    @Test(arguments: Backend.allCases)
+    func aBlockedChatbotShowsNoStatus(_ backend: Backend) throws {
+        let app = try TestApp(backend: backend)
+        let alice = try app.user("alice")
+        let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bot"}"#).json["id"] as? String)
+        #expect((try alice.get("/api/chats/\(chatID)").json["contactStatus"] as? [String: Any])?["state"] as? String == "online")
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/block").status == 200)
+        #expect(Self.isHidden(try alice.get("/api/chats/\(chatID)").json))
+        #expect(Self.isHidden(Self.firstItem(try alice.get("/api/chats").json)))
+    }
+
     /// A block refuses the contact's messages (403 `blocked`) and the
     /// blocker's too, hides presence both ways, and the blocker's chat says
     /// so with the action to lift it; lifted, messages go again.

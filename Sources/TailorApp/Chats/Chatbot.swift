@@ -75,6 +75,8 @@ final class Chatbot: Sendable {
                 // Every server that follows the feed hears the message and answers;
                 // the client id makes the answers one message, whoever is first.
                 _ = try await router.send(chat: chat.id, sender: botID, text: Self.answer(to: message.text), clientID: Self.answerID(to: message))
+            } catch StoreError.blocked {
+                // Blocked meanwhile: the bot may not answer, and nothing went wrong.
             } catch {
                 failures.log("the bot did not answer message \(message.id) in chat \(chat.id): \(error)")
             }

@@ -35,9 +35,11 @@ public struct ChatRelations: Sendable, Equatable {
     /// Whether `viewer` is shown `contact`'s presence (online, typing, last
     /// seen): once the contact has written in the chat, while neither blocked
     /// the other, and while both let their presence be seen: whoever hides
-    /// theirs sees no one's, as messaging apps do.
+    /// theirs sees no one's, as messaging apps do. The chatbot, no person,
+    /// is shown always, but while a block stands.
     public func showsPresence(of contact: User, to viewer: User) -> Bool {
-        wrote.contains(contact.id) && blocking.isEmpty && contact.showsPresence && viewer.showsPresence
+        guard blocking.isEmpty else { return false }
+        return contact.name == User.botName || (wrote.contains(contact.id) && contact.showsPresence && viewer.showsPresence)
     }
 }
 

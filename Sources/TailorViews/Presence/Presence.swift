@@ -17,13 +17,11 @@ package final class Presence: Sendable {
     }
 
     /// What `viewer`'s screens show of their contact in `chat`: nothing
-    /// unless `shown` (`ChatRelations.showsPresence`), but for the chatbot,
-    /// which is no person and always online.
+    /// unless `shown` (`ChatRelations.showsPresence`, which shows the chatbot
+    /// unless it is blocked).
     package func status(of contact: User, in chat: Int, shown: Bool, dates: DateText, now: Int) -> ContactStatusViewModel? {
-        let (typing, online, isBot) = tracker.withLock {
-            ($0.isTyping(contact.id, in: chat), $0.isShownOnline(contact.id), $0.isAlwaysOnline(contact.id))
-        }
-        guard shown || isBot else { return nil }
+        guard shown else { return nil }
+        let (typing, online) = tracker.withLock { ($0.isTyping(contact.id, in: chat), $0.isShownOnline(contact.id)) }
         if typing { return .typing }
         if online { return .online }
         return ContactStatusViewModel(away: contact.lastSeenAt.map { dates.lastSeen($0, now: now) })

@@ -103,10 +103,6 @@ package struct PresenceTracker: Sendable {
 
     package func isShownOnline(_ user: Int) -> Bool { shown.contains(user) }
 
-    /// Whether `user` is no person but always online (the chatbot): its
-    /// presence is shown to everyone, whoever wrote.
-    package func isAlwaysOnline(_ user: Int) -> Bool { alwaysOnline.contains(user) }
-
     package func isTyping(_ user: Int, in chat: Int) -> Bool { typing[Typist(chat: chat, user: user)] != nil }
 
     /// Users shown online, on any server, but those always online.
