@@ -98,6 +98,7 @@ import Testing
         let signedOut = try alice.send("DELETE", "/api/session")
         #expect(signedOut.status == 204)
         #expect(signedOut.header("set-cookie")?.contains("Max-Age=0") == true)
+        #expect(signedOut.header("clear-site-data") == #""cache""#, "the browser keeps the person's earlier answers")
     }
 
     /// Signing out ends that browser's session on the server; the account's

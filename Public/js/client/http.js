@@ -19,7 +19,8 @@ export function unreachable() {
  * `signal` lets a newer request cancel an older one.
  */
 export async function call(method, href, body, { signal } = {}) {
-  const options = { method, headers: { Accept: "application/json" }, signal, credentials: "same-origin" };
+  // Nothing of a person's is left in the browser's HTTP cache for the next one who signs in here.
+  const options = { method, headers: { Accept: "application/json" }, signal, credentials: "same-origin", cache: "no-store" };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);

@@ -47,7 +47,9 @@ struct AccountRoutes {
             // A session's token ends with it; an account token sent here stays valid.
             let credential = try await context.auth.credential(for: request)
             if let session = credential.session { try await end(session, of: credential.user) }
-            return HTTPResponse(status: .noContent, headers: Authenticator.clearedCookies(for: request))
+            // The browser's HTTP cache may keep the person's earlier answers: gone with the session.
+            let clearCache = HTTPField("Clear-Site-Data", "\"cache\"")
+            return HTTPResponse(status: .noContent, headers: Authenticator.clearedCookies(for: request) + [clearCache])
         }
         router.get("/api/sessions") { request in
             let credential = try await context.auth.credential(for: request)
