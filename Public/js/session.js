@@ -16,6 +16,7 @@ export function signInScreen(context) {
       // A password is taken as typed, spaces included: only the name is trimmed.
       const { name } = fields(event.target);
       const password = event.target.elements.password.value;
+      await context.client.endPendingSignOut();
       const answer = await call("POST", "/api/users", password ? { name, password } : { name });
       // The token signs this account in on another browser; it is shown once.
       sessionStorage.setItem("tailor-token", answer.token);
@@ -30,6 +31,7 @@ export function signInScreen(context) {
     passwordError.textContent = "";
     try {
       const { name } = fields(event.target);
+      await context.client.endPendingSignOut();
       const answer = await call("POST", "/api/session", { name, password: event.target.elements.password.value });
       context.signedIn(answer.user);
     } catch (error) {
@@ -42,6 +44,7 @@ export function signInScreen(context) {
     signInError.textContent = "";
     try {
       const { token } = fields(event.target);
+      await context.client.endPendingSignOut();
       const answer = await call("POST", "/api/session", { token });
       sessionStorage.setItem("tailor-token", token);
       context.signedIn(answer.user);

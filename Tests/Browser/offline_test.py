@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 import unittest
+import urllib.error
 import urllib.request
 import uuid
 
@@ -221,6 +222,31 @@ class OfflineTest(PageTest):
             driver.switch_to.window(tab)
             driver.close()
         driver.switch_to.window(tabs[0])
+
+    def test_6b_a_sign_out_with_the_server_away_ends_the_session_once_it_is_back(self):
+        driver = self.driver
+        self.sign_up(driver, "otto_" + uuid.uuid4().hex[:6])
+        cookie = driver.get_cookie("tailor_session")["value"]
+        self.gate.close()
+        try:
+            self.click(driver, "#sign-out")
+            self.find(driver, "#sign-up-name", "the page stayed signed in")
+            driver.refresh()
+            self.find(driver, "#sign-up-name", "the page signed in again with the server away")
+        finally:
+            self.gate.open()
+        driver.refresh()
+        self.find(driver, "#sign-up-name", "the page signed in again once the server was back")
+
+        def session_ended(_):
+            request = urllib.request.Request(self.server.url + "/api/me", headers={"Cookie": f"tailor_session={cookie}"})
+            try:
+                urllib.request.urlopen(request).close()
+                return False
+            except urllib.error.HTTPError as error:
+                return error.code == 401
+        self.wait(driver, session_ended, "the session signed out of with the server away still works on the server")
+        self.assertEqual(sum(self.store(driver)["tables"].values()), 0)
 
     def test_7_a_new_release_replaces_the_old_files(self):
         if RUNNING:

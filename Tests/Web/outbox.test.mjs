@@ -85,3 +85,20 @@ test("two calls at once send each message once", async () => {
   await Promise.all([outbox.sendWaiting(() => {}), outbox.sendWaiting(() => {})]);
   assert.deepEqual(asked.map((request) => request.body.clientId), ["a"]);
 });
+
+test("a message goes only while its writer is signed in here: another's sign-in stops it", async () => {
+  let me = "alice";
+  outbox = new Outbox(store.outbox, { owner: async () => me });
+  answer = away;
+  for (const clientId of ["a", "b", "c"]) await outbox.send("7", clientId, clientId);
+  asked.length = 0;
+  // The network comes back slowly; after the first answer Alice signs out and Bob signs in.
+  answer = async () => {
+    me = "bob";
+    return json(201, { message: {} });
+  };
+  await outbox.sendWaiting(() => {});
+  assert.deepEqual(asked.map((request) => request.body.clientId), ["a"], "Alice's messages went out as Bob");
+  assert.deepEqual(await ids(), ["b", "c"]);
+  assert.deepEqual((await outbox.waiting()).map((entry) => entry.userId), ["alice", "alice"]);
+});

@@ -52,3 +52,13 @@ test("topics name their view models and where they are read", () => {
   assert.equal(topicOf("orders", {}), "orders");
   assert.equal(kindOf("order:3"), "order");
 });
+
+test("a view model being kept when the store is cleared is not kept after it", async () => {
+  const store = await openStore({ indexedDB: null });
+  const keeping = store.keepView("chat:7", { title: "Alice's chat" });
+  await store.clear();
+  await keeping;
+  assert.equal(await store.view("chat:7"), undefined, "a late write of the ended session stayed");
+  await store.keepView("chat:8", { title: "Bob's chat" });
+  assert.ok(await store.view("chat:8"));
+});

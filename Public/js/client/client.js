@@ -17,6 +17,8 @@ import { pathOf } from "./topics.js";
 
 /** Where the outbox was kept before the store held it. */
 const olderOutboxKey = "tailor-outbox";
+/** Set while a sign-out waits to reach the server: outside the store, which it empties. */
+const signingOutKey = "tailor-signing-out";
 
 export class TailorClient {
   /** Opens the store; the client starts streaming once someone is signed in. */
@@ -28,7 +30,7 @@ export class TailorClient {
 
   constructor(store) {
     this.store = store;
-    this.outbox = new Outbox(store.outbox);
+    this.outbox = new Outbox(store.outbox, { owner: async () => (await this.storedUser())?.id ?? null });
     this.watchers = new Map();   // topic → Set of {onValue, onError}
     this.versions = new Map();   // topic → how many stream events brought it: a read older than one is dropped
     this.listeners = { state: new Set(), notification: new Set(), sent: new Set(), session: new Set() };
@@ -36,7 +38,7 @@ export class TailorClient {
     this.tabs = null;
     this.session = typeof BroadcastChannel === "function" ? new BroadcastChannel("tailor-session") : null;
     if (this.session) this.session.onmessage = (message) => this.heardSession(message.data);
-    globalThis.addEventListener?.("online", () => this.sendWaiting());
+    globalThis.addEventListener?.("online", () => this.endPendingSignOut().then(() => this.sendWaiting()));
     // A tab that goes away hands the stream over at once; one the browser brings back joins again.
     globalThis.addEventListener?.("pagehide", () => {
       this.tabs?.leave();
@@ -79,6 +81,8 @@ export class TailorClient {
    * emptied); the stored user when the server cannot be reached.
    */
   async currentUser() {
+    // A sign-out made while the server was away goes first; until it is through, nobody is signed in here.
+    if (!(await this.endPendingSignOut())) return null;
     try {
       const { viewModel } = await revalidate("/api/me");
       await this.signedIn(viewModel.user, { tellOthers: false });
@@ -102,14 +106,28 @@ export class TailorClient {
     if (tellOthers) this.session?.postMessage({ type: "signed-in", user });
   }
 
-  /** Ends the session on the server (when it can be reached) and forgets it here. */
+  /**
+   * Forgets the session here at once (every send and store write of it
+   * stops), and ends it on the server: now, or, with the server away, as
+   * the first thing asked of it when it answers again.
+   */
   async signOut() {
+    globalThis.localStorage?.setItem(signingOutKey, "1");
+    await this.forget({ tellOthers: true });
+    await this.endPendingSignOut();
+  }
+
+  /** Ends on the server a session signed out of here; whether none waits any more. */
+  async endPendingSignOut() {
+    if (!globalThis.localStorage?.getItem(signingOutKey)) return true;
     try {
       await call("DELETE", "/api/session");
     } catch (error) {
-      if (error.status !== 0 && error.status !== 401) console.warn(error);
+      if (error.status === 0) return false;
+      if (error.status !== 401) console.warn(error);
     }
-    await this.forget({ tellOthers: true });
+    globalThis.localStorage.removeItem(signingOutKey);
+    return true;
   }
 
   /** Nothing of an ended session stays: the stream, the store, the outbox; every tab hears it. */

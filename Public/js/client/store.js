@@ -2,7 +2,8 @@
 // topic, with the ETag and the feed position they were current at), the
 // outbox of messages not yet taken by the server, and two facts: who is
 // signed in and the last feed position the stream reached. A new schema
-// clears everything; so does an ended session. Where IndexedDB cannot be
+// clears everything; so does an ended session, and a write begun before
+// the clearing (an answer that was on its way) is dropped, not kept. Where IndexedDB cannot be
 // opened (a private window of some browsers), the same store lives in memory
 // for the page's lifetime.
 
@@ -37,6 +38,8 @@ export class Store {
     // others. Other tabs keep view models too: it is read again now and then.
     this.shown = null;
     this.keptSinceRead = 0;
+    // Counts the clearings: a write that began before the latest one is not made.
+    this.epoch = 0;
   }
 
   /** `{topic, viewModel, etag, position, shownAt}`, or undefined. */
@@ -46,10 +49,14 @@ export class Store {
 
   /** Keeps a view model as the newest shown of its kind, and lets the oldest of its kind go. */
   async keepView(topic, viewModel, { etag = null, position = null } = {}) {
+    const epoch = this.epoch;
     if (!this.shown || ++this.keptSinceRead >= 50) {
-      this.shown = new Map((await this.tables.all("views")).map((view) => [view.topic, view.shownAt]));
+      const shown = new Map((await this.tables.all("views")).map((view) => [view.topic, view.shownAt]));
+      if (epoch !== this.epoch) return;
+      this.shown = shown;
       this.keptSinceRead = 0;
     }
+    if (epoch !== this.epoch) return;
     const shownAt = Date.now();
     await this.tables.put("views", { topic, viewModel, etag, position, shownAt });
     this.shown.set(topic, shownAt);
@@ -78,8 +85,9 @@ export class Store {
     };
   }
 
-  /** Forgets everything: the session ended. */
+  /** Forgets everything: the session ended. Writes begun before it are not made. */
   async clear() {
+    this.epoch += 1;
     this.shown = null;
     for (const table of tables) await this.tables.clear(table);
   }
