@@ -9,6 +9,8 @@ struct APIConnection: Sendable {
     let baseURL: URL
     let token: String?
     let session: URLSession
+    /// Told of every 401: the token is no longer valid.
+    var unauthorized: @Sendable () -> Void = {}
 
     func request(_ method: String, _ path: String, query: [URLQueryItem] = [], body: JSONValue? = nil,
                  headers: [String: String] = [:]) -> URLRequest {
@@ -40,6 +42,7 @@ struct APIConnection: Sendable {
             throw .unreachable(error)
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        if status == 401 { unauthorized() }
         guard (200..<300).contains(status) else { throw Self.error(status: status, body: data) }
         if status == 204 || data.isEmpty { return .null }
         do {

@@ -18,12 +18,20 @@ public final class TailorClient: Sendable {
     private let live: LiveUpdates
 
     /// `session` is one of the client's own by default (`sessionConfiguration()`).
+    /// A store that was filled with another token is emptied first, and so is
+    /// the store when the server says the token is no longer valid (401).
     public init(baseURL: URL, token: String?, store: ClientStore = .none, session: URLSession? = nil) {
-        api = APIConnection(baseURL: baseURL, token: token, session: session ?? URLSession(configuration: Self.sessionConfiguration()))
-        self.store = DiskStore(store)
-        let outbox = Outbox(store: self.store)
-        let api = api
+        let disk = DiskStore(store, token: token)
+        let outbox = Outbox(store: disk)
+        self.store = disk
         self.outbox = outbox
+        var connection = APIConnection(baseURL: baseURL, token: token, session: session ?? URLSession(configuration: Self.sessionConfiguration()))
+        connection.unauthorized = {
+            _ = Result { try disk.clear() }
+            Task { await outbox.clear() }
+        }
+        let api = connection
+        self.api = api
         // A stream that opens means the server answers: what waits goes now.
         live = LiveUpdates(api: api, store: self.store) {
             do {

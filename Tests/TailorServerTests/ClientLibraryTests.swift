@@ -155,6 +155,45 @@ import Testing
         await #expect(throws: TailorError.self) { try await client.chatList() }
     }
 
+    /// The store is one person's: readable by its owner alone, emptied when
+    /// it is opened with another token (nothing of the first person is shown
+    /// or sent as the second) and when the server says the token is no longer valid.
+    @Test func theStoreIsOnePersonsAndForgetsThemForAnother() async throws {
+        let server = try RestartableServer(.sqlite)
+        let (alice, bob, chatID) = try #require(server.app).aliceAndBobInAChat()
+        let carol = try #require(server.app).user("carol")
+        let folder = try Self.folder()
+        do {
+            let client = TailorClient(baseURL: server.url, token: bob.token, store: .directory(folder))
+            var lists = client.updates(.chatList).makeAsyncIterator()
+            #expect(try await lists.next()?.items.first?.contact == "alice")
+        }
+        server.stop()
+        do {
+            let client = TailorClient(baseURL: server.url, token: bob.token, store: .directory(folder))
+            await #expect(throws: TailorError.self) { try await client.send("bob's, waiting", to: chatID) }
+        }
+        let mode = { (path: String) in ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? -1 }
+        #expect(mode(folder.path) == 0o700)
+        let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        for file in files where !file.hasSuffix("views") { #expect(mode(folder.appendingPathComponent(file).path) == 0o600, "\(file)") }
+        try server.start()
+        // Carol opens the same folder: none of Bob's chats, and his waiting message is not sent as hers.
+        let client = TailorClient(baseURL: server.url, token: carol.token, store: .directory(folder))
+        #expect(await client.waitingMessages().isEmpty)
+        var lists = client.updates(.chatList).makeAsyncIterator()
+        #expect(try await lists.next()?.items.isEmpty == true)
+        try await client.sendWaiting()
+        let reader = try #require(server.app).client()
+        reader.token = alice.token
+        #expect((try reader.send("GET", "/api/chats/\(chatID)").json["messages"] as? [[String: Any]])?.isEmpty == true)
+        // A token the server refuses empties the store.
+        let stale = TailorClient(baseURL: server.url, token: "not-a-token", store: .directory(folder))
+        await #expect(throws: TailorError.self) { try await stale.chatList() }
+        let views = folder.appendingPathComponent("views")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: views.path))?.isEmpty ?? true)
+    }
+
     @Test(arguments: Backend.allCases)
     func aMessageSentWhileTheServerIsDownIsStoredOnceWhenItReturns(_ backend: Backend) async throws {
         let server = try RestartableServer(backend)

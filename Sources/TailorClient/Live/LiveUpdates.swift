@@ -124,6 +124,7 @@ actor LiveUpdates {
                 }
             } catch let error as TailorError where error.status == 401 || error.status == 404 {
                 // The session ended, or a topic is not the user's: nothing to retry.
+                if error.status == 401 { api.unauthorized() }
                 for follower in followers.values.flatMap(\.values) { follower.fail(error) }
                 followers = [:]
                 return

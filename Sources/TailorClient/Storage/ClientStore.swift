@@ -11,6 +11,12 @@ public enum ClientStore: Sendable {
 /// position it was current at, and the outbox, each written whole to a
 /// temporary file and renamed over the old one, so that a crash leaves the
 /// old value or the new one, never half of one.
+///
+/// It is one person's: the folder is readable by its owner alone (0700, its
+/// files 0600), and it names the token it was filled with (by a digest):
+/// opened with another token, or told that the token is no longer valid, it
+/// is emptied first, so that nothing of one person is shown to, or sent as,
+/// another.
 struct DiskStore: Sendable {
     struct Kept: Codable, Sendable {
         let value: JSONValue
@@ -19,11 +25,33 @@ struct DiskStore: Sendable {
 
     let folder: URL?
 
-    init(_ store: ClientStore) {
+    init(_ store: ClientStore, token: String?) {
         switch store {
         case .none: folder = nil
         case .directory(let url): folder = url
         }
+        guard let folder else { return }
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+        let owner = folder.appendingPathComponent("owner")
+        let holder = Self.digest(of: token)
+        guard FileManager.default.contents(atPath: owner.path).map({ String(decoding: $0, as: UTF8.self) }) != holder else { return }
+        // Another person's, or nobody's yet: emptied before it is used.
+        _ = Result { try clear() }
+        _ = Result { try Data(holder.utf8).write(to: owner, options: .atomic) }
+        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: owner.path)
+    }
+
+    /// A digest of `token` (64-bit FNV-1a, in hex): it tells two tokens apart,
+    /// and a token of 256 random bits cannot be found from it.
+    static func digest(of token: String?) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (token ?? "").utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     func view(_ topic: String) -> Kept? {
@@ -63,7 +91,9 @@ struct DiskStore: Sendable {
 
     private func write(_ value: some Encodable, to file: URL?) throws {
         guard let file else { return }
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         try JSONEncoder().encode(value).write(to: file, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
     }
 }
