@@ -62,12 +62,16 @@ struct ScenarioCommand: AsyncParsableCommand {
     @Flag(help: "Each message follows a typing signal (POST /api/chats/ID/typing) on the sender's connection; the message's latency includes it.")
     var typing = false
 
+    @Option(help: "Chats each user has: the partner's, where the run's messages go, and the rest with contacts made for it, one message each.")
+    var chatsPerUser = 1
+
     func validate() throws {
         guard !url.isEmpty, url.allSatisfy({ LoadTarget(url: $0) != nil }) else { throw ValidationError("--url must be http://HOST:PORT") }
         guard users >= 2 else { throw ValidationError("--users must be at least 2: users chat in pairs") }
         guard rate > 0, duration > 0 else { throw ValidationError("--rate and --duration must be positive") }
         guard interval >= 0.1, interval.isFinite else { throw ValidationError("--interval must be at least 0.1 seconds") }
         if let subscribers, !(0...users).contains(subscribers) { throw ValidationError("--subscribers must be 0…\(users)") }
+        guard chatsPerUser >= 1 else { throw ValidationError("--chats-per-user must be at least 1") }
     }
 
     func run() async throws {
@@ -77,12 +81,12 @@ struct ScenarioCommand: AsyncParsableCommand {
             users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
             markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
-            databasePath: database, serverPID: serverPID, patches: patches, typing: typing)
+            databasePath: database, serverPID: serverPID, patches: patches, typing: typing, chatsPerUser: chatsPerUser)
         let group = try EventLoopGroup(loopCount: 2)
         let scenario = Scenario(settings: settings, targets: targets, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))
 
-        log("setting up \(users) users, their chats and orders, and \(settings.subscribers) streams")
+        log("setting up \(users) users, \(chatsPerUser) chats each, their orders, and \(settings.subscribers) streams")
         try await scenario.setUp()
         log("sending \(Int(rate)) messages/s for \(Int(duration)) s")
         let serverCPU = server?.cpuTime

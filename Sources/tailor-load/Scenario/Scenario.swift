@@ -79,6 +79,7 @@ final class Scenario: Sendable {
             let order = #"{"name":"Supplies \#(user.index)","items":[{"title":"Paper","quantity":2,"priceCents":450}]}"#
             _ = try await self.expect(201, user.connection.send("POST", "/api/orders", token: user.token, json: order, timeout: self.settings.requestTimeout), "place an order")
         }
+        try await openOtherChats()
         try await openStreams()
     }
 

@@ -25,4 +25,6 @@ struct ScenarioSettings: Sendable {
     var patches = false
     /// Each message follows a typing signal of its sender's.
     var typing = false
+    /// Chats each user has: the partner's, and the rest with contacts of their own.
+    var chatsPerUser = 1
 }
