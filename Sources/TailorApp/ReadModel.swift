@@ -27,7 +27,7 @@ struct ReadModel: Sendable {
         pushKey = try Self.pushKey(configuration.push, store: store)
         dates = DateText(zone: zone)
         cache = ViewCache(budgetBytes: configuration.viewCacheBudget)
-        directory = ChatDirectory()
+        directory = ChatDirectory(chatBudget: configuration.keptChatBudget)
         credentials = CredentialCache()
         presence = Presence(PresenceTracker(server: String(UInt64.random(in: 1...UInt64.max), radix: 36),
                                             settings: configuration.presenceSettings, alwaysOnline: [bot.id]))

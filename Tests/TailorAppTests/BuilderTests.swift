@@ -86,7 +86,7 @@ import Testing
                         unreadCount: 2),
             ChatSummary(chatID: 8, contact: User(id: 3, name: "carol"), createdAt: Self.now - 2 * Self.day, lastMessage: nil, unreadCount: 0),
         ]
-        let model = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: .first, now: Self.now)
+        let model = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(ChatSummaryPage(page: .first, of: summaries), page: .first, now: Self.now)
         #expect(model.unreadTotal == 2)
         #expect(model.items[0].lastMessageDate == "14:05")
         #expect(model.items[0].open == ActionViewModel.get("/api/chats/7"))
@@ -97,14 +97,17 @@ import Testing
         #expect(json.contains(#""next":null"#))
 
         // A page of one: the total unread still counts every chat.
-        let first = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: ChatListPage(offset: 0, limit: 1), now: Self.now)
+        let first = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(ChatSummaryPage(page: ChatListPage(offset: 0, limit: 1), of: summaries), page: ChatListPage(offset: 0, limit: 1),
+                                                                                  now: Self.now)
         #expect(first.items.map(\.id) == ["7"])
         #expect(first.next == ActionViewModel.get("/api/chats?offset=1&limit=1"))
-        let second = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: ChatListPage(offset: 1, limit: 1), now: Self.now)
+        let second = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(ChatSummaryPage(page: ChatListPage(offset: 1, limit: 1), of: summaries), page: ChatListPage(offset: 1, limit: 1),
+                                                                                   now: Self.now)
         #expect(second.items.map(\.id) == ["8"])
         #expect(second.unreadTotal == 2)
         #expect(second.next == nil)
-        let past = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(summaries, page: ChatListPage(offset: 5, limit: 1), now: Self.now)
+        let past = ChatListViewModelBuilder(dates: utc, presence: .nobody).build(ChatSummaryPage(page: ChatListPage(offset: 5, limit: 1), of: summaries), page: ChatListPage(offset: 5, limit: 1),
+                                                                                 now: Self.now)
         #expect(past.items.isEmpty && past.next == nil)
     }
 

@@ -32,6 +32,12 @@ import Testing
 
         @discardableResult
         func apply(_ events: Event...) throws -> [EventOutcome] {
+            try apply(contentsOf: events)
+        }
+
+        /// The events in one batch, at one time.
+        @discardableResult
+        func apply(contentsOf events: [Event]) throws -> [EventOutcome] {
             clock += 1_000
             let applier = EventApplier(store: store, quotas: Quotas(), committedChats: committedChats, pushDelay: 0)
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
@@ -110,6 +116,49 @@ import Testing
         #expect(writer.directory.summaries(of: alice.id)?.map(\.chatID) == [chat.id, other.id])
     }
 
+    /// Random changes, some in one batch (so that chats tie on their time):
+    /// after each, every kept list, read whole and by pages, its unread total
+    /// and each latest screen are what the database answers.
+    @Test func keptListsFollowRandomChangesInPlace() throws {
+        let writer = try Writer(path: folder.appendingPathComponent("random.sqlite").path, directory: ChatDirectory())
+        defer { writer.database.close() }
+        var random = SystemRandomNumberGenerator()
+        let users = try (0..<6).map { try writer.signUp("u\($0)") }
+        var chats: [Chat] = []
+        for step in 0..<150 {
+            let user = users.randomElement(using: &random)!
+            let contact = users.randomElement(using: &random)!
+            let theirs = chats.filter { $0.includes(user.id) }
+            do {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<2 where contact.id != user.id && !theirs.contains(where: { $0.includes(contact.id) }):
+                    chats.append(try writer.open(user, with: contact.name))
+                case 0..<5 where !theirs.isEmpty:
+                    try writer.send("m\(step)", from: user, in: theirs.randomElement(using: &random)!)
+                case 5..<7 where theirs.count >= 2:
+                    let two = theirs.shuffled(using: &random).prefix(2)
+                    try writer.apply(contentsOf: two.map { .message(.send(chat: $0.id, sender: user.id, text: "tie \(step)", clientID: nil)) })
+                case 7..<9 where !theirs.isEmpty:
+                    try writer.read(theirs.randomElement(using: &random)!, by: user)
+                case 9 where !theirs.isEmpty:
+                    try writer.apply(.chat(.block(user: user.id, chat: theirs.randomElement(using: &random)!.id, blocked: Bool.random(using: &random))))
+                default:
+                    continue
+                }
+            } catch StoreError.blocked {
+                // A blocked chat takes no message: nothing changed.
+                continue
+            }
+            for user in users {
+                try expectKept(user, in: writer)
+                let all = try writer.store.chatSummaries(of: user.id)
+                for page in [ChatListPage(offset: 0, limit: 2), ChatListPage(offset: 1, limit: 3), ChatListPage(offset: 7, limit: 2)] {
+                    #expect(writer.directory.summaries(of: user.id, page: page) == ChatSummaryPage(page: page, of: all))
+                }
+            }
+        }
+    }
+
     /// Views built from the kept chats are byte for byte those built from the
     /// database, also when more messages came than a kept chat holds whole
     /// (the build then falls back to the database).
@@ -183,15 +232,15 @@ import Testing
     }
 
     @Test func aUserWithVeryManyChatsIsNotKeptButTheirContactsAre() throws {
-        let directory = ChatDirectory(chatBudget: 8)
+        let directory = ChatDirectory(chatBudget: 8, maxChatsPerUser: 20)
         let writer = try Writer(path: folder.appendingPathComponent("many.sqlite").path, directory: directory)
         defer { writer.database.close() }
         let hub = try writer.signUp("hub")
         var contacts: [(User, Chat)] = []
-        for index in 0...ChatDirectory.maxChatsOfKeptUser {
+        for index in 0...directory.maxChatsPerUser {
             let user = try writer.signUp("user\(index)")
             contacts.append((user, try writer.open(user, with: "hub")))
-            #expect((directory.summaries(of: hub.id) != nil) == (contacts.count <= ChatDirectory.maxChatsOfKeptUser))
+            #expect((directory.summaries(of: hub.id) != nil) == (contacts.count <= directory.maxChatsPerUser))
         }
         #expect(directory.keptChatCount <= 8)
         let (last, chat) = contacts[contacts.count - 1]

@@ -82,7 +82,8 @@ import Testing
             ChatSummary(chatID: id, contact: User(id: 100 + id, name: "user \(id)"), createdAt: Self.now - id * 1000, lastMessage: nil, unreadCount: 0)
         }
         var nextMessage = 1
-        var previous = builder.build(summaries, page: ChatListPage(offset: 0, limit: 10), now: Self.now)
+        var previous = builder.build(ChatSummaryPage(page: ChatListPage(offset: 0, limit: 10), of: summaries), page: ChatListPage(offset: 0, limit: 10),
+                                     now: Self.now)
         for _ in 0..<60 {
             let index = random.next(below: summaries.count)
             let chat = summaries.remove(at: index)
@@ -99,7 +100,8 @@ import Testing
                 summaries.insert(ChatSummary(chatID: chat.chatID, contact: chat.contact, createdAt: chat.createdAt,
                                              lastMessage: chat.lastMessage.map(read), unreadCount: 0), at: index)
             }
-            let next = builder.build(summaries, page: ChatListPage(offset: 0, limit: 10), now: Self.now)
+            let next = builder.build(ChatSummaryPage(page: ChatListPage(offset: 0, limit: 10), of: summaries), page: ChatListPage(offset: 0, limit: 10),
+                                     now: Self.now)
             try expectPatch(from: previous, to: next)
             previous = next
         }

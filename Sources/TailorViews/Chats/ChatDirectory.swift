@@ -16,11 +16,16 @@ import TailorStore
 /// the users touched since the last turn hold half of the chat budget, the
 /// ones not touched since the turn before are let go, with the chats that no
 /// kept user has.
+///
+/// Each kept user's list is kept in order (`ChatOrder`) with their unread
+/// total, and a change moves the one chat it touched: a page of the list is
+/// read without sorting the user's other chats, however many they have.
 package final class ChatDirectory: Sendable {
 
-    /// Chats kept at most over both generations, unless told otherwise: each
-    /// holds a page of message states and a few whole messages, about 2 KiB.
+    /// Chats kept at most over both generations, unless told otherwise.
     package static let defaultChatBudget = 10_000
+    /// What a kept chat holds, about: a page of message states and a few whole messages.
+    package static let bytesPerChat = 2048
 
     /// Chats the users of both generations may hold (a user without chats
     /// counts as one).
@@ -29,10 +34,12 @@ package final class ChatDirectory: Sendable {
     /// A user with more chats than this is not kept (the chatbot talks with
     /// everyone): reading them all would hold the feed up, and their views
     /// are built from the database.
-    package static let maxChatsOfKeptUser = 256
+    package let maxChatsPerUser: Int
+    package static let defaultMaxChatsPerUser = 2048
 
-    package init(chatBudget: Int = defaultChatBudget) {
+    package init(chatBudget: Int = defaultChatBudget, maxChatsPerUser: Int = defaultMaxChatsPerUser) {
         self.chatBudget = max(chatBudget, 2)
+        self.maxChatsPerUser = maxChatsPerUser
     }
 
     /// Chats kept now.
@@ -44,8 +51,16 @@ package final class ChatDirectory: Sendable {
         var newer: [Int: [Int]] = [:]
         var older: [Int: [Int]] = [:]
         var newerChats = 0
+        /// Each kept user's list, in either generation.
+        var lists: [Int: KeptList] = [:]
 
         func chatIDs(of user: Int) -> [Int]? { newer[user] ?? older[user] }
+    }
+
+    /// A kept user's chats in their list's order, and their unread messages over all of them.
+    private struct KeptList {
+        var order: ChatOrder
+        var unread: Int
     }
 
     private let state = Mutex(State())
@@ -57,25 +72,27 @@ package final class ChatDirectory: Sendable {
 
     // MARK: Reading
 
-    /// A user's chat list, most recent activity first; nil if not kept.
-    package func summaries(of user: Int) -> [ChatSummary]? {
+    /// A page of a user's chat list, most recent activity first; nil if not kept.
+    package func summaries(of user: Int, page: ChatListPage) -> ChatSummaryPage? {
         state.withLock { state in
-            guard let ids = state.chatIDs(of: user) else { return nil }
-            let chats = ids.compactMap { state.chats[$0] }
-            guard chats.count == ids.count else { return nil }
-            return chats.sorted { ($0.lastActivityAt, $0.chat.id) > ($1.lastActivityAt, $1.chat.id) }
-                .map { $0.summary(for: user) }
+            guard state.chatIDs(of: user) != nil, let list = state.lists[user] else { return nil }
+            var items: [ChatSummary] = []
+            for id in list.order.chats(offset: page.offset, limit: page.limit) {
+                guard let chat = state.chats[id] else { return nil }
+                items.append(chat.summary(for: user))
+            }
+            return ChatSummaryPage(items: items, total: list.order.count, unreadTotal: list.unread)
         }
+    }
+
+    /// A user's whole chat list; nil if not kept.
+    package func summaries(of user: Int) -> [ChatSummary]? {
+        summaries(of: user, page: ChatListPage(offset: 0, limit: Int.max))?.items
     }
 
     /// Unread messages over all of a user's chats; nil if not kept.
     package func unreadTotal(of user: Int) -> Int? {
-        state.withLock { state in
-            guard let ids = state.chatIDs(of: user) else { return nil }
-            let chats = ids.compactMap { state.chats[$0] }
-            guard chats.count == ids.count else { return nil }
-            return chats.reduce(0) { $0 + $1.unread(of: user) }
-        }
+        state.withLock { state in state.chatIDs(of: user) == nil ? nil : state.lists[user]?.unread }
     }
 
     /// Each chat of a kept user with its other member; nil if the user is not kept.
@@ -120,7 +137,7 @@ package final class ChatDirectory: Sendable {
             return (touched, stale, touched.filter { state.chatIDs(of: $0) == nil })
         }
         guard !touched.isEmpty else { return nil }
-        let read = Self.read(users: stale.union(unknown), from: snapshot, knowing: { id in
+        let read = Self.read(users: stale.union(unknown), from: snapshot, limit: maxChatsPerUser, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
         })
         state.withLock { state in
@@ -158,10 +175,10 @@ package final class ChatDirectory: Sendable {
                 stale.formUnion([chat.userA, chat.userB])
             case .messageSent(let message, let chat):
                 touched.formUnion([chat.userA, chat.userB])
-                if behind.contains(chat.id) { state.chats[chat.id]?.sent(message) }
+                if behind.contains(chat.id) { Self.change(chat.id, in: &state) { $0.sent(message) } }
             case .messagesRead(let chat, let reader, _):
                 touched.formUnion([chat.userA, chat.userB])
-                if behind.contains(chat.id) { state.chats[chat.id]?.read(by: reader) }
+                if behind.contains(chat.id) { Self.change(chat.id, in: &state) { $0.read(by: reader) } }
             case .lastSeen(let user, let time):
                 // Whoever keeps the chat: the user, or only their contact.
                 for (id, kept) in state.chats where kept.chat.includes(user) { state.chats[id]?.seen(user, at: time) }
@@ -178,10 +195,24 @@ package final class ChatDirectory: Sendable {
         return (touched, stale)
     }
 
+    /// Changes a kept chat in place, and moves it in its kept users' lists:
+    /// its place by its activity, their unread totals by what it changed.
+    private static func change(_ id: Int, in state: inout State, _ body: (inout KeptChat) -> Void) {
+        guard let chat = state.chats[id]?.chat else { return }
+        let members = [chat.userA, chat.userB]
+        let before = members.map { state.chats[id]?.unread(of: $0) ?? 0 }
+        body(&state.chats[id]!)
+        guard let kept = state.chats[id] else { return }
+        for (user, was) in zip(members, before) where state.lists[user] != nil {
+            state.lists[user]?.unread += kept.unread(of: user) - was
+            state.lists[user]?.order.move(id, to: kept.lastActivityAt)
+        }
+    }
+
     /// Reads `users` whole: each one's chat ids, and every chat not known yet.
-    /// A user whose chats cannot all be read, or who has too many, is left
-    /// out; `failure` is the first read that failed.
-    private static func read(users: Set<Int>, from snapshot: FeedSnapshot, knowing isKnown: (Int) -> Bool)
+    /// A user whose chats cannot all be read, or who has more than `limit`, is
+    /// left out; `failure` is the first read that failed.
+    private static func read(users: Set<Int>, from snapshot: FeedSnapshot, limit: Int, knowing isKnown: (Int) -> Bool)
         -> (users: [Int: [Int]], chats: [Int: KeptChat], failure: (any Error)?) {
         var readUsers: [Int: [Int]] = [:]
         var readChats: [Int: KeptChat] = [:]
@@ -200,8 +231,8 @@ package final class ChatDirectory: Sendable {
         var failure: (any Error)?
         for user in users {
             do {
-                let ids = try store.chatIDs(of: user, limit: maxChatsOfKeptUser + 1)
-                guard ids.count <= maxChatsOfKeptUser else { continue }
+                let ids = try store.chatIDs(of: user, limit: limit + 1)
+                guard ids.count <= limit else { continue }
                 var chats: [Int: KeptChat] = [:]
                 for id in ids where readChats[id] == nil && !isKnown(id) {
                     chats[id] = try KeptChat(chat: id, from: store, asOf: position)
@@ -215,15 +246,23 @@ package final class ChatDirectory: Sendable {
         return (readUsers, readChats, failure)
     }
 
-    /// Puts `user` in the newer generation.
+    /// Puts `user` in the newer generation, with their list in order: the
+    /// one kept already when they keep the same chats (it followed every
+    /// change), else one made from their kept chats.
     private static func keep(_ user: Int, chats ids: [Int], in state: inout State) {
-        takeOut(user, from: &state)
+        let kept = takeOut(user, from: &state)
         state.newer[user] = ids
         state.newerChats += max(ids.count, 1)
+        guard kept != ids || state.lists[user] == nil else { return }
+        let chats = ids.compactMap { state.chats[$0] }
+        state.lists[user] = chats.count < ids.count ? nil : KeptList(
+            order: ChatOrder(chats.map { ChatOrder.Place(activityAt: $0.lastActivityAt, chat: $0.chat.id) }),
+            unread: chats.reduce(0) { $0 + $1.unread(of: user) })
     }
 
     /// Lets `user` go, with their chats that no kept user has.
     private static func forget(_ user: Int, in state: inout State) {
+        state.lists[user] = nil
         guard let ids = takeOut(user, from: &state) else { return }
         evictChats(ids, in: &state)
     }
@@ -245,6 +284,7 @@ package final class ChatDirectory: Sendable {
         state.older = state.newer
         state.newer = [:]
         state.newerChats = 0
+        for user in dropped.keys { state.lists[user] = nil }
         for ids in dropped.values { evictChats(ids, in: &state) }
     }
 

@@ -7,14 +7,36 @@ import TailorStore
 package protocol ChatSource {
     associatedtype Failure: Error
 
-    /// A user's chats, most recent activity first.
-    func summaries(of user: Int) throws(Failure) -> [ChatSummary]
+    /// A page of a user's chats, most recent activity first.
+    func summaries(of user: Int, page: ChatListPage) throws(Failure) -> ChatSummaryPage
     /// Unread messages over all of a user's chats.
     func unreadTotal(of user: Int) throws(Failure) -> Int
     /// A page of `chat` as `viewer` sees it; nil when it is not the viewer's.
     func screen(of chat: Int, for viewer: Int, page: MessagePageRequest) throws(Failure) -> ChatScreen?
     /// A message of the screen whose JSON the build has not kept.
     func message(_ id: Int, of screen: ChatScreen) throws(Failure) -> Message?
+}
+
+/// A page of a user's chat list: its chats, and what the whole list counts.
+package struct ChatSummaryPage: Equatable {
+    package let items: [ChatSummary]
+    /// The user's chats in all.
+    package let total: Int
+    /// Unread messages over all of the user's chats.
+    package let unreadTotal: Int
+
+    package init(items: [ChatSummary], total: Int, unreadTotal: Int) {
+        self.items = items
+        self.total = total
+        self.unreadTotal = unreadTotal
+    }
+
+    /// `page` of `all`, a user's whole list.
+    package init(page: ChatListPage, of all: [ChatSummary]) {
+        let start = min(page.offset, all.count)
+        self.init(items: Array(all[start..<(start + min(page.limit, all.count - start))]), total: all.count,
+                  unreadTotal: all.reduce(0) { $0 + $1.unreadCount })
+    }
 }
 
 /// A page of one chat as one of its users sees it, without its messages'
@@ -38,8 +60,8 @@ package struct KeptChats: ChatSource {
 
     package let directory: ChatDirectory
 
-    package func summaries(of user: Int) throws(NotKept) -> [ChatSummary] {
-        guard let summaries = directory.summaries(of: user) else { throw NotKept() }
+    package func summaries(of user: Int, page: ChatListPage) throws(NotKept) -> ChatSummaryPage {
+        guard let summaries = directory.summaries(of: user, page: page) else { throw NotKept() }
         return summaries
     }
 
@@ -66,8 +88,8 @@ package struct StoredChats: ChatSource {
     package let store: Store
     package let shared: SharedReads
 
-    package func summaries(of user: Int) throws -> [ChatSummary] {
-        try store.chatSummaries(of: user)
+    package func summaries(of user: Int, page: ChatListPage) throws -> ChatSummaryPage {
+        ChatSummaryPage(page: page, of: try store.chatSummaries(of: user))
     }
 
     package func unreadTotal(of user: Int) throws -> Int {

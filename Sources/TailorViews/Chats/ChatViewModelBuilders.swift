@@ -14,11 +14,10 @@ package struct ChatListViewModelBuilder {
         text.utf8.count <= previewLength || text.count <= previewLength ? text : String(text.prefix(previewLength - 1)) + "…"
     }
 
-    /// `summaries` holds every chat of the user, newest activity first.
-    package func build(_ summaries: [ChatSummary], page: ChatListPage, now: Int) -> ChatListViewModel {
-        let end = min(summaries.count, page.offset + page.limit)
-        let shown = page.offset < end ? summaries[page.offset..<end] : []
-        let items = shown.map { summary in
+    /// `summaries` is the page's chats, newest activity first, with what the whole list counts.
+    package func build(_ summaries: ChatSummaryPage, page: ChatListPage, now: Int) -> ChatListViewModel {
+        let end = page.offset + summaries.items.count
+        let items = summaries.items.map { summary in
             ChatListItemViewModel(
                 id: String(summary.chatID),
                 contact: summary.contact.name,
@@ -31,9 +30,9 @@ package struct ChatListViewModelBuilder {
         }
         return ChatListViewModel(
             title: "Chats",
-            unreadTotal: summaries.reduce(0) { $0 + $1.unreadCount },
+            unreadTotal: summaries.unreadTotal,
             items: items,
-            next: end < summaries.count ? .get(page.href(offset: end)) : nil,
+            next: end < summaries.total ? .get(page.href(offset: end)) : nil,
             actions: .init(addChat: .post("/api/chats")))
     }
 }

@@ -140,7 +140,7 @@ package final class ViewModelBuilder: Sendable {
                                            withLayout layout: Bool) throws(Source.Failure) -> EncodedView? {
         switch view {
         case .list(let page):
-            let summaries = try source.summaries(of: user)
+            let summaries = try source.summaries(of: user, page: page)
             return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates, presence: presence).build(summaries, page: page, now: now), layout: layout)
         case .badge:
             return ViewModelEncoding.encoded(BadgeViewModel(unread: try source.unreadTotal(of: user)), layout: layout)
