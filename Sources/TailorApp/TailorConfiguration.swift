@@ -43,9 +43,10 @@ public struct TailorConfiguration: Sendable {
 
     /// What the view cache may hold.
     var viewCacheBudget: Int { viewCacheBytes ?? memoryBudget / 8 }
-    /// Chats kept in memory for their users' lists, badges and screens: an
-    /// eighth of the memory budget, and at least the kept chats' own default.
-    var keptChatBudget: Int { max(ChatDirectory.defaultChatBudget, memoryBudget / 8 / ChatDirectory.bytesPerChat) }
+    /// Chats kept in memory for their users' lists, badges and screens: a
+    /// quarter of the memory budget (a user's list read back from the database
+    /// costs far more than the memory), and at least the kept chats' own default.
+    var keptChatBudget: Int { max(ChatDirectory.defaultChatBudget, memoryBudget / 4 / ChatDirectory.bytesPerChat) }
     /// What all event streams together may hold for unsent events: a quarter.
     var streamBudget: Int { memoryBudget / 4 }
     /// What one user's event streams may hold for unsent events: a thirty-second.

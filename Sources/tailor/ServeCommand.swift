@@ -77,7 +77,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Sign-ups and sign-ins from one client address at once before --account-rate applies (\(defaults.accountLimit.burst)).")
     var accountBurst: Double?
 
-    @Option(help: "Bytes the server may hold beyond its fixed needs (\(defaults.memoryBudget)): an eighth for cached view models (unless --view-cache-bytes), a quarter for all event streams' unsent events, a thirty-second per user; past them the slowest streams are ended.")
+    @Option(help: "Bytes the server may hold beyond its fixed needs (\(defaults.memoryBudget)): an eighth for cached view models (unless --view-cache-bytes), a quarter for all event streams' unsent events, a thirty-second per user, a quarter for the chats kept for active users' lists and screens; past them the slowest streams are ended.")
     var memoryBudget: Int?
 
     @Option(help: "Log level: trace, debug, info (the default), notice, warning, error, critical.")

@@ -111,6 +111,42 @@ import Testing
         #expect(past.items.isEmpty && past.next == nil)
     }
 
+    /// A list written from the rows kept from the last build is byte for byte
+    /// the list built whole: after a message moves a chat to the top, after a
+    /// read, a page of its own, and a day later, when every date reads anew.
+    @Test func aListWrittenFromKeptRowsIsTheListBuiltWhole() throws {
+        let builder = ChatListViewModelBuilder(dates: utc, presence: .nobody)
+        let rows = ChatListRows()
+        var summaries = (0..<30).map { index in
+            ChatSummary(chatID: index, contact: User(id: 100 + index, name: "c\(index)"), createdAt: Self.now - Self.day,
+                        lastMessage: Message(id: index, chatID: index, senderID: 100 + index, text: "m\(index)", clientID: nil,
+                                             sentAt: Self.now - Self.day + index * Self.hour, isRead: false),
+                        unreadCount: index % 3)
+        }.reversed().map { $0 }
+        func expectSame(_ page: ChatListPage, now: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+            let slice = ChatSummaryPage(page: page, of: summaries)
+            let whole = ViewModelEncoding.json(builder.build(slice, page: page, now: now))
+            let fromRows = ViewModelEncoding.json(builder.build(slice, page: page, now: now, viewer: 1, rows: rows))
+            #expect(fromRows == whole, sourceLocation: sourceLocation)
+        }
+        expectSame(.first, now: Self.now)
+        expectSame(.first, now: Self.now)
+        // A new message in the last chat: it moves to the top.
+        let moved = summaries.removeLast()
+        summaries.insert(ChatSummary(chatID: moved.chatID, contact: moved.contact, createdAt: moved.createdAt,
+                                     lastMessage: Message(id: 99, chatID: moved.chatID, senderID: 1, text: "new", clientID: nil,
+                                                          sentAt: Self.now, isRead: false),
+                                     unreadCount: 0), at: 0)
+        expectSame(.first, now: Self.now)
+        // Read: one count changes.
+        let read = summaries[5]
+        summaries[5] = ChatSummary(chatID: read.chatID, contact: read.contact, createdAt: read.createdAt, lastMessage: read.lastMessage,
+                                   unreadCount: 0)
+        expectSame(.first, now: Self.now)
+        expectSame(ChatListPage(offset: 10, limit: 5), now: Self.now)
+        expectSame(.first, now: Self.now + Self.day)
+    }
+
     @Test func aChatShowsMineAndTheirsWithStatesAndEarlierPage() throws {
         let alice = User(id: 1, name: "alice")
         let bob = User(id: 2, name: "bob")

@@ -54,7 +54,7 @@ import Testing
                                          unreadMessageCount: 0, open: open)
         try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 3, items: [item, item], next: .get("/api/chats?offset=2"),
                                               actions: .init(addChat: .post("/api/chats"))))
-        try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 0, items: [], next: nil, actions: .init(addChat: .post("/api/chats"))))
+        try expectCanonical(ChatListViewModel(title: "Chats", unreadTotal: 0, items: [ChatListItemViewModel](), next: nil, actions: .init(addChat: .post("/api/chats"))))
         try expectCanonical(BadgeViewModel(unread: -1))
     }
 

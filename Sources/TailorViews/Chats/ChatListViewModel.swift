@@ -1,5 +1,6 @@
-/// The chat list screen (topic `chats`).
-package struct ChatListViewModel: JSONWritable, Equatable, Sendable {
+/// The chat list screen (topic `chats`); its items as view models, or as the
+/// rows a server writes them from (`ChatListRowList`): the same JSON.
+package struct ChatListViewModel<Items: JSONWritable & Equatable & Sendable>: JSONWritable, Equatable, Sendable {
     package struct Actions: JSONWritable, Equatable, Sendable {
         package let addChat: ActionViewModel
 
@@ -10,7 +11,7 @@ package struct ChatListViewModel: JSONWritable, Equatable, Sendable {
 
     package let title: String
     package let unreadTotal: Int
-    package let items: [ChatListItemViewModel]
+    package let items: Items
     /// The page after this one, or null.
     package let next: ActionViewModel?
     package let actions: Actions

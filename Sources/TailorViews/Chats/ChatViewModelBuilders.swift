@@ -15,19 +15,55 @@ package struct ChatListViewModelBuilder {
     }
 
     /// `summaries` is the page's chats, newest activity first, with what the whole list counts.
-    package func build(_ summaries: ChatSummaryPage, page: ChatListPage, now: Int) -> ChatListViewModel {
-        let end = page.offset + summaries.items.count
-        let items = summaries.items.map { summary in
-            ChatListItemViewModel(
-                id: String(summary.chatID),
-                contact: summary.contact.name,
-                contactStatus: presence.status(of: summary.contact, in: summary.chatID, shown: summary.showsContactPresence, dates: dates, now: now),
-                message: summary.lastMessage.map { Self.preview($0.text) } ?? "",
-                lastMessageDate: summary.lastMessage.map { dates.text($0.sentAt, now: now) } ?? "",
-                lastMessageAt: summary.lastMessage.map { DateText.iso($0.sentAt) },
-                unreadMessageCount: summary.unreadCount,
-                open: .get("/api/chats/\(summary.chatID)"))
+    package func build(_ summaries: ChatSummaryPage, page: ChatListPage, now: Int) -> ChatListViewModel<[ChatListItemViewModel]> {
+        list(summaries.items.map { item(for: $0, status: status(of: $0, now: now), now: now) }, of: summaries, page: page)
+    }
+
+    /// The same list written from the rows of `viewer`'s page kept in `rows`:
+    /// a row whose chat, contact status and day are as they were is copied,
+    /// the others are built and written, and the page's rows are kept for the next build.
+    package func build(_ summaries: ChatSummaryPage, page: ChatListPage, now: Int, viewer: Int,
+                       rows: ChatListRows) -> ChatListViewModel<ChatListRowList> {
+        let key = ChatListRows.Page(viewer: viewer, offset: page.offset)
+        let before = rows.rows(of: key)
+        let day = now + dates.millisecondsUntilMidnight(now: now)
+        var written = ChatListRowList(capacity: summaries.items.count)
+        var after: [Int: ChatListRows.Row] = [:]
+        after.reserveCapacity(summaries.items.count)
+        for summary in summaries.items {
+            let status = status(of: summary, now: now)
+            let row: ChatListRows.Row
+            if let kept = before[summary.chatID], kept.shows(summary, status, day: day) {
+                row = kept
+            } else {
+                let (bytes, layout) = JSONWriter.bytesAndLayout(of: item(for: summary, status: status, now: now))
+                row = ChatListRows.Row(summary: summary, status: status, day: day, bytes: bytes, layout: layout)
+            }
+            written.append(row)
+            after[summary.chatID] = row
         }
+        rows.keep(after, of: key)
+        return list(written, of: summaries, page: page)
+    }
+
+    private func status(of summary: ChatSummary, now: Int) -> ContactStatusViewModel? {
+        presence.status(of: summary.contact, in: summary.chatID, shown: summary.showsContactPresence, dates: dates, now: now)
+    }
+
+    private func item(for summary: ChatSummary, status: ContactStatusViewModel?, now: Int) -> ChatListItemViewModel {
+        ChatListItemViewModel(
+            id: String(summary.chatID),
+            contact: summary.contact.name,
+            contactStatus: status,
+            message: summary.lastMessage.map { Self.preview($0.text) } ?? "",
+            lastMessageDate: summary.lastMessage.map { dates.text($0.sentAt, now: now) } ?? "",
+            lastMessageAt: summary.lastMessage.map { DateText.iso($0.sentAt) },
+            unreadMessageCount: summary.unreadCount,
+            open: .get("/api/chats/\(summary.chatID)"))
+    }
+
+    private func list<Items>(_ items: Items, of summaries: ChatSummaryPage, page: ChatListPage) -> ChatListViewModel<Items> {
+        let end = page.offset + summaries.items.count
         return ChatListViewModel(
             title: "Chats",
             unreadTotal: summaries.unreadTotal,

@@ -62,6 +62,17 @@ package struct JSONLayout: Sendable {
         nodes.append(Node(kind: .value, bytes: Self.narrow(bytes), key: key.map(Self.narrow), end: Int32(nodes.count + 1)))
     }
 
+    /// A value written before with its own `layout` (from its first byte),
+    /// now at `offset`: its nodes, moved there.
+    package mutating func wrote(_ layout: JSONLayout, at offset: Int, key: Range<Int>?) {
+        let (shift, base) = (Int32(offset), Int32(nodes.count))
+        let moved = { (range: Range<Int32>) in (range.lowerBound + shift)..<(range.upperBound + shift) }
+        for (index, node) in layout.nodes.enumerated() {
+            nodes.append(Node(kind: node.kind, bytes: moved(node.bytes), key: index == 0 ? key.map(Self.narrow) : node.key.map(moved),
+                              end: node.end + base))
+        }
+    }
+
     private static func narrow(_ range: Range<Int>) -> Range<Int32> {
         Int32(range.lowerBound)..<Int32(range.upperBound)
     }

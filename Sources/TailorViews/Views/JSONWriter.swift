@@ -16,6 +16,13 @@ extension JSONWritable {
     package var estimatedJSONSize: Int { 256 }
 }
 
+/// A list of values is a JSON array.
+extension Array: JSONWritable where Element: JSONWritable {
+    package func write(to json: inout JSONWriter) {
+        json.array(self)
+    }
+}
+
 /// Appends compact JSON (RFC 8259) to a byte array: objects, arrays, strings,
 /// integers, booleans and null, the only kinds our view models hold.
 package struct JSONWriter {
@@ -139,6 +146,18 @@ package struct JSONWriter {
         bytes.append(contentsOf: json)
         atStart = false
         noteValue(from: start)
+    }
+
+    /// A value written before with the layout it was written with, placed as
+    /// it is: its members are told apart in this document's layout, so a
+    /// patch names what changed inside it.
+    package mutating func fragment(_ json: ArraySlice<UInt8>, layout written: JSONLayout) {
+        separate()
+        let start = bytes.count
+        bytes.append(contentsOf: json)
+        atStart = false
+        guard layout != nil else { return }
+        layout!.wrote(written, at: start, key: pendingKey.take())
     }
 
     /// A value written before, placed with the bytes at `span` (offsets from

@@ -14,6 +14,8 @@ package final class ViewModelBuilder: Sendable {
     package let now: @Sendable () -> Int
     /// Chat screens' message JSON, shared by every build.
     private let messagePages = MessagePages()
+    /// Chat lists' rows as last written, shared by every build.
+    private let listRows = ChatListRows()
     /// Where a version's gzip variant is made when a request first asks for
     /// it (`gzip-0`, …), rather than on the request's loop.
     package let compression = ThreadPool(name: "gzip", count: ProcessSetup.usableCPUCount)
@@ -141,7 +143,8 @@ package final class ViewModelBuilder: Sendable {
         switch view {
         case .list(let page):
             let summaries = try source.summaries(of: user, page: page)
-            return ViewModelEncoding.encoded(ChatListViewModelBuilder(dates: dates, presence: presence).build(summaries, page: page, now: now), layout: layout)
+            let model = ChatListViewModelBuilder(dates: dates, presence: presence).build(summaries, page: page, now: now, viewer: user, rows: listRows)
+            return ViewModelEncoding.encoded(model, layout: layout)
         case .badge:
             return ViewModelEncoding.encoded(BadgeViewModel(unread: try source.unreadTotal(of: user)), layout: layout)
         case .screen(let id, let page):
