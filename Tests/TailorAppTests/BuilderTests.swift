@@ -126,7 +126,8 @@ import Testing
         func expectSame(_ page: ChatListPage, now: Int, sourceLocation: SourceLocation = #_sourceLocation) {
             let slice = ChatSummaryPage(page: page, of: summaries)
             let whole = ViewModelEncoding.json(builder.build(slice, page: page, now: now))
-            let fromRows = ViewModelEncoding.json(builder.build(slice, page: page, now: now, viewer: 1, rows: rows))
+            let written = rows.rows(of: ChatListRows.Page(viewer: 1, offset: page.offset))
+            let fromRows = ViewModelEncoding.json(builder.build(slice, page: page, now: now, viewer: 1, written: written, rows: rows))
             #expect(fromRows == whole, sourceLocation: sourceLocation)
         }
         expectSame(.first, now: Self.now)

@@ -72,14 +72,20 @@ package final class ChatDirectory: Sendable {
 
     // MARK: Reading
 
-    /// A page of a user's chat list, most recent activity first; nil if not kept.
-    package func summaries(of user: Int, page: ChatListPage) -> ChatSummaryPage? {
+    /// A page of a user's chat list, most recent activity first; nil if not
+    /// kept. A chat whose row in `written` was written from its state as it
+    /// is now is given as unchanged: its summary is not made again.
+    package func summaries(of user: Int, page: ChatListPage, written: [Int: ChatListRows.Row] = [:]) -> ChatSummaryPage? {
         state.withLock { state in
             guard state.chatIDs(of: user) != nil, let list = state.lists[user] else { return nil }
-            var items: [ChatSummary] = []
+            var items: [ChatSummaryPage.Item] = []
             for id in list.order.chats(offset: page.offset, limit: page.limit) {
                 guard let chat = state.chats[id] else { return nil }
-                items.append(chat.summary(for: user))
+                if let row = written[id], row.stamp == chat.stamp {
+                    items.append(.unchanged(row))
+                } else {
+                    items.append(.summary(chat.summary(for: user), stamp: chat.stamp))
+                }
             }
             return ChatSummaryPage(items: items, total: list.order.count, unreadTotal: list.unread)
         }
@@ -87,7 +93,7 @@ package final class ChatDirectory: Sendable {
 
     /// A user's whole chat list; nil if not kept.
     package func summaries(of user: Int) -> [ChatSummary]? {
-        summaries(of: user, page: ChatListPage(offset: 0, limit: Int.max))?.items
+        summaries(of: user, page: ChatListPage(offset: 0, limit: Int.max))?.summaries
     }
 
     /// Unread messages over all of a user's chats; nil if not kept.

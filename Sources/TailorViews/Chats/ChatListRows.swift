@@ -20,6 +20,8 @@ package final class ChatListRows: Sendable {
     /// One row as written, with what it was written from.
     package struct Row: Sendable {
         package let summary: ChatSummary
+        /// The kept chat's state it was written from, when it was (`KeptChat.stamp`).
+        package let stamp: Int?
         package let status: ContactStatusViewModel?
         /// The local midnight that ended the day it was written on.
         package let day: Int

@@ -7,8 +7,10 @@ import TailorStore
 package protocol ChatSource {
     associatedtype Failure: Error
 
-    /// A page of a user's chats, most recent activity first.
-    func summaries(of user: Int, page: ChatListPage) throws(Failure) -> ChatSummaryPage
+    /// A page of a user's chats, most recent activity first. A chat of
+    /// `written` (the rows of the page as last written) that has not changed
+    /// since may be given as unchanged, without its summary.
+    func summaries(of user: Int, page: ChatListPage, written: [Int: ChatListRows.Row]) throws(Failure) -> ChatSummaryPage
     /// Unread messages over all of a user's chats.
     func unreadTotal(of user: Int) throws(Failure) -> Int
     /// A page of `chat` as `viewer` sees it; nil when it is not the viewer's.
@@ -19,13 +21,30 @@ package protocol ChatSource {
 
 /// A page of a user's chat list: its chats, and what the whole list counts.
 package struct ChatSummaryPage: Equatable {
-    package let items: [ChatSummary]
+    /// One chat of the page.
+    package enum Item: Equatable {
+        /// The chat as the list shows it; `stamp` is the kept chat's state
+        /// it was read from (`KeptChat.stamp`), nil when read from the store.
+        case summary(ChatSummary, stamp: Int?)
+        /// As the row last written of it shows it: nothing changed since.
+        case unchanged(ChatListRows.Row)
+
+        package static func == (a: Item, b: Item) -> Bool {
+            switch (a, b) {
+            case (.summary(let one, let oneStamp), .summary(let other, let otherStamp)): one == other && oneStamp == otherStamp
+            case (.unchanged(let one), .unchanged(let other)): one.summary == other.summary && one.stamp == other.stamp
+            default: false
+            }
+        }
+    }
+
+    package let items: [Item]
     /// The user's chats in all.
     package let total: Int
     /// Unread messages over all of the user's chats.
     package let unreadTotal: Int
 
-    package init(items: [ChatSummary], total: Int, unreadTotal: Int) {
+    package init(items: [Item], total: Int, unreadTotal: Int) {
         self.items = items
         self.total = total
         self.unreadTotal = unreadTotal
@@ -34,8 +53,16 @@ package struct ChatSummaryPage: Equatable {
     /// `page` of `all`, a user's whole list.
     package init(page: ChatListPage, of all: [ChatSummary]) {
         let start = min(page.offset, all.count)
-        self.init(items: Array(all[start..<(start + min(page.limit, all.count - start))]), total: all.count,
+        self.init(items: all[start..<(start + min(page.limit, all.count - start))].map { .summary($0, stamp: nil) }, total: all.count,
                   unreadTotal: all.reduce(0) { $0 + $1.unreadCount })
+    }
+
+    /// The summaries the page gives (all of them, unless some are unchanged).
+    package var summaries: [ChatSummary] {
+        items.compactMap { item in
+            guard case .summary(let summary, _) = item else { return nil }
+            return summary
+        }
     }
 }
 
@@ -60,8 +87,8 @@ package struct KeptChats: ChatSource {
 
     package let directory: ChatDirectory
 
-    package func summaries(of user: Int, page: ChatListPage) throws(NotKept) -> ChatSummaryPage {
-        guard let summaries = directory.summaries(of: user, page: page) else { throw NotKept() }
+    package func summaries(of user: Int, page: ChatListPage, written: [Int: ChatListRows.Row]) throws(NotKept) -> ChatSummaryPage {
+        guard let summaries = directory.summaries(of: user, page: page, written: written) else { throw NotKept() }
         return summaries
     }
 
@@ -88,7 +115,7 @@ package struct StoredChats: ChatSource {
     package let store: Store
     package let shared: SharedReads
 
-    package func summaries(of user: Int, page: ChatListPage) throws -> ChatSummaryPage {
+    package func summaries(of user: Int, page: ChatListPage, written: [Int: ChatListRows.Row]) throws -> ChatSummaryPage {
         ChatSummaryPage(page: page, of: try store.chatSummaries(of: user))
     }
 

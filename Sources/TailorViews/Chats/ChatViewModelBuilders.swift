@@ -15,34 +15,38 @@ package struct ChatListViewModelBuilder {
     }
 
     /// `summaries` is the page's chats, newest activity first, with what the whole list counts.
+    /// `summaries` holds every chat of the page (none unchanged).
     package func build(_ summaries: ChatSummaryPage, page: ChatListPage, now: Int) -> ChatListViewModel<[ChatListItemViewModel]> {
-        list(summaries.items.map { item(for: $0, status: status(of: $0, now: now), now: now) }, of: summaries, page: page)
+        list(summaries.summaries.map { item(for: $0, status: status(of: $0, now: now), now: now) }, of: summaries, page: page)
     }
 
-    /// The same list written from the rows of `viewer`'s page kept in `rows`:
-    /// a row whose chat, contact status and day are as they were is copied,
-    /// the others are built and written, and the page's rows are kept for the next build.
+    /// The same list written from `written`, the rows of `viewer`'s page as
+    /// last written (`ChatListRows`): a row whose chat, contact status and day
+    /// are as they were is copied, the others are built and written; the
+    /// page's rows are kept in `rows` for the next build.
     package func build(_ summaries: ChatSummaryPage, page: ChatListPage, now: Int, viewer: Int,
-                       rows: ChatListRows) -> ChatListViewModel<ChatListRowList> {
-        let key = ChatListRows.Page(viewer: viewer, offset: page.offset)
-        let before = rows.rows(of: key)
+                       written before: [Int: ChatListRows.Row], rows: ChatListRows) -> ChatListViewModel<ChatListRowList> {
         let day = now + dates.millisecondsUntilMidnight(now: now)
         var written = ChatListRowList(capacity: summaries.items.count)
         var after: [Int: ChatListRows.Row] = [:]
         after.reserveCapacity(summaries.items.count)
-        for summary in summaries.items {
+        for entry in summaries.items {
+            let (summary, stamp, kept): (ChatSummary, Int?, ChatListRows.Row?) = switch entry {
+            case .summary(let summary, let stamp): (summary, stamp, before[summary.chatID])
+            case .unchanged(let row): (row.summary, row.stamp, row)
+            }
             let status = status(of: summary, now: now)
             let row: ChatListRows.Row
-            if let kept = before[summary.chatID], kept.shows(summary, status, day: day) {
+            if let kept, kept.shows(summary, status, day: day) {
                 row = kept
             } else {
                 let (bytes, layout) = JSONWriter.bytesAndLayout(of: item(for: summary, status: status, now: now))
-                row = ChatListRows.Row(summary: summary, status: status, day: day, bytes: bytes, layout: layout)
+                row = ChatListRows.Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, layout: layout)
             }
             written.append(row)
             after[summary.chatID] = row
         }
-        rows.keep(after, of: key)
+        rows.keep(after, of: ChatListRows.Page(viewer: viewer, offset: page.offset))
         return list(written, of: summaries, page: page)
     }
 

@@ -1,3 +1,4 @@
+import Synchronization
 import TailorStore
 
 /// One chat as its users' lists and screens show it now: what `ChatDirectory`
@@ -33,9 +34,16 @@ package struct KeptChat: Sendable {
     /// for the chat lists, which show the last. Their read state is the cursors'.
     private var recentlySent: [Message]
     /// Who has written in the chat and who blocked the other.
-    package var relations: ChatRelations
+    package private(set) var relations: ChatRelations
     /// The feed position this state shows: changes up to it are in it.
     package var asOf: Int
+    /// Drawn anew, from one count for all kept chats, each time this state is
+    /// made or changed: two states with one stamp are the same, so a list row
+    /// written from one is written from the other (`ChatListRows`).
+    package private(set) var stamp: Int
+
+    private static let stamps = Atomic<Int>(0)
+    private static func nextStamp() -> Int { stamps.add(1, ordering: .relaxed).newValue }
 
     /// Messages of the latest page: what `GET /api/chats/{id}` shows unasked.
     package static let pageSize = MessagePageRequest.latest.limit
@@ -55,6 +63,7 @@ package struct KeptChat: Sendable {
         recentlySent = recent
         self.relations = relations
         self.asOf = asOf
+        stamp = Self.nextStamp()
     }
 
     /// Whether the message `id` that `sender` sent is read: the rule of the SQL.
@@ -93,6 +102,7 @@ package struct KeptChat: Sendable {
     /// database several servers write, ids are drawn before commit, so a
     /// message can come later in the feed than one with a larger id.
     package mutating func sent(_ message: Message) {
+        stamp = Self.nextStamp()
         // One its recipient's cursor already passed (drawn before their read mark) is read.
         if !isRead(message.id, sentBy: message.senderID) {
             if message.senderID == chat.userA { unreadOfB += 1 } else { unreadOfA += 1 }
@@ -112,22 +122,26 @@ package struct KeptChat: Sendable {
 
     /// `user`'s last stream closed at `time`.
     package mutating func seen(_ user: Int, at time: Int) {
+        stamp = Self.nextStamp()
         if user == userA.id { userA = userA.seen(at: time) } else if user == userB.id { userB = userB.seen(at: time) }
     }
 
     /// `user` blocked the other member, or lifted their block.
     package mutating func block(by user: Int, _ blocked: Bool) {
+        stamp = Self.nextStamp()
         if blocked { relations.blocking.insert(user) } else { relations.blocking.remove(user) }
     }
 
     /// `user` changed whether contacts see their presence.
     package mutating func privacy(of user: Int, showsPresence: Bool) {
+        stamp = Self.nextStamp()
         if user == userA.id { userA = userA.showing(presence: showsPresence) } else if user == userB.id { userB = userB.showing(presence: showsPresence) }
     }
 
     /// `reader`'s cursor moved to the newest message, as the database moves
     /// it: every message of the other side is read, and none is left unread.
     package mutating func read(by reader: Int) {
+        stamp = Self.nextStamp()
         let newest = latest.last?.id ?? 0
         cursors.readThrough[reader] = max(cursors.readThrough[reader] ?? 0, newest)
         if reader == chat.userA { unreadOfA = 0 } else { unreadOfB = 0 }

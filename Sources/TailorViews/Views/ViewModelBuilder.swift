@@ -142,8 +142,10 @@ package final class ViewModelBuilder: Sendable {
                                            withLayout layout: Bool) throws(Source.Failure) -> EncodedView? {
         switch view {
         case .list(let page):
-            let summaries = try source.summaries(of: user, page: page)
-            let model = ChatListViewModelBuilder(dates: dates, presence: presence).build(summaries, page: page, now: now, viewer: user, rows: listRows)
+            let written = listRows.rows(of: ChatListRows.Page(viewer: user, offset: page.offset))
+            let summaries = try source.summaries(of: user, page: page, written: written)
+            let model = ChatListViewModelBuilder(dates: dates, presence: presence).build(summaries, page: page, now: now, viewer: user,
+                                                                                         written: written, rows: listRows)
             return ViewModelEncoding.encoded(model, layout: layout)
         case .badge:
             return ViewModelEncoding.encoded(BadgeViewModel(unread: try source.unreadTotal(of: user)), layout: layout)
