@@ -62,7 +62,8 @@ import Testing
 
     /// The kept chat and the database, given the same messages and read marks
     /// in the same order, say the same of every message and count the same
-    /// unread, on both engines: one rule, in Swift and in SQL.
+    /// unread, on both engines: one rule, in Swift and in SQL. A chat read
+    /// anew with the others of a user (`KeptChat.read`) is the one kept.
     @Test(arguments: Backend.allCases)
     func keptReadStateIsTheDatabases(_ backend: Backend) throws {
         let (database, writer) = try Database.open(TestDatabase.fresh(backend))
@@ -71,10 +72,18 @@ import Testing
         let alice = try store.insertUser(name: "alice", at: 1)
         let bob = try store.insertUser(name: "bob", at: 1)
         let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
-        var kept = try #require(try KeptChat(chat: chat.id, from: store, asOf: 0))
+        let carol = try store.insertUser(name: "carol", at: 1)
+        let other = try store.findOrCreateChat(between: carol.id, and: alice.id, at: 1).chat
+        var kept = try #require(try KeptChat.read([chat.id], from: store, asOf: 0)[chat.id])
         func same(_ step: String) throws {
             let page = try store.messagePageOutline(chat: chat.id, before: nil, limit: KeptChat.pageSize)
             #expect(kept.outline == page, "after \(step)")
+            let read = try KeptChat.read([other.id, chat.id, 999_999], from: store, asOf: 0)
+            #expect(read.count == 2, "a chat that does not exist is left out")
+            let fresh = try #require(read[chat.id])
+            #expect(fresh.outline == kept.outline && fresh.recent == kept.recent && fresh.relations == kept.relations, "after \(step)")
+            #expect(fresh.hasEarlier == kept.hasEarlier && fresh.cursors == kept.cursors, "after \(step)")
+            for user in [alice.id, bob.id] { #expect(fresh.unread(of: user) == kept.unread(of: user), "after \(step)") }
             for user in [alice.id, bob.id] {
                 #expect(kept.unread(of: user) == (try store.unreadCount(chat: chat.id, reader: user)), "after \(step)")
             }

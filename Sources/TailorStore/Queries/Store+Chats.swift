@@ -228,7 +228,11 @@ extension Store {
     /// oldest first, read from the `messages_page` index alone and the two
     /// members' cursors.
     public func messagePageOutline(chat: Int, before beforeID: Int?, limit: Int) throws -> MessagePageOutline {
-        let cursors = try readCursors(of: chat)
+        try messagePageOutline(chat: chat, before: beforeID, limit: limit, cursors: try readCursors(of: chat))
+    }
+
+    /// The same, with the chat's `cursors` read already.
+    public func messagePageOutline(chat: Int, before beforeID: Int?, limit: Int, cursors: ReadCursors) throws -> MessagePageOutline {
         var newestFirst = try connection.query("""
             SELECT id, sender_id FROM messages WHERE chat_id = ? AND id < ? ORDER BY id DESC LIMIT ?
             """, chat, beforeID ?? Int.max, limit + 1) { row in
@@ -277,9 +281,9 @@ extension Store {
     }
 
     /// A message's columns, its read state from its recipient's cursor (`recipientCursor`).
-    private static let messageColumns = "m.id, m.chat_id, m.sender_id, m.text, m.client_id, m.sent_at, CASE WHEN m.id <= rc.read_through THEN 1 ELSE 0 END"
+    static let messageColumns = "m.id, m.chat_id, m.sender_id, m.text, m.client_id, m.sent_at, CASE WHEN m.id <= rc.read_through THEN 1 ELSE 0 END"
     /// The cursor of the member who did not send `m`.
-    private static let recipientCursor = "JOIN chat_members rc ON rc.chat_id = m.chat_id AND rc.user_id <> m.sender_id"
+    static let recipientCursor = "JOIN chat_members rc ON rc.chat_id = m.chat_id AND rc.user_id <> m.sender_id"
 
     static func message(_ row: any DatabaseRow) -> Message {
         Message(id: row.int(0), chatID: row.int(1), senderID: row.int(2), text: row.text(3), clientID: row.optionalText(4),

@@ -32,10 +32,11 @@ package final class ChatDirectory: Sendable {
     package let chatBudget: Int
 
     /// A user with more chats than this is not kept (the chatbot talks with
-    /// everyone): reading them all would hold the feed up, and their views
-    /// are built from the database.
+    /// everyone): reading them all would hold the feed up (each chat not kept
+    /// yet costs an indexed read of its latest page, on the feed's thread),
+    /// and their views are built from the database.
     package let maxChatsPerUser: Int
-    package static let defaultMaxChatsPerUser = 2048
+    package static let defaultMaxChatsPerUser = 1024
 
     package init(chatBudget: Int = defaultChatBudget, maxChatsPerUser: Int = defaultMaxChatsPerUser) {
         self.chatBudget = max(chatBudget, 2)
@@ -239,10 +240,7 @@ package final class ChatDirectory: Sendable {
             do {
                 let ids = try store.chatIDs(of: user, limit: limit + 1)
                 guard ids.count <= limit else { continue }
-                var chats: [Int: KeptChat] = [:]
-                for id in ids where readChats[id] == nil && !isKnown(id) {
-                    chats[id] = try KeptChat(chat: id, from: store, asOf: position)
-                }
+                let chats = try KeptChat.read(ids.filter { readChats[$0] == nil && !isKnown($0) }, from: store, asOf: position)
                 readChats.merge(chats) { kept, _ in kept }
                 readUsers[user] = ids
             } catch {

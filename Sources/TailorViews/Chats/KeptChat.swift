@@ -149,20 +149,38 @@ package struct KeptChat: Sendable {
 }
 
 extension KeptChat {
-    /// The chat as the database holds it now, which shows the feed up to `position`.
-    package init?(chat id: Int, from store: Store, asOf position: Int) throws {
-        guard let chat = try store.chat(id: id), let userA = try store.user(id: chat.userA), let userB = try store.user(id: chat.userB)
-        else { return nil }
-        let page = try store.messagePageOutline(chat: id, before: nil, limit: Self.pageSize)
-        var recent: [Message] = []
-        for state in page.states.suffix(Self.recentCount) {
-            if let message = try store.message(id: state.id) { recent.append(message) }
+    /// The chats of `ids` as the database holds them now, which shows the
+    /// feed up to `position`: one query for each kind of row, and one for
+    /// each chat's latest page (an indexed read of its newest messages, a
+    /// page at most, however long the chat). Chats that do not exist are left out.
+    package static func read(_ ids: [Int], from store: Store, asOf position: Int) throws -> [Int: KeptChat] {
+        let chats = try store.chats(ids: ids)
+        let users = Dictionary(try store.users(ids: Array(Set(chats.flatMap { [$0.userA, $0.userB] }))).map { ($0.id, $0) }) { first, _ in first }
+        let members = Dictionary(grouping: try store.members(ofChats: chats.map(\.id)), by: \.chatID)
+        var pages: [Int: (MessagePageOutline, ReadCursors)] = [:]
+        for chat in chats {
+            var cursors = ReadCursors()
+            for member in members[chat.id] ?? [] { cursors.readThrough[member.userID] = member.readThrough }
+            pages[chat.id] = (try store.messagePageOutline(chat: chat.id, before: nil, limit: pageSize, cursors: cursors), cursors)
         }
-        self.init(chat: chat, userA: userA, userB: userB, latest: page.states.map { Sent(id: $0.id, senderID: $0.senderID) },
-                  hasEarlier: page.hasEarlier, cursors: try store.readCursors(of: id),
-                  unreadOfA: try store.unreadCount(chat: id, reader: chat.userA),
-                  unreadOfB: try store.unreadCount(chat: id, reader: chat.userB), recent: recent, relations: try store.relations(of: id),
-                  asOf: position)
+        let recentIDs = pages.values.flatMap { $0.0.states.suffix(recentCount).map(\.id) }
+        let recent = Dictionary(grouping: try store.messages(ids: recentIDs), by: \.chatID)
+        var kept: [Int: KeptChat] = [:]
+        for chat in chats {
+            guard let userA = users[chat.userA], let userB = users[chat.userB], let (page, cursors) = pages[chat.id] else { continue }
+            var relations = ChatRelations()
+            var unread: [Int: Int] = [:]
+            for member in members[chat.id] ?? [] {
+                unread[member.userID] = member.unread
+                if member.blocked { relations.blocking.insert(member.userID) }
+                if member.wrote { relations.wrote.insert(member.userID) }
+            }
+            kept[chat.id] = KeptChat(chat: chat, userA: userA, userB: userB, latest: page.states.map { Sent(id: $0.id, senderID: $0.senderID) },
+                                     hasEarlier: page.hasEarlier, cursors: cursors, unreadOfA: unread[chat.userA] ?? 0,
+                                     unreadOfB: unread[chat.userB] ?? 0, recent: (recent[chat.id] ?? []).sorted { $0.id < $1.id },
+                                     relations: relations, asOf: position)
+        }
+        return kept
     }
 }
 
