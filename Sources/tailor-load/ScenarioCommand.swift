@@ -56,7 +56,10 @@ struct ScenarioCommand: AsyncParsableCommand {
     @Option(help: "Also write the report as JSON to this file.")
     var json: String?
 
-    @Flag(help: "Streams ask for JSON Patches (patch=json) and apply them; the final check compares what they add up to.")
+    @Flag(help: "Streams ask for whole view models only, with no JSON Patches (by default they take patches, as the page and the Swift client do).")
+    var whole = false
+
+    @Flag(help: "Streams take JSON Patches and apply them, the final check comparing what they add up to: the default, named for older scripts.")
     var patches = false
 
     @Flag(help: "Each message follows a typing signal (POST /api/chats/ID/typing) on the sender's connection; the message's latency includes it.")
@@ -72,6 +75,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         guard interval >= 0.1, interval.isFinite else { throw ValidationError("--interval must be at least 0.1 seconds") }
         if let subscribers, !(0...users).contains(subscribers) { throw ValidationError("--subscribers must be 0…\(users)") }
         guard chatsPerUser >= 1 else { throw ValidationError("--chats-per-user must be at least 1") }
+        guard !(whole && patches) else { throw ValidationError("--whole and --patches say opposite things: give one") }
     }
 
     func run() async throws {
@@ -81,7 +85,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
             markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
-            databasePath: database, serverPID: serverPID, patches: patches, typing: typing, chatsPerUser: chatsPerUser)
+            databasePath: database, serverPID: serverPID, patches: !whole, typing: typing, chatsPerUser: chatsPerUser)
         let group = try EventLoopGroup(loopCount: 2)
         let scenario = Scenario(settings: settings, targets: targets, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))
