@@ -54,8 +54,24 @@ package final class ChatDirectory: Sendable {
         var newerChats = 0
         /// Each kept user's list, in either generation.
         var lists: [Int: KeptList] = [:]
+        /// The kept chats of each of their members, kept or not: a user's
+        /// last seen or privacy changes their chats, not every kept chat.
+        var chatsOfMember: [Int: Set<Int>] = [:]
 
         func chatIDs(of user: Int) -> [Int]? { newer[user] ?? older[user] }
+
+        mutating func add(_ kept: KeptChat) {
+            chats[kept.chat.id] = kept
+            for member in [kept.chat.userA, kept.chat.userB] { chatsOfMember[member, default: []].insert(kept.chat.id) }
+        }
+
+        mutating func remove(_ chat: Chat) {
+            chats[chat.id] = nil
+            for member in [chat.userA, chat.userB] {
+                chatsOfMember[member]?.remove(chat.id)
+                if chatsOfMember[member]?.isEmpty == true { chatsOfMember[member] = nil }
+            }
+        }
     }
 
     /// A kept user's chats in their list's order, and their unread messages over all of them.
@@ -148,7 +164,7 @@ package final class ChatDirectory: Sendable {
             self.state.withLock { $0.chats[id] != nil }
         })
         state.withLock { state in
-            for (id, kept) in read.chats where state.chats[id] == nil { state.chats[id] = kept }
+            for (id, kept) in read.chats where state.chats[id] == nil { state.add(kept) }
             for user in touched {
                 if let ids = read.users[user] {
                     Self.keep(user, chats: ids, in: &state)
@@ -188,9 +204,9 @@ package final class ChatDirectory: Sendable {
                 if behind.contains(chat.id) { Self.change(chat.id, in: &state) { $0.read(by: reader) } }
             case .lastSeen(let user, let time):
                 // Whoever keeps the chat: the user, or only their contact.
-                for (id, kept) in state.chats where kept.chat.includes(user) { state.chats[id]?.seen(user, at: time) }
+                for id in state.chatsOfMember[user] ?? [] { state.chats[id]?.seen(user, at: time) }
             case .privacyChanged(let user, let shows):
-                for (id, kept) in state.chats where kept.chat.includes(user) { state.chats[id]?.privacy(of: user, showsPresence: shows) }
+                for id in state.chatsOfMember[user] ?? [] { state.chats[id]?.privacy(of: user, showsPresence: shows) }
             case .chatBlocked(let chat, let user, let blocked):
                 touched.formUnion([chat.userA, chat.userB])
                 if behind.contains(chat.id) { state.chats[chat.id]?.block(by: user, blocked) }
@@ -296,7 +312,7 @@ package final class ChatDirectory: Sendable {
     private static func evictChats(_ ids: [Int], in state: inout State) {
         for id in ids {
             guard let chat = state.chats[id]?.chat else { continue }
-            if state.chatIDs(of: chat.userA) == nil && state.chatIDs(of: chat.userB) == nil { state.chats[id] = nil }
+            if state.chatIDs(of: chat.userA) == nil && state.chatIDs(of: chat.userB) == nil { state.remove(chat) }
         }
     }
 }
