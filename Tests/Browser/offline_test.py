@@ -101,7 +101,7 @@ class OfflineTest(PageTest):
         driver.refresh()
         self.wait(driver, lambda d: text_of(d, ".chat-list") == shown,
                   "the page did not open with the chats it showed before the server went away")
-        self.text_in(driver, "#who-name", self.name)
+        self.assertEqual(text_of(driver, "#who-name"), self.name)
         self.connection_says(driver, "Offline")
         # A chat shown before opens too, though the server is away.
         driver.execute_script("document.querySelector('.chat-list .chat-item').click()")

@@ -26,20 +26,35 @@ struct DiskStore: Sendable {
     let folder: URL?
 
     init(_ store: ClientStore, token: String?) {
-        switch store {
-        case .none: folder = nil
-        case .directory(let url): folder = url
+        guard case .directory(let url) = store else {
+            folder = nil
+            return
         }
+        do {
+            try DiskStore(folder: url).claim(for: token)
+            folder = url
+        } catch {
+            // A folder that cannot be made this token's, readable by its
+            // owner alone, keeps nothing: the client goes on without a store.
+            folder = nil
+        }
+    }
+
+    private init(folder: URL) {
+        self.folder = folder
+    }
+
+    /// Makes the folder the token's: readable by its owner alone, and emptied
+    /// first when another token (or none yet) filled it.
+    private func claim(for token: String?) throws {
         guard let folder else { return }
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
-        let owner = folder.appendingPathComponent("owner")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+        let owner = folder.appendingPathComponent("owner.json")
         let holder = Self.digest(of: token)
-        guard FileManager.default.contents(atPath: owner.path).map({ String(decoding: $0, as: UTF8.self) }) != holder else { return }
-        // Another person's, or nobody's yet: emptied before it is used.
-        _ = Result { try clear() }
-        _ = Result { try Data(holder.utf8).write(to: owner, options: .atomic) }
-        _ = try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: owner.path)
+        guard read(String.self, from: owner) != holder else { return }
+        try clear()
+        try write(holder, to: owner)
     }
 
     /// A digest of `token` (64-bit FNV-1a, in hex): it tells two tokens apart,

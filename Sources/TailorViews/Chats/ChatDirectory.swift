@@ -221,12 +221,11 @@ package final class ChatDirectory: Sendable {
     /// Changes a kept chat in place, and moves it in its kept users' lists:
     /// its place by its activity, their unread totals by what it changed.
     private static func change(_ id: Int, in state: inout State, _ body: (inout KeptChat) -> Void) {
-        guard let chat = state.chats[id]?.chat else { return }
-        let members = [chat.userA, chat.userB]
-        let before = members.map { state.chats[id]?.unread(of: $0) ?? 0 }
+        guard let chat = state.chats[id]?.chat, let before = state.chats[id].map({ ($0.unread(of: chat.userA), $0.unread(of: chat.userB)) })
+        else { return }
         body(&state.chats[id]!)
         guard let kept = state.chats[id] else { return }
-        for (user, was) in zip(members, before) where state.lists[user] != nil {
+        for (user, was) in [(chat.userA, before.0), (chat.userB, before.1)] where state.lists[user] != nil {
             state.lists[user]?.unread += kept.unread(of: user) - was
             state.lists[user]?.order.move(id, to: kept.lastActivityAt)
         }

@@ -43,6 +43,7 @@ package final class ChatListRows: Sendable {
         var newerBytes = 0
     }
 
+    /// Shared: each lane builds its users' lists on its own loop, and a GET on any loop.
     private let generations = Mutex(Generations())
 
     package init() {}

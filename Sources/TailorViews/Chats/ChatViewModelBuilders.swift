@@ -31,23 +31,31 @@ package struct ChatListViewModelBuilder {
         var after: [Int: ChatListRows.Row] = [:]
         after.reserveCapacity(summaries.items.count)
         for entry in summaries.items {
-            let (summary, stamp, kept): (ChatSummary, Int?, ChatListRows.Row?) = switch entry {
-            case .summary(let summary, let stamp): (summary, stamp, before[summary.chatID])
-            case .unchanged(let row): (row.summary, row.stamp, row)
-            }
-            let status = status(of: summary, now: now)
             let row: ChatListRows.Row
-            if let kept, kept.shows(summary, status, day: day) {
-                row = kept
-            } else {
-                let (bytes, layout) = JSONWriter.bytesAndLayout(of: item(for: summary, status: status, now: now))
-                row = ChatListRows.Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, layout: layout)
+            switch entry {
+            case .unchanged(let kept):
+                // Its chat is as the row was written from: only the status and the day may differ.
+                let status = status(of: kept.summary, now: now)
+                row = kept.status == status && kept.day == day ? kept : self.row(kept.summary, stamp: kept.stamp, status: status, day: day, now: now)
+            case .summary(let summary, let stamp):
+                let status = status(of: summary, now: now)
+                if let kept = before[summary.chatID], kept.shows(summary, status, day: day) {
+                    row = kept
+                } else {
+                    row = self.row(summary, stamp: stamp, status: status, day: day, now: now)
+                }
             }
             written.append(row)
-            after[summary.chatID] = row
+            after[row.summary.chatID] = row
         }
         rows.keep(after, of: ChatListRows.Page(viewer: viewer, offset: page.offset))
         return list(written, of: summaries, page: page)
+    }
+
+    /// A row written anew.
+    private func row(_ summary: ChatSummary, stamp: Int?, status: ContactStatusViewModel?, day: Int, now: Int) -> ChatListRows.Row {
+        let (bytes, layout) = JSONWriter.bytesAndLayout(of: item(for: summary, status: status, now: now))
+        return ChatListRows.Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, layout: layout)
     }
 
     private func status(of summary: ChatSummary, now: Int) -> ContactStatusViewModel? {
