@@ -97,11 +97,12 @@ package final class ChatDirectory: Sendable {
             guard state.chatIDs(of: user) != nil, let list = state.lists[user] else { return nil }
             var items: [ChatSummaryPage.Item] = []
             for id in list.order.chats(offset: page.offset, limit: page.limit) {
-                guard let chat = state.chats[id] else { return nil }
-                if let row = written[id], row.stamp == chat.stamp {
+                // Read in place: most rows are unchanged, and a kept chat is too large to copy for its stamp.
+                guard let index = state.chats.index(forKey: id) else { return nil }
+                if let row = written[id], row.stamp == state.chats.values[index].stamp {
                     items.append(.unchanged(row))
                 } else {
-                    items.append(.summary(chat.summary(for: user), stamp: chat.stamp))
+                    items.append(.summary(state.chats.values[index].summary(for: user), stamp: state.chats.values[index].stamp))
                 }
             }
             return ChatSummaryPage(items: items, total: list.order.count, unreadTotal: list.unread)

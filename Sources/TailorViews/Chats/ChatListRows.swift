@@ -17,8 +17,9 @@ package final class ChatListRows: Sendable {
         package let offset: Int
     }
 
-    /// One row as written, with what it was written from.
-    package struct Row: Sendable {
+    /// One row as written, with what it was written from; a class, since a
+    /// row passes through every build of its page and is copied by reference.
+    package final class Row: Sendable {
         package let summary: ChatSummary
         /// The kept chat's state it was written from, when it was (`KeptChat.stamp`).
         package let stamp: Int?
@@ -28,6 +29,15 @@ package final class ChatListRows: Sendable {
         package let bytes: [UInt8]
         /// Where its values lie in `bytes`, for patches that name them.
         package let layout: JSONLayout
+
+        package init(summary: ChatSummary, stamp: Int?, status: ContactStatusViewModel?, day: Int, bytes: [UInt8], layout: JSONLayout) {
+            self.summary = summary
+            self.stamp = stamp
+            self.status = status
+            self.day = day
+            self.bytes = bytes
+            self.layout = layout
+        }
 
         package func shows(_ summary: ChatSummary, _ status: ContactStatusViewModel?, day: Int) -> Bool {
             self.day == day && self.status == status && self.summary == summary

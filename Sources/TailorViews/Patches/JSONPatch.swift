@@ -171,10 +171,18 @@ private struct Differ {
 
     /// The common changes of a list without aligning it: members dropped at
     /// its start and others added at its end (a chat screen that shows the
-    /// latest messages), or members added at its start (a list newest first).
-    /// Nil when the runs are not one of those.
+    /// latest messages), members added at its start (a list newest first), or
+    /// one member moved to the start (a chat list after a message: the chat
+    /// leaves its place, or the page's end, for the top). Nil when the runs
+    /// are not one of those.
     private func shifted(_ oldMembers: [Int], _ newMembers: [Int]) -> [Step]? {
         guard let firstNew = newMembers.first, let firstOld = oldMembers.first else { return nil }
+        // Trimmed of what the two share at both ends, a move to the top is the
+        // old run less its last member, after the new first one.
+        if oldMembers.count == newMembers.count, oldMembers.count > 1,
+           (0..<oldMembers.count - 1).allSatisfy({ same(oldMembers[$0], newMembers[$0 + 1]) }) {
+            return [.add(firstNew)] + Array(repeating: .keep, count: oldMembers.count - 1) + [.remove]
+        }
         if let dropped = oldMembers.firstIndex(where: { same($0, firstNew) }) {
             let kept = oldMembers.count - dropped
             guard kept <= newMembers.count, (0..<kept).allSatisfy({ same(oldMembers[dropped + $0], newMembers[$0]) }) else { return nil }
