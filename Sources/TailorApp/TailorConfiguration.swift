@@ -83,7 +83,7 @@ public struct TailorConfiguration: Sendable {
     /// standard output, nil for nowhere.
     public var accessLog: String?
     /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
-    public var trustedProxies: Set<PeerAddress> = []
+    public var trustedProxies: [AddressRange] = []
     /// Origins whose pages may call the API from a browser (CORS); none by default.
     public var allowedOrigins: Set<String> = []
     /// Web Push: which push services, the key, the delays.

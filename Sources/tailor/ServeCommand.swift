@@ -128,7 +128,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Write each answered request as a JSON line to this file (appended), or - for standard output; none unless given.")
     var accessLog: String?
 
-    @Option(help: "Addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma-separated (none).")
+    @Option(help: "Addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, or blocks of them (10.0.0.0/8), comma-separated (none).")
     var trustProxy: String?
 
     @Option(help: "Origins whose pages may call the API from a browser (CORS), comma-separated, e.g. https://app.example.com (none).")
@@ -235,10 +235,12 @@ struct ServeCommand: ParsableCommand {
         configuration.sessionIdleTime = Int(idleDays * 86_400_000)
         configuration.accessLog = try settings.optional(accessLog, "access-log", derived: "none")
         let proxies = try settings.value(trustProxy, "trust-proxy", default: "")
-        configuration.trustedProxies = Set(try Self.list(proxies).map { text in
-            guard let address = PeerAddress(text: text) else { throw ValidationError("--trust-proxy takes IP addresses; \(text) is not one.") }
-            return address
-        })
+        configuration.trustedProxies = try Self.list(proxies).map { text in
+            guard let range = AddressRange(text: text) else {
+                throw ValidationError("--trust-proxy takes IP addresses or blocks of them (10.0.0.5, 10.0.0.0/8, fd00::/8); \(text) is none.")
+            }
+            return range
+        }
         let origins = try settings.value(allowOrigin, "allow-origin", default: "")
         configuration.allowedOrigins = Set(try Self.list(origins).map { origin in
             guard let serialized = CrossOrigin.serialized(origin) else {

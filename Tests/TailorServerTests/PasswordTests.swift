@@ -1,5 +1,6 @@
 import Foundation
 import TailorApp
+import TailorHTTP
 import TailorLoop
 import TailorTestSupport
 import Testing
@@ -57,7 +58,7 @@ import Testing
 
     private func behindAProxy(_ configure: @escaping (inout TailorConfiguration) -> Void = { _ in }) throws -> TestApp {
         try TestApp {
-            $0.trustedProxies = [PeerAddress(text: "127.0.0.1")!]
+            $0.trustedProxies = [AddressRange(text: "127.0.0.1")!]
             $0.accountLimit = .unlimited
             configure(&$0)
         }

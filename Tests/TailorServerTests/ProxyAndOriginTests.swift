@@ -1,5 +1,6 @@
 import Foundation
 import TailorApp
+import TailorHTTP
 import TailorLoop
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: log) }
         let app = try TestApp {
             $0.accessLog = log.path
-            $0.trustedProxies = [PeerAddress(text: "127.0.0.1")!]
+            $0.trustedProxies = [AddressRange(text: "127.0.0.0/8")!]
             $0.accountLimit = RateLimit(perSecond: 0.001, burst: 2)
         }
         let client = try app.client()
@@ -98,7 +99,7 @@ import Testing
     /// Two session cookies of one name are refused, whichever is first; over
     /// HTTPS the cookie is a `__Host-` one, which no sibling domain can set.
     @Test func aPlantedSecondSessionCookieIsRefusedAndHTTPSCookiesAreHostOnly() throws {
-        let app = try TestApp { $0.trustedProxies = [PeerAddress(text: "127.0.0.1")!] }
+        let app = try TestApp { $0.trustedProxies = [AddressRange(text: "127.0.0.1")!] }
         let client = try app.client()
         let alice = try client.send("POST", "/api/users", json: #"{"name":"alice"}"#, headers: ["X-Forwarded-Proto: https"])
         let cookie = try #require(alice.header("set-cookie"))

@@ -7,15 +7,19 @@ import TailorLoop
 /// `Secure`). From any other peer the headers are ignored: a client could
 /// write anything there.
 public struct ProxyTrust: Sendable {
-    public let proxies: Set<PeerAddress>
+    public let proxies: [AddressRange]
 
-    public init(proxies: Set<PeerAddress> = []) {
+    public init(proxies: [AddressRange] = []) {
         self.proxies = proxies
+    }
+
+    private func isProxy(_ address: PeerAddress) -> Bool {
+        proxies.contains { $0.contains(address) }
     }
 
     /// The client as far as can be believed: the address, and whether it came over HTTPS.
     public func client(of request: HTTPRequest) -> (address: PeerAddress?, secure: Bool) {
-        guard let peer = request.peer, proxies.contains(peer) else { return (request.peer, false) }
+        guard let peer = request.peer, isProxy(peer) else { return (request.peer, false) }
         // The rightmost address that is not itself a trusted proxy: what the
         // proxies nearest to this server saw; left of it, the client wrote.
         var address = peer
@@ -23,7 +27,7 @@ public struct ProxyTrust: Sendable {
         for hop in hops.reversed() {
             guard let hopAddress = PeerAddress(text: hop.trimmed) else { break }
             address = hopAddress
-            if !proxies.contains(hopAddress) { break }
+            if !isProxy(hopAddress) { break }
         }
         let secure = request.headers["x-forwarded-proto"].map { $0.trimmed.lowercased() == "https" } ?? false
         return (address, secure)
