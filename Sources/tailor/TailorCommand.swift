@@ -8,7 +8,7 @@ struct TailorCommand: ParsableCommand {
         commandName: "tailor",
         abstract: "Serves tailor-made JSON view models and pushes their changes over Server-Sent Events.",
         version: TailorVersion.number,
-        subcommands: [ServeCommand.self, BackupCommand.self, UsersCommand.self],
+        subcommands: [ServeCommand.self, BackupCommand.self, UsersCommand.self, ReadyCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }
