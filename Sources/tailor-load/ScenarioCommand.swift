@@ -68,6 +68,9 @@ struct ScenarioCommand: AsyncParsableCommand {
     @Option(help: "Chats each user has: the partner's, where the run's messages go, and the rest with contacts made for it, one message each.")
     var chatsPerUser = 1
 
+    @Option(help: "Orders each user has (placed before the run). Given, the streams follow the orders list too, and with every tenth message its sender places an order and pays it.")
+    var ordersPerUser: Int?
+
     func validate() throws {
         guard !url.isEmpty, url.allSatisfy({ LoadTarget(url: $0) != nil }) else { throw ValidationError("--url must be http://HOST:PORT") }
         guard users >= 2 else { throw ValidationError("--users must be at least 2: users chat in pairs") }
@@ -75,6 +78,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         guard interval >= 0.1, interval.isFinite else { throw ValidationError("--interval must be at least 0.1 seconds") }
         if let subscribers, !(0...users).contains(subscribers) { throw ValidationError("--subscribers must be 0…\(users)") }
         guard chatsPerUser >= 1 else { throw ValidationError("--chats-per-user must be at least 1") }
+        if let ordersPerUser, ordersPerUser < 1 { throw ValidationError("--orders-per-user must be at least 1") }
         guard !(whole && patches) else { throw ValidationError("--whole and --patches say opposite things: give one") }
     }
 
@@ -85,12 +89,13 @@ struct ScenarioCommand: AsyncParsableCommand {
             users: users, durationSeconds: duration, rate: rate, readers: readers, readerInterval: readerInterval,
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
             markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
-            databasePath: database, serverPID: serverPID, patches: !whole, typing: typing, chatsPerUser: chatsPerUser)
+            databasePath: database, serverPID: serverPID, patches: !whole, typing: typing, chatsPerUser: chatsPerUser,
+            ordersPerUser: ordersPerUser ?? 1, changesOrders: ordersPerUser != nil)
         let group = try EventLoopGroup(loopCount: 2)
         let scenario = Scenario(settings: settings, targets: targets, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))
 
-        log("setting up \(users) users, \(chatsPerUser) chats each, their orders, and \(settings.subscribers) streams")
+        log("setting up \(users) users, \(chatsPerUser) chats and \(settings.ordersPerUser) orders each, and \(settings.subscribers) streams")
         try await scenario.setUp()
         log("sending \(Int(rate)) messages/s for \(Int(duration)) s")
         let serverCPU = server?.cpuTime

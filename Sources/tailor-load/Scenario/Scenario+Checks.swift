@@ -7,7 +7,8 @@ extension Scenario {
         var examples: [String] = []
     }
 
-    /// Every subscriber's last `chats`, `badge` and `chat` events must be the
+    /// Every subscriber's last `chats`, `badge` and `chat` events (and
+    /// `orders`, when the streams follow it) must be the
     /// very bytes the server answers now: nothing a stream missed is hidden by
     /// a later event. A mismatch is asked again for a few seconds, in case an
     /// event is still on its way.
@@ -34,7 +35,7 @@ extension Scenario {
                     }
                 }
             }
-            if attempt == 0 { result.checked = pending.count * 3 }
+            if attempt == 0 { result.checked = pending.count * (settings.changesOrders ? 4 : 3) }
             pending = stillStale
             result.examples = examples
             if pending.isEmpty { break }
@@ -46,7 +47,9 @@ extension Scenario {
 
     /// What differs between the user's last events and the server's answers, if anything.
     private func mismatch(of user: SimulatedUser) async -> String? {
-        for (name, path) in [("chats", "/api/chats"), ("badge", "/api/badge"), ("chat", "/api/chats/\(user.chatID)")] {
+        var views = [("chats", "/api/chats"), ("badge", "/api/badge"), ("chat", "/api/chats/\(user.chatID)")]
+        if user.followsOrders { views.append(("orders", "/api/orders")) }
+        for (name, path) in views {
             guard let answer = try? await user.connection.send("GET", path, token: user.token, timeout: settings.requestTimeout),
                   answer.status == 200 else { return "\(user.name): GET \(path) failed" }
             if user.shown(name) != answer.body {

@@ -4,6 +4,8 @@ extension Scenario {
     static let sendRoute = "POST /api/chats/:id/messages"
     static let readRoute = "POST /api/chats/:id/read"
     static let typingRoute = "POST /api/chats/:id/typing"
+    static let placeOrderRoute = "POST /api/orders"
+    static let payOrderRoute = "PATCH /api/orders/:id"
 
     /// The measured part: messages on an open-loop schedule and readers' GETs
     /// for the duration, then a wait until the streams have shown every message.
@@ -85,6 +87,10 @@ extension Scenario {
                 if sender.index % loopCount == loopIndex {
                     ledger.scheduled(number, dueAt: due, recipient: sender.partner)
                     sender.enqueue(.message(number: number, dueAt: due))
+                    // Every sender's tenth message, not every tenth message: each user's list changes.
+                    if settings.changesOrders, (number / users.count) % ScenarioSettings.orderChangeEvery == 0 {
+                        sender.enqueue(.orderChange(number: settings.ordersPerUser + number, dueAt: due))
+                    }
                 }
                 number += 1
             }
@@ -112,6 +118,13 @@ extension Scenario {
                 _ = await request(user.connection, "POST", "/api/chats/\(user.chatID)/read", token: user.token, json: "{}",
                                   route: Self.readRoute, dueAt: askedAt, expect: 200)
                 user.markReadQueued = false
+            case .orderChange(let number, let dueAt):
+                // A new order at the top of the list, then paid: a row added, then a row changed.
+                guard let placed = await request(user.connection, "POST", "/api/orders", token: user.token, json: Self.order(number, of: user),
+                                                 route: Self.placeOrderRoute, dueAt: dueAt, expect: 201),
+                      let id = placed.field("id") else { continue }
+                _ = await request(user.connection, "PATCH", "/api/orders/\(id)", token: user.token, json: #"{"status":"paid"}"#,
+                                  route: Self.payOrderRoute, dueAt: dueAt, expect: 200)
             }
         }
     }

@@ -26,10 +26,11 @@ extension Scenario {
                 try await tasks.waitForAll()
             }
         }
-        // Each stream starts with its three view models: chats, badge and the chat.
+        // Each stream starts with its view models: chats, badge and the chat (and the orders list).
         let giveUp = MonotonicClock.after(seconds: settings.requestTimeout)
+        let initial = settings.changesOrders ? 4 : 3
         while MonotonicClock.now < giveUp {
-            let ready = await countOnLoops { $0.latest.count >= 3 }
+            let ready = await countOnLoops { $0.latest.count >= initial }
             if ready == subscribers.count { return }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -44,7 +45,7 @@ extension Scenario {
             switch event.name {
             case "notification":
                 ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
-            case "chat.patch", "chats.patch", "badge.patch":
+            case "chat.patch", "chats.patch", "badge.patch", "orders.patch":
                 let name = String(event.name.dropLast(".patch".count))
                 // A new message is an `add` whose value is its JSON.
                 if name == "chat" { ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now) }

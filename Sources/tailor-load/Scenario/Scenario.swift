@@ -31,7 +31,8 @@ final class Scenario: Sendable {
         let loops = group.loops
         users = (0..<settings.users).map { index in
             SimulatedUser(index: index, name: "load\(settings.seed % 1_000_000)_\(index)",
-                          loop: loops[index % loops.count], target: targets[index % targets.count])
+                          loop: loops[index % loops.count], target: targets[index % targets.count],
+                          followsOrders: settings.changesOrders)
         }
         var random = SeededRandom(seed: settings.seed)
         senderOrder = (0..<settings.users).shuffled(using: &random)
@@ -74,13 +75,21 @@ final class Scenario: Sendable {
         for user in users where user.chatID.isEmpty {
             user.chatID = users[user.partner].chatID
         }
-        // One order each, so that readers' order lists have something in them.
+        // Orders, so that readers' order lists have something in them (one each unless asked).
         try await forEachUser { user in
-            let order = #"{"name":"Supplies \#(user.index)","items":[{"title":"Paper","quantity":2,"priceCents":450}]}"#
-            _ = try await self.expect(201, user.connection.send("POST", "/api/orders", token: user.token, json: order, timeout: self.settings.requestTimeout), "place an order")
+            for number in 0..<self.settings.ordersPerUser {
+                _ = try await self.expect(201, user.connection.send("POST", "/api/orders", token: user.token, json: Self.order(number, of: user),
+                                                                    timeout: self.settings.requestTimeout), "place an order")
+            }
         }
         try await openOtherChats()
         try await openStreams()
+    }
+
+    /// An order's JSON: a few lines, as a shop's are.
+    static func order(_ number: Int, of user: SimulatedUser) -> String {
+        #"{"name":"Supplies \#(user.index)-\#(number)","items":[{"title":"Paper","quantity":2,"priceCents":450},"#
+            + #"{"title":"Ink","quantity":1,"priceCents":1299},{"title":"Stamps \#(number)","quantity":\#(1 + number % 5),"priceCents":95}]}"#
     }
 
     private func expect(_ status: Int, _ response: ClientResponse, _ what: String) throws -> ClientResponse {

@@ -27,4 +27,10 @@ struct ScenarioSettings: Sendable {
     var typing = false
     /// Chats each user has: the partner's, and the rest with contacts of their own.
     var chatsPerUser = 1
+    /// Orders each user has before the run.
+    var ordersPerUser = 1
+    /// Streams follow the orders list, and with every `orderChangeEvery`th
+    /// message its sender places an order and pays it.
+    var changesOrders = false
+    static let orderChangeEvery = 10
 }

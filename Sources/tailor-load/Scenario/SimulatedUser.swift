@@ -11,6 +11,8 @@ final class SimulatedUser: @unchecked Sendable {
         case message(number: Int, dueAt: UInt64)
         /// Mark the chat read, asked for at `askedAt`.
         case markRead(askedAt: UInt64)
+        /// Place order `number` and pay it, due at `dueAt`.
+        case orderChange(number: Int, dueAt: UInt64)
     }
 
     let index: Int
@@ -37,15 +39,19 @@ final class SimulatedUser: @unchecked Sendable {
     private var waiter: UnsafeContinuation<Job?, Never>?
     private var finished = false
 
-    init(index: Int, name: String, loop: EventLoop, target: LoadTarget) {
+    init(index: Int, name: String, loop: EventLoop, target: LoadTarget, followsOrders: Bool) {
         self.index = index
+        self.followsOrders = followsOrders
         self.name = name
         self.loop = loop
         self.target = target
         connection = HTTPClientConnection(target: target, loop: loop)
     }
 
-    var topics: String { "chats,badge,chat:\(chatID)" }
+    /// Whether the stream follows the orders list too.
+    let followsOrders: Bool
+
+    var topics: String { "chats,badge,chat:\(chatID)" + (followsOrders ? ",orders" : "") }
 
     /// The view model of `name` the stream shows now.
     func shown(_ name: String) -> [UInt8]? {
