@@ -29,8 +29,8 @@ import Testing
     }
 
     /// The streams take JSON Patches unless `--whole`, and what they add up
-    /// to must be the server's view models just the same; with a few chats a
-    /// user, as people have.
+    /// to must be the server's view models just the same; with a few chats and
+    /// orders a user, as people have, and orders placed and paid meanwhile.
     @Test(arguments: [false, true]) func aSmallScenarioLosesNothing(whole: Bool) throws {
         let server = try ShutdownTests.RunningServer()
         defer { server.process.terminate() }
@@ -41,17 +41,20 @@ import Testing
         load.executableURL = Self.loadExecutable
         load.arguments = ["scenario", "--url", "http://127.0.0.1:\(server.port)", "--users", "20", "--rate", "40",
                           "--duration", "2", "--readers", "4", "--seed", "7", "--mark-read-every", "0.2",
-                          "--server-pid", "\(server.process.processIdentifier)", "--json", report.path] + (whole ? ["--whole"] : ["--chats-per-user", "5"])
+                          "--server-pid", "\(server.process.processIdentifier)", "--json", report.path] + (whole ? ["--whole"] : ["--chats-per-user", "5", "--orders-per-user", "3"])
         load.standardOutput = FileHandle.nullDevice
         try SpawnGate.run(load)
         load.waitUntilExit()
         #expect(load.terminationStatus == 0)
 
-        let json = try Self.expectNothingLost(report: report, sent: 80, checked: 60)
+        // Each stream's chats, badge and chat, and with orders changing its orders list too.
+        let json = try Self.expectNothingLost(report: report, sent: 80, checked: whole ? 60 : 80)
         let routes = try #require(json["routes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(Set(routes).isSuperset(of: ["POST /api/chats/:id/messages", "GET /api/chats", "GET /api/orders"]))
+        #expect(routes.contains("PATCH /api/orders/:id") == !whole)
         let events = try #require(json["events"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(events.contains("chat.patch") == !whole)
+        #expect(events.contains("orders.patch") == !whole)
         let serverFigures = try #require(json["server"] as? [String: Double])
         #expect(serverFigures["rssMiB"]! > 0)
         // The server's CPU per message, told apart into user space and the kernel.
