@@ -298,6 +298,33 @@ import Testing
         try expectKept(last, in: writer)
     }
 
+    /// A change to a chat that leaves a user's row as it was (here the user's
+    /// own last seen: the row shows the contact's) gives the row the chat's
+    /// new state: the build after next finds it unchanged and makes no summary.
+    @Test func aRowLeftAsItWasIsUnchangedAtTheNextBuild() throws {
+        let writer = try Writer(path: folder.appendingPathComponent("stamped.sqlite").path, directory: ChatDirectory())
+        defer { writer.database.close() }
+        let alice = try writer.signUp("alice")
+        let bob = try writer.signUp("bob")
+        try writer.send("hi", from: bob, in: try writer.open(alice, with: bob.name))
+        let rows = ChatListRows()
+        let builder = ChatListViewModelBuilder(dates: DateText(zone: .utc), presence: .nobody)
+        func build() throws -> ChatSummaryPage {
+            let written = rows.rows(of: ChatListRows.Page(viewer: alice.id, offset: 0))
+            let page = try #require(writer.directory.summaries(of: alice.id, page: .first, written: written))
+            _ = builder.build(page, page: .first, now: writer.clock, viewer: alice.id, written: written, rows: rows)
+            return page
+        }
+        func unchanged(_ page: ChatSummaryPage) -> Bool {
+            page.items.allSatisfy { if case .unchanged = $0 { true } else { false } }
+        }
+        _ = try build()
+        #expect(unchanged(try build()))
+        try writer.apply(.account(.lastSeen(user: alice.id, at: writer.clock)))
+        #expect(!unchanged(try build()), "the chat changed: its summary is made and compared")
+        #expect(unchanged(try build()))
+    }
+
     /// Users not touched for two turns are let go with their chats, and are
     /// read again whole when they come back.
     @Test func memoryIsBoundedAndForgottenUsersAreReadAgain() throws {

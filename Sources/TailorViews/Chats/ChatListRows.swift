@@ -42,6 +42,14 @@ package final class ChatListRows: Sendable {
         package func shows(_ summary: ChatSummary, _ status: ContactStatusViewModel?, day: Int) -> Bool {
             self.day == day && self.status == status && self.summary == summary
         }
+
+        /// This row, as written from the chat's state `stamp`: a change that
+        /// left the row as it was (the other member read, or their own last
+        /// seen changed) gives the row the new stamp, so that the next build
+        /// finds it unchanged without making its summary again.
+        package func stamped(_ stamp: Int?) -> Row {
+            stamp == self.stamp ? self : Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, layout: layout)
+        }
     }
 
     /// Bytes of rows kept at most, over both generations.

@@ -25,9 +25,19 @@ package struct ChatSummaryPage: Equatable {
     package enum Item: Equatable {
         /// The chat as the list shows it; `stamp` is the kept chat's state
         /// it was read from (`KeptChat.stamp`), nil when read from the store.
-        case summary(ChatSummary, stamp: Int?)
+        /// Boxed: few items of a kept page are summaries, and the page's
+        /// items are then a word each rather than a summary's size.
+        indirect case summary(ChatSummary, stamp: Int?)
         /// As the row last written of it shows it: nothing changed since.
         case unchanged(ChatListRows.Row)
+
+        /// The chat it shows.
+        package var chatID: Int {
+            switch self {
+            case .summary(let summary, _): summary.chatID
+            case .unchanged(let row): row.summary.chatID
+            }
+        }
 
         package static func == (a: Item, b: Item) -> Bool {
             switch (a, b) {

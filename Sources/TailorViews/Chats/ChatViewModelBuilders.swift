@@ -35,18 +35,20 @@ package struct ChatListViewModelBuilder {
             switch entry {
             case .unchanged(let kept):
                 // Its chat is as the row was written from: only the status and the day may differ.
-                let status = status(of: kept.summary, now: now)
+                // (Asked by its fields: most rows are unchanged, and a summary is too large to copy for them.)
+                let status = presence.status(of: kept.summary.contact, in: kept.summary.chatID, shown: kept.summary.showsContactPresence,
+                                             dates: dates, now: now)
                 row = kept.status == status && kept.day == day ? kept : self.row(kept.summary, stamp: kept.stamp, status: status, day: day, now: now)
             case .summary(let summary, let stamp):
                 let status = status(of: summary, now: now)
                 if let kept = before[summary.chatID], kept.shows(summary, status, day: day) {
-                    row = kept
+                    row = kept.stamped(stamp)
                 } else {
                     row = self.row(summary, stamp: stamp, status: status, day: day, now: now)
                 }
             }
             written.append(row)
-            after[row.summary.chatID] = row
+            after[entry.chatID] = row
         }
         rows.keep(after, of: ChatListRows.Page(viewer: viewer, offset: page.offset))
         return list(written, of: summaries, page: page)
