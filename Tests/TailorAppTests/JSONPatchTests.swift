@@ -74,16 +74,26 @@ import Testing
 
     // MARK: Chat lists
 
+    /// Each version is built as a list of item view models, or (as the
+    /// server builds lists from kept chats) from rows written before, whose
+    /// layouts the document's names as fragments: either way, and between
+    /// the two, the patch gives the next version.
     @Test(arguments: 1...20) func chatListsArePatchedIntoTheirNextVersion(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
         let builder = ChatListViewModelBuilder(dates: dates, presence: .nobody)
+        let rows = ChatListRows()
+        let page = ChatListPage(offset: 0, limit: 10)
+        func build(_ summaries: [ChatSummary], fromRows: Bool) -> any JSONWritable {
+            let items = ChatSummaryPage(page: page, of: summaries)
+            guard fromRows else { return builder.build(items, page: page, now: Self.now) }
+            return builder.build(items, page: page, now: Self.now, viewer: 1, written: rows.rows(of: ChatListRows.Page(viewer: 1, offset: 0)), rows: rows)
+        }
         // Newest activity first, as the store gives them.
         var summaries = (1...12).map { id in
             ChatSummary(chatID: id, contact: User(id: 100 + id, name: "user \(id)"), createdAt: Self.now - id * 1000, lastMessage: nil, unreadCount: 0)
         }
         var nextMessage = 1
-        var previous = builder.build(ChatSummaryPage(page: ChatListPage(offset: 0, limit: 10), of: summaries), page: ChatListPage(offset: 0, limit: 10),
-                                     now: Self.now)
+        var previous = build(summaries, fromRows: random.next(below: 2) == 0)
         for _ in 0..<60 {
             let index = random.next(below: summaries.count)
             let chat = summaries.remove(at: index)
@@ -100,11 +110,32 @@ import Testing
                 summaries.insert(ChatSummary(chatID: chat.chatID, contact: chat.contact, createdAt: chat.createdAt,
                                              lastMessage: chat.lastMessage.map(read), unreadCount: 0), at: index)
             }
-            let next = builder.build(ChatSummaryPage(page: ChatListPage(offset: 0, limit: 10), of: summaries), page: ChatListPage(offset: 0, limit: 10),
-                                     now: Self.now)
+            let next = build(summaries, fromRows: random.next(below: 3) != 0)
             try expectPatch(from: previous, to: next)
             previous = next
         }
+    }
+
+    /// Between two lists written from rows, a read chat's row is looked
+    /// into: the patch replaces its count, not the row.
+    @Test func aReadChatInAListOfRowsIsOneReplaceOfItsCount() throws {
+        let builder = ChatListViewModelBuilder(dates: dates, presence: .nobody)
+        let rows = ChatListRows()
+        let page = ChatListPage.first
+        let message = Message(id: 9, chatID: 2, senderID: 102, text: "hello", clientID: nil, sentAt: Self.now, isRead: false)
+        func list(unread: Int) -> ChatListViewModel<ChatListRowList> {
+            let summaries = (1...5).map { id in
+                ChatSummary(chatID: id, contact: User(id: 100 + id, name: "user \(id)"), createdAt: Self.now - id * 1000,
+                            lastMessage: id == 2 ? message : nil, unreadCount: id == 2 ? unread : 0)
+            }.sorted { ($0.lastMessage?.sentAt ?? $0.createdAt) > ($1.lastMessage?.sentAt ?? $1.createdAt) }
+            return builder.build(ChatSummaryPage(page: page, of: summaries), page: page, now: Self.now, viewer: 1,
+                                 written: rows.rows(of: ChatListRows.Page(viewer: 1, offset: 0)), rows: rows)
+        }
+        let before = list(unread: 1)
+        let after = list(unread: 0)
+        try expectPatch(from: before, to: after)
+        let patch = try #require(operations(from: before, to: after))
+        #expect(patch == #"[{"op":"replace","path":"/items/0/unreadMessageCount","value":0},{"op":"replace","path":"/unreadTotal","value":0}]"#)
     }
 
     // MARK: Orders

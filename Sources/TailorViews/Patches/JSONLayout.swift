@@ -9,9 +9,22 @@
 ///
 /// The nodes are in document order, each container before its members; a
 /// node's `end` index is the first node after its members.
+///
+/// A value written before with a layout of its own (a chat list's row, a
+/// chat screen's message) is one node here, a fragment, which names that
+/// layout rather than copying its nodes: a list of a hundred rows is a
+/// hundred nodes, and a patch looks inside only the rows that changed.
 package struct JSONLayout: Sendable {
     package enum Kind: UInt8, Sendable {
-        case object, array, value
+        case object, array, value, fragment
+    }
+
+    /// A value written with its own layout, at `offset` of this document,
+    /// placed by the node at `node`.
+    package struct Fragment: Sendable {
+        package let node: Int32
+        package let layout: JSONLayout
+        package let offset: Int
     }
 
     package struct Node: Sendable {
@@ -25,11 +38,15 @@ package struct JSONLayout: Sendable {
     }
 
     package private(set) var nodes: [Node] = []
+    /// The fragments in document order, so by their nodes (appended, not
+    /// hashed: a list writes a hundred, a patch looks up the few that changed).
+    private var fragments: [Fragment] = []
     /// Containers open while writing, innermost last.
     private var open: [Int32] = []
 
-    /// Nodes and the bytes they take, for the memory a layout holds.
-    package var byteCount: Int { nodes.count * MemoryLayout<Node>.stride }
+    /// Nodes and the bytes they take, for the memory a layout holds (a
+    /// fragment's own layout is its writer's, shared, and counted there).
+    package var byteCount: Int { nodes.count * MemoryLayout<Node>.stride + fragments.count * 32 }
 
     /// The index of the document's own node.
     package static let root = 0
@@ -63,14 +80,24 @@ package struct JSONLayout: Sendable {
     }
 
     /// A value written before with its own `layout` (from its first byte),
-    /// now at `offset`: its nodes, moved there.
+    /// now at `offset`: one node, which names that layout.
     package mutating func wrote(_ layout: JSONLayout, at offset: Int, key: Range<Int>?) {
-        let (shift, base) = (Int32(offset), Int32(nodes.count))
-        let moved = { (range: Range<Int32>) in (range.lowerBound + shift)..<(range.upperBound + shift) }
-        for (index, node) in layout.nodes.enumerated() {
-            nodes.append(Node(kind: node.kind, bytes: moved(node.bytes), key: index == 0 ? key.map(Self.narrow) : node.key.map(moved),
-                              end: node.end + base))
+        let root = layout.nodes[Self.root].bytes
+        let index = Int32(nodes.count)
+        nodes.append(Node(kind: .fragment, bytes: (root.lowerBound + Int32(offset))..<(root.upperBound + Int32(offset)),
+                          key: key.map(Self.narrow), end: index + 1))
+        fragments.append(Fragment(node: index, layout: layout, offset: offset))
+    }
+
+    /// The fragment the node at `node` places, if it is one.
+    package func fragment(at node: Int) -> Fragment? {
+        guard nodes[node].kind == .fragment else { return nil }
+        var low = 0, high = fragments.count
+        while low < high {
+            let middle = (low + high) / 2
+            if fragments[middle].node < node { low = middle + 1 } else { high = middle }
         }
+        return low < fragments.count && fragments[low].node == node ? fragments[low] : nil
     }
 
     private static func narrow(_ range: Range<Int>) -> Range<Int32> {

@@ -31,31 +31,45 @@ package enum JSONPatch {
     /// they would take `limit` bytes or more (the whole new version is then
     /// the smaller event).
     package static func operations(from old: Version, to new: Version, limit: Int) -> [UInt8]? {
-        var differ = Differ(old: old, new: new, limit: limit)
-        differ.compare(JSONLayout.root, JSONLayout.root)
-        let operations = differ.finish()
+        let operations = withExtendedLifetime((old, new)) {
+            var differ = Differ(old: Differ.Side(bytes: old.json.bytes, layout: old.layout),
+                                new: Differ.Side(bytes: new.json.bytes, layout: new.layout), limit: limit)
+            differ.compare(JSONLayout.root, JSONLayout.root)
+            return differ.finish()
+        }
         guard operations.count < limit else { return nil }
         return operations
     }
 }
 
 /// Walks two layouts side by side, writing operations as it finds them.
+/// Whoever makes one keeps the bytes its sides point into alive.
 private struct Differ {
+    /// A version's bytes with a layout of them: the whole document's, or a
+    /// fragment's, with the fragment's bytes.
+    struct Side {
+        let bytes: UnsafeRawBufferPointer
+        let layout: JSONLayout
+
+        /// The side inside the fragment at `node`, and the node of its value there.
+        func inside(_ node: Int) -> (Side, Int) {
+            guard let fragment = layout.fragment(at: node) else { return (self, node) }
+            return (Side(bytes: UnsafeRawBufferPointer(rebasing: bytes[fragment.offset...]), layout: fragment.layout), JSONLayout.root)
+        }
+    }
+
     private let old: UnsafeRawBufferPointer
     private let new: UnsafeRawBufferPointer
     private let oldLayout: JSONLayout
     private let newLayout: JSONLayout
     private let limit: Int
-    /// Keeps both versions' bytes alive while their pointers are used.
-    private let versions: (JSONPatch.Version, JSONPatch.Version)
     /// The pointer of the value being compared.
     private var path: [UInt8] = []
     private var output: [UInt8] = [UInt8(ascii: "[")]
 
-    init(old: JSONPatch.Version, new: JSONPatch.Version, limit: Int) {
-        versions = (old, new)
-        self.old = old.json.bytes
-        self.new = new.json.bytes
+    init(old: Side, new: Side, limit: Int) {
+        self.old = old.bytes
+        self.new = new.bytes
         oldLayout = old.layout
         newLayout = new.layout
         self.limit = limit
@@ -66,10 +80,24 @@ private struct Differ {
     mutating func compare(_ oldNode: Int, _ newNode: Int) {
         guard !overLimit, !same(oldNode, newNode) else { return }
         switch (oldLayout.nodes[oldNode].kind, newLayout.nodes[newNode].kind) {
+        case (.fragment, _), (_, .fragment): compareInside(oldNode, newNode)
         case (.object, .object): compareObjects(oldNode, newNode)
         case (.array, .array): compareArrays(oldNode, newNode)
         default: write("replace", value: newNode)
         }
+    }
+
+    /// Two values of which one or both are fragments, compared by their
+    /// own layouts: the operations go on from this path into this output.
+    private mutating func compareInside(_ oldNode: Int, _ newNode: Int) {
+        let (oldSide, oldStart) = Side(bytes: old, layout: oldLayout).inside(oldNode)
+        let (newSide, newStart) = Side(bytes: new, layout: newLayout).inside(newNode)
+        var inner = Differ(old: oldSide, new: newSide, limit: limit)
+        inner.path = path
+        inner.output = output
+        output = []
+        inner.compare(oldStart, newStart)
+        output = inner.output
     }
 
     // MARK: Objects
