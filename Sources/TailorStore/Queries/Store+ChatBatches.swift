@@ -44,6 +44,36 @@ extension Store {
         }
     }
 
+    /// The latest page of each chat of `ids`, as `messagePageOutline` gives
+    /// one, read with each chat's `cursors`: one query for all of them, which
+    /// finds each chat's page by its index (the id below which the page
+    /// starts, then the messages from there), however long the chat. A chat
+    /// with no messages has an empty page.
+    public func latestPages(ofChats ids: [Int], limit: Int, cursors: [Int: ReadCursors]) throws -> [Int: MessagePageOutline] {
+        guard !ids.isEmpty else { return [:] }
+        var newestFirst: [Int: [MessageState]] = [:]
+        _ = try connection.query("""
+            WITH wanted(id) AS (VALUES \(ids.map { "(\($0))" }.joined(separator: ","))),
+                 start(chat_id, below) AS (
+                     SELECT wanted.id, COALESCE((SELECT m.id FROM messages m WHERE m.chat_id = wanted.id
+                                                 ORDER BY m.id DESC LIMIT 1 OFFSET \(limit + 1)), 0)
+                     FROM wanted)
+            SELECT m.chat_id, m.id, m.sender_id FROM start JOIN messages m ON m.chat_id = start.chat_id AND m.id > start.below
+            """, binding: []) { row in
+            let (chat, id, sender) = (row.int(0), row.int(1), row.int(2))
+            let cursors = cursors[chat] ?? ReadCursors()
+            newestFirst[chat, default: []].append(MessageState(id: id, senderID: sender, isRead: id <= cursors.ofRecipient(whenSentBy: sender)))
+        }
+        var pages: [Int: MessagePageOutline] = [:]
+        for chat in ids {
+            var states = (newestFirst[chat] ?? []).sorted { $0.id > $1.id }
+            let hasEarlier = states.count > limit
+            if hasEarlier { states.removeLast(states.count - limit) }
+            pages[chat] = MessagePageOutline(states: states.reversed(), hasEarlier: hasEarlier)
+        }
+        return pages
+    }
+
     /// The messages of `ids`, with their read state, in no order.
     public func messages(ids: [Int]) throws -> [Message] {
         guard !ids.isEmpty else { return [] }

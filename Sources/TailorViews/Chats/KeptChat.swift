@@ -150,24 +150,27 @@ package struct KeptChat: Sendable {
 
 extension KeptChat {
     /// The chats of `ids` as the database holds them now, which shows the
-    /// feed up to `position`: one query for each kind of row, and one for
-    /// each chat's latest page (an indexed read of its newest messages, a
-    /// page at most, however long the chat). Chats that do not exist are left out.
+    /// feed up to `position`: one query for each kind of row, their latest
+    /// pages included (each found by its index, a page at most, however long
+    /// the chat). Chats that do not exist are left out.
     package static func read(_ ids: [Int], from store: Store, asOf position: Int) throws -> [Int: KeptChat] {
         let chats = try store.chats(ids: ids)
         let users = Dictionary(try store.users(ids: Array(Set(chats.flatMap { [$0.userA, $0.userB] }))).map { ($0.id, $0) }) { first, _ in first }
         let members = Dictionary(grouping: try store.members(ofChats: chats.map(\.id)), by: \.chatID)
-        var pages: [Int: (MessagePageOutline, ReadCursors)] = [:]
+        var cursors: [Int: ReadCursors] = [:]
         for chat in chats {
-            var cursors = ReadCursors()
-            for member in members[chat.id] ?? [] { cursors.readThrough[member.userID] = member.readThrough }
-            pages[chat.id] = (try store.messagePageOutline(chat: chat.id, before: nil, limit: pageSize, cursors: cursors), cursors)
+            var chatCursors = ReadCursors()
+            for member in members[chat.id] ?? [] { chatCursors.readThrough[member.userID] = member.readThrough }
+            cursors[chat.id] = chatCursors
         }
-        let recentIDs = pages.values.flatMap { $0.0.states.suffix(recentCount).map(\.id) }
+        let latestPages = try store.latestPages(ofChats: chats.map(\.id), limit: pageSize, cursors: cursors)
+        let recentIDs = latestPages.values.flatMap { $0.states.suffix(recentCount).map(\.id) }
         let recent = Dictionary(grouping: try store.messages(ids: recentIDs), by: \.chatID)
         var kept: [Int: KeptChat] = [:]
         for chat in chats {
-            guard let userA = users[chat.userA], let userB = users[chat.userB], let (page, cursors) = pages[chat.id] else { continue }
+            guard let userA = users[chat.userA], let userB = users[chat.userB], let page = latestPages[chat.id], let cursors = cursors[chat.id] else {
+                continue
+            }
             var relations = ChatRelations()
             var unread: [Int: Int] = [:]
             for member in members[chat.id] ?? [] {
