@@ -43,13 +43,13 @@ public final class Application: Sendable {
             let news = FeedNews(botID: readModel.botID)
             let handler = EventHandler(cache: readModel.cache, directory: readModel.directory, credentials: readModel.credentials, streams: streams,
                                        presence: presence, news: news, logger: logger)
-            let progress = FeedProgress(applied: position, isShared: configuration.sharedDatabaseURL != nil)
+            let progress = FeedProgress(applied: position, isShared: configuration.sharedDatabaseURL != nil, timers: loops.next())
             let follower = try configuration.sharedDatabaseURL.map { try FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
             let feed: FeedApplier = if let follower { .follower(follower) }
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
             let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
                                          feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
-                                         observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
+                                         timers: loops.next(), observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
             let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),
                                      presence: presence)
             let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now, logger: logger) }

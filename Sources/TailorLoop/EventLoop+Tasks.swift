@@ -9,6 +9,21 @@ extension EventLoop {
         enqueue(.closure(body))
     }
 
+    /// Runs `body` on this loop's thread once `seconds` have passed: the
+    /// server's timers are the loops' (a task that waits on the loop), not
+    /// threads of their own.
+    public func after(seconds: Double, _ body: @escaping @Sendable () -> Void) {
+        Task(executorPreference: self) {
+            do {
+                try await Task.sleep(for: .nanoseconds(UInt64(max(seconds, 0) * 1e9)))
+            } catch {
+                // Only a cancelled task stops sleeping early, and nothing holds this one to cancel it.
+                return
+            }
+            body()
+        }
+    }
+
     /// Runs `body` on this loop's thread and waits for it; for start and stop
     /// from another thread, never from a loop thread.
     public func executeAndWait(_ body: @escaping @Sendable () -> Void) {

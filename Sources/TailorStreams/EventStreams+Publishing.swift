@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TailorDomain
 import TailorHTTP
@@ -189,10 +188,10 @@ extension EventStreams {
         memory.noteEndedSlow(ended.count)
         failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
             + "past the budget of \(memory.budget) in all or \(memory.budgetPerUser) per user")
+        // Their memory is freed as their loops close them; the upkeep thread then
+        // gives the heap's free space back to the system (the process grew, or
+        // connections closed), off the loops.
         for subscriber in ended { subscriber.end() }
-        // Their memory is freed as their loops close them; then the heap's free space
-        // goes back to the system rather than stay with the process.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { ProcessSetup.releaseFreeMemory() }
     }
 
     /// Builds again, through their lanes and after a growing delay, the view

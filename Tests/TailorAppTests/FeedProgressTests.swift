@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TailorLoop
 @testable import TailorApp
 @testable import TailorDomain
 @testable import TailorStreams
@@ -8,8 +9,10 @@ import Testing
 
 /// How far the feed is applied, and the waits on it, alone.
 @Suite struct FeedProgressTests {
-    @Test func aWaitIsAnsweredOnceWhenThePositionIsApplied() {
-        let progress = FeedProgress(applied: 3, isShared: true)
+    @Test func aWaitIsAnsweredOnceWhenThePositionIsApplied() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let progress = FeedProgress(applied: 3, isShared: true, timers: group.loops[0])
         let answers = Mutex<[Bool]>([])
         progress.whenApplied(2, within: 5) { done in answers.withLock { $0.append(done) } }
         #expect(answers.withLock { $0 } == [true], "an applied position is answered at once")
@@ -22,8 +25,10 @@ import Testing
         #expect(progress.applied == 7)
     }
 
-    @Test func aWaitForAPositionThatDoesNotComeIsGivenUpOnce() {
-        let progress = FeedProgress(applied: 0, isShared: true)
+    @Test func aWaitForAPositionThatDoesNotComeIsGivenUpOnce() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
         let answered = DispatchSemaphore(value: 0)
         let answers = Mutex<[Bool]>([])
         progress.whenApplied(10, within: 0.05) { done in
@@ -38,8 +43,10 @@ import Testing
 
     /// Under load every batch waits a moment for the feed: one scheduled look
     /// for the waits given up serves them all, not a timer for each.
-    @Test func manyWaitsShareOneLookForThoseGivenUp() {
-        let progress = FeedProgress(applied: 0, isShared: true)
+    @Test func manyWaitsShareOneLookForThoseGivenUp() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
         for position in 1...1_000 {
             progress.whenApplied(position, within: 5) { _ in }
             progress.advance(to: position)
@@ -48,8 +55,10 @@ import Testing
     }
 
     /// A shorter wait that comes after a longer one is given up on its own time.
-    @Test func aShorterWaitIsGivenUpBeforeALongerOne() {
-        let progress = FeedProgress(applied: 0, isShared: true)
+    @Test func aShorterWaitIsGivenUpBeforeALongerOne() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
         let answers = Mutex<[Int: Bool]>([:])
         let shortAnswered = DispatchSemaphore(value: 0)
         progress.whenApplied(10, within: 30) { done in answers.withLock { $0[10] = done } }
@@ -63,8 +72,10 @@ import Testing
         #expect(answers.withLock { $0 } == [10: true, 11: false])
     }
 
-    @Test func awaitingAPositionTellsWhetherItCame() async {
-        let progress = FeedProgress(applied: 0, isShared: true)
+    @Test func awaitingAPositionTellsWhetherItCame() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
         #expect(await progress.wait(for: 1, seconds: 0.05) == false)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { progress.advance(to: 2) }
         #expect(await progress.wait(for: 2, seconds: 5) == true)

@@ -40,4 +40,25 @@ import Testing
         loop.executeAndWait {}
         #expect(seen.withLock { $0 } == ["closure 1", "task", "closure 2"])
     }
+
+    /// A timer runs its closure on the loop, not before its time, and two
+    /// timers in the order of their times, not of their making.
+    @Test func timersRunOnTheLoopAfterTheirTimeInTheirOrder() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let fired = Mutex<[(name: String, at: UInt64, onLoop: Bool)]>([])
+        let start = MonotonicClock.now
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.after(seconds: 0.2) {
+                fired.withLock { $0.append(("later", MonotonicClock.now, loop.inLoopThread)) }
+                done.resume()
+            }
+            loop.after(seconds: 0.05) { fired.withLock { $0.append(("sooner", MonotonicClock.now, loop.inLoopThread)) } }
+        }
+        let seen = fired.withLock { $0 }
+        #expect(seen.map(\.name) == ["sooner", "later"])
+        #expect(seen.allSatisfy { $0.onLoop })
+        #expect(seen[0].at - start >= 50_000_000 && seen[1].at - start >= 200_000_000)
+    }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Logging
 import Synchronization
@@ -53,12 +52,16 @@ public final class EventRouter: Sendable {
     /// Chat locks are taken in one order, so a conflict is rare: each one is
     /// logged.
     static let attemptsPerBatch = 5
+    /// Whose timer gives up a readiness write that does not commit in time.
+    private let timers: EventLoop
     /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
     init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, quotas: Quotas, pushDelay: Int, feedWindow: Int,
-         commitDelay: Double, feed: FeedApplier, observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
+         commitDelay: Double, feed: FeedApplier, timers: EventLoop,
+         observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
+        self.timers = timers
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
         self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin))
         groupCommit = GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))
@@ -105,7 +108,7 @@ public final class EventRouter: Sendable {
                     answer(.failed(error))
                 }
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { answer(.timedOut) }
+            timers.after(seconds: seconds) { answer(.timedOut) }
         }
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TailorLoop
 import TailorStreams
@@ -30,9 +29,13 @@ final class FeedProgress: Sendable {
     /// then be behind positions that others already answered with.
     let isShared: Bool
 
-    init(applied: Int, isShared: Bool) {
+    /// Whose timer looks for the waits given up.
+    private let timers: EventLoop
+
+    init(applied: Int, isShared: Bool, timers: EventLoop) {
         state = Mutex(State(applied: applied))
         self.isShared = isShared
+        self.timers = timers
     }
 
     var applied: Int { state.withLock { $0.applied } }
@@ -89,7 +92,7 @@ final class FeedProgress: Sendable {
     private func schedule(lookAt time: UInt64) {
         let now = MonotonicClock.now
         let delay = time > now ? Double(time - now) / 1e9 : 0
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in lookForWaitsGivenUp(scheduledAt: time) }
+        timers.after(seconds: delay) { [self] in lookForWaitsGivenUp(scheduledAt: time) }
     }
 
     /// Gives up the waits past their deadline, and schedules the next look
