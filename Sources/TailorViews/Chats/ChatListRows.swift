@@ -44,9 +44,9 @@ package final class ChatListRows: Sendable {
         }
 
         /// This row, as written from the chat's state `stamp`: a change that
-        /// left the row as it was (the other member read, or their own last
-        /// seen changed) gives the row the new stamp, so that the next build
-        /// finds it unchanged without making its summary again.
+        /// left the row as it was (the user's own last seen, which only the
+        /// other member's row shows) gives the row the new stamp, so that the
+        /// next build finds it unchanged without making its summary again.
         package func stamped(_ stamp: Int?) -> Row {
             stamp == self.stamp ? self : Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, layout: layout)
         }

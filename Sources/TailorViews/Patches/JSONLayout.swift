@@ -46,7 +46,7 @@ package struct JSONLayout: Sendable {
 
     /// Nodes and the bytes they take, for the memory a layout holds (a
     /// fragment's own layout is its writer's, shared, and counted there).
-    package var byteCount: Int { nodes.count * MemoryLayout<Node>.stride + fragments.count * 32 }
+    package var byteCount: Int { nodes.count * MemoryLayout<Node>.stride + fragments.count * MemoryLayout<Fragment>.stride }
 
     /// The index of the document's own node.
     package static let root = 0
