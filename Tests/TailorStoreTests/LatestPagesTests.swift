@@ -40,4 +40,36 @@ import Testing
         #expect(pages[987_654] == MessagePageOutline(states: [], hasEarlier: false), "a chat that does not exist has an empty page")
         #expect(try store.latestPages(ofChats: [], limit: limit, cursors: [:]).isEmpty)
     }
+
+    /// The reads of many chats are one statement each, whatever the ids: a
+    /// connection keeps each text it prepared, and one text a list of ids
+    /// would keep a statement for every user ever read.
+    @Test(arguments: Backend.allCases)
+    func readsOfManyChatsPrepareOneStatementEach(_ backend: Backend) throws {
+        let (database, writer) = try Database.open(TestDatabase.fresh(backend))
+        defer { database.close() }
+        let store = Store(writer)
+        let alice = try store.insertUser(name: "alice", at: 1)
+        var chats: [Int] = []
+        for index in 0..<4 {
+            let contact = try store.insertUser(name: "contact\(index)", at: 1)
+            chats.append(try writer.transaction { try store.findOrCreateChat(between: alice.id, and: contact.id, at: 2).chat.id })
+        }
+        func prepared() -> Int {
+            (writer as? SQLiteConnection)?.preparedStatementCount ?? (writer as? PostgresConnection)?.preparedStatementCount ?? -1
+        }
+        func readAll(_ ids: [Int]) throws {
+            _ = try store.chats(ids: ids)
+            _ = try store.users(ids: ids)
+            _ = try store.members(ofChats: ids)
+            _ = try store.messages(ids: ids)
+            _ = try store.latestPages(ofChats: ids, limit: 5, cursors: [:])
+        }
+        try readAll(chats)
+        let afterFirst = prepared()
+        for count in 1..<chats.count { try readAll(Array(chats.prefix(count))) }
+        try readAll(chats.reversed())
+        #expect(prepared() == afterFirst)
+        #expect(try store.chats(ids: chats.reversed()).map(\.id).sorted() == chats.sorted())
+    }
 }

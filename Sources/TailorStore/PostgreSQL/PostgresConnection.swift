@@ -25,6 +25,8 @@ public final class PostgresConnection: DatabaseConnection {
     public var engine: DatabaseEngine { .postgres }
     /// What each SQL text was prepared as, by the text the store wrote.
     private var statements: [String: PreparedStatement] = [:]
+    /// Statements kept prepared: one per text the store wrote.
+    var preparedStatementCount: Int { statements.count }
     private var transactionState = TransactionState.none
     /// Statements whose answers can wait, oldest first: sent with the next exchange.
     private var queued: [QueuedStatement] = []

@@ -1,6 +1,8 @@
 /// Many chats at once, for keeping a user's chats in memory (`KeptChat.read`):
-/// one query for each kind of row, whatever the number of chats. Ids are
-/// numbers, so they are written into the statements as they are.
+/// one query for each kind of row, whatever the number of chats. The ids are
+/// one parameter (a JSON array on SQLite, an array on PostgreSQL), so that
+/// each query is one text, prepared once: ids written into the text made a
+/// statement of every list, each kept prepared by the connection for good.
 extension Store {
     /// One member of a chat: their cursor, their unread messages, whether they
     /// blocked the other and whether they have written.
@@ -16,14 +18,15 @@ extension Store {
     /// The chats of `ids` that exist, in no order.
     public func chats(ids: [Int]) throws -> [Chat] {
         guard !ids.isEmpty else { return [] }
-        return try connection.query("SELECT id, user_a, user_b, created_at FROM chats WHERE id IN (\(Self.list(ids)))", binding: [],
+        return try connection.query("SELECT id, user_a, user_b, created_at FROM chats WHERE id IN (\(idsParameter))", binding: [idList(ids)],
                                     row: Self.chat)
     }
 
     /// The users of `ids` that exist, in no order.
     public func users(ids: [Int]) throws -> [User] {
         guard !ids.isEmpty else { return [] }
-        return try connection.query("SELECT id, name, last_seen_at, show_presence FROM users WHERE id IN (\(Self.list(ids)))", binding: []) {
+        return try connection.query("SELECT id, name, last_seen_at, show_presence FROM users WHERE id IN (\(idsParameter))",
+                                    binding: [idList(ids)]) {
             User(id: $0.int(0), name: $0.text(1), lastSeenAt: $0.optionalInt(2), showsPresence: $0.int(3) != 0)
         }
     }
@@ -37,8 +40,8 @@ extension Store {
                    (SELECT count(*) FROM messages m WHERE m.chat_id = cm.chat_id AND m.id > cm.read_through AND m.sender_id <> cm.user_id),
                    CASE WHEN cm.blocked_at IS NULL THEN 0 ELSE 1 END,
                    CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.chat_id = cm.chat_id AND m.sender_id = cm.user_id) THEN 1 ELSE 0 END
-            FROM chat_members cm WHERE cm.chat_id IN (\(Self.list(ids)))
-            """, binding: []) { row in
+            FROM chat_members cm WHERE cm.chat_id IN (\(idsParameter))
+            """, binding: [idList(ids)]) { row in
             ChatMember(chatID: row.int(0), userID: row.int(1), readThrough: row.int(2), unread: row.int(3), blocked: row.int(4) != 0,
                        wrote: row.int(5) != 0)
         }
@@ -53,13 +56,13 @@ extension Store {
         guard !ids.isEmpty else { return [:] }
         var newestFirst: [Int: [MessageState]] = [:]
         _ = try connection.query("""
-            WITH wanted(id) AS (VALUES \(ids.map { "(\($0))" }.joined(separator: ","))),
+            WITH wanted(id) AS (\(idsParameter)),
                  start(chat_id, below) AS (
                      SELECT wanted.id, COALESCE((SELECT m.id FROM messages m WHERE m.chat_id = wanted.id
-                                                 ORDER BY m.id DESC LIMIT 1 OFFSET \(limit + 1)), 0)
+                                                 ORDER BY m.id DESC LIMIT 1 OFFSET ?), 0)
                      FROM wanted)
             SELECT m.chat_id, m.id, m.sender_id FROM start JOIN messages m ON m.chat_id = start.chat_id AND m.id > start.below
-            """, binding: []) { row in
+            """, binding: [idList(ids), limit + 1]) { row in
             let (chat, id, sender) = (row.int(0), row.int(1), row.int(2))
             let cursors = cursors[chat] ?? ReadCursors()
             newestFirst[chat, default: []].append(MessageState(id: id, senderID: sender, isRead: id <= cursors.ofRecipient(whenSentBy: sender)))
@@ -77,11 +80,24 @@ extension Store {
     /// The messages of `ids`, with their read state, in no order.
     public func messages(ids: [Int]) throws -> [Message] {
         guard !ids.isEmpty else { return [] }
-        return try connection.query("SELECT \(Self.messageColumns) FROM messages m \(Self.recipientCursor) WHERE m.id IN (\(Self.list(ids)))",
-                                    binding: [], row: Self.message)
+        return try connection.query("SELECT \(Self.messageColumns) FROM messages m \(Self.recipientCursor) WHERE m.id IN (\(idsParameter))",
+                                    binding: [idList(ids)], row: Self.message)
     }
 
-    private static func list(_ ids: [Int]) -> String {
-        ids.map(String.init).joined(separator: ",")
+    /// A query of the ids that `idList` binds, as one parameter.
+    private var idsParameter: String {
+        switch connection.engine {
+        case .sqlite: "SELECT value FROM json_each(?)"
+        case .postgres: "SELECT unnest(CAST(? AS bigint[]))"
+        }
+    }
+
+    /// `ids` as the text `idsParameter` reads.
+    private func idList(_ ids: [Int]) -> String {
+        let numbers = ids.map(String.init).joined(separator: ",")
+        return switch connection.engine {
+        case .sqlite: "[\(numbers)]"
+        case .postgres: "{\(numbers)}"
+        }
     }
 }

@@ -12,6 +12,8 @@ public final class SQLiteConnection: DatabaseConnection {
     public let path: String
     public var engine: DatabaseEngine { .sqlite }
     private var statements: [String: SQLiteStatement] = [:]
+    /// Statements kept prepared: one per text the store wrote.
+    var preparedStatementCount: Int { statements.count }
     /// What `afterEachCommit` was given, kept as long as the connection.
     private var commitHook: CommitHook?
 
