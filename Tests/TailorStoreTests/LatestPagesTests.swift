@@ -64,6 +64,7 @@ import Testing
             _ = try store.members(ofChats: ids)
             _ = try store.messages(ids: ids)
             _ = try store.latestPages(ofChats: ids, limit: 5, cursors: [:])
+            _ = try store.disabled(among: ids)
         }
         try readAll(chats)
         let afterFirst = prepared()

@@ -54,10 +54,8 @@ extension Store {
     /// The disabled accounts among `users`.
     public func disabled(among users: [Int]) throws -> Set<Int> {
         guard !users.isEmpty else { return [] }
-        // Ids, so written into the statement as they are.
-        return Set(try connection.query("""
-            SELECT id FROM users WHERE disabled_at IS NOT NULL AND id IN (\(users.map(String.init).joined(separator: ",")))
-            """, binding: []) { $0.int(0) })
+        return Set(try connection.query("SELECT id FROM users WHERE disabled_at IS NOT NULL AND id IN (\(idsQuery()))",
+                                        binding: [idList(users)]) { $0.int(0) })
     }
 
     /// Records that `user` was last seen at `time`, unless a later time is

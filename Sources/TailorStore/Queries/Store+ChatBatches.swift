@@ -1,8 +1,6 @@
 /// Many chats at once, for keeping a user's chats in memory (`KeptChat.read`):
-/// one query for each kind of row, whatever the number of chats. The ids are
-/// one parameter (a JSON array on SQLite, an array on PostgreSQL), so that
-/// each query is one text, prepared once: ids written into the text made a
-/// statement of every list, each kept prepared by the connection for good.
+/// one query for each kind of row, whatever the number of chats, the ids one
+/// parameter (`Store+IDLists`).
 extension Store {
     /// One member of a chat: their cursor, their unread messages, whether they
     /// blocked the other and whether they have written.
@@ -18,14 +16,14 @@ extension Store {
     /// The chats of `ids` that exist, in no order.
     public func chats(ids: [Int]) throws -> [Chat] {
         guard !ids.isEmpty else { return [] }
-        return try connection.query("SELECT id, user_a, user_b, created_at FROM chats WHERE id IN (\(idsParameter))", binding: [idList(ids)],
+        return try connection.query("SELECT id, user_a, user_b, created_at FROM chats WHERE id IN (\(idsQuery()))", binding: [idList(ids)],
                                     row: Self.chat)
     }
 
     /// The users of `ids` that exist, in no order.
     public func users(ids: [Int]) throws -> [User] {
         guard !ids.isEmpty else { return [] }
-        return try connection.query("SELECT id, name, last_seen_at, show_presence FROM users WHERE id IN (\(idsParameter))",
+        return try connection.query("SELECT id, name, last_seen_at, show_presence FROM users WHERE id IN (\(idsQuery()))",
                                     binding: [idList(ids)]) {
             User(id: $0.int(0), name: $0.text(1), lastSeenAt: $0.optionalInt(2), showsPresence: $0.int(3) != 0)
         }
@@ -40,7 +38,7 @@ extension Store {
                    (SELECT count(*) FROM messages m WHERE m.chat_id = cm.chat_id AND m.id > cm.read_through AND m.sender_id <> cm.user_id),
                    CASE WHEN cm.blocked_at IS NULL THEN 0 ELSE 1 END,
                    CASE WHEN EXISTS (SELECT 1 FROM messages m WHERE m.chat_id = cm.chat_id AND m.sender_id = cm.user_id) THEN 1 ELSE 0 END
-            FROM chat_members cm WHERE cm.chat_id IN (\(idsParameter))
+            FROM chat_members cm WHERE cm.chat_id IN (\(idsQuery()))
             """, binding: [idList(ids)]) { row in
             ChatMember(chatID: row.int(0), userID: row.int(1), readThrough: row.int(2), unread: row.int(3), blocked: row.int(4) != 0,
                        wrote: row.int(5) != 0)
@@ -56,7 +54,7 @@ extension Store {
         guard !ids.isEmpty else { return [:] }
         var newestFirst: [Int: [MessageState]] = [:]
         _ = try connection.query("""
-            WITH wanted(id) AS (\(idsParameter)),
+            WITH wanted(id) AS (\(idsQuery())),
                  start(chat_id, below) AS (
                      SELECT wanted.id, COALESCE((SELECT m.id FROM messages m WHERE m.chat_id = wanted.id
                                                  ORDER BY m.id DESC LIMIT 1 OFFSET ?), 0)
@@ -80,24 +78,8 @@ extension Store {
     /// The messages of `ids`, with their read state, in no order.
     public func messages(ids: [Int]) throws -> [Message] {
         guard !ids.isEmpty else { return [] }
-        return try connection.query("SELECT \(Self.messageColumns) FROM messages m \(Self.recipientCursor) WHERE m.id IN (\(idsParameter))",
+        return try connection.query("SELECT \(Self.messageColumns) FROM messages m \(Self.recipientCursor) WHERE m.id IN (\(idsQuery()))",
                                     binding: [idList(ids)], row: Self.message)
     }
 
-    /// A query of the ids that `idList` binds, as one parameter.
-    private var idsParameter: String {
-        switch connection.engine {
-        case .sqlite: "SELECT value FROM json_each(?)"
-        case .postgres: "SELECT unnest(CAST(? AS bigint[]))"
-        }
-    }
-
-    /// `ids` as the text `idsParameter` reads.
-    private func idList(_ ids: [Int]) -> String {
-        let numbers = ids.map(String.init).joined(separator: ",")
-        return switch connection.engine {
-        case .sqlite: "[\(numbers)]"
-        case .postgres: "{\(numbers)}"
-        }
-    }
 }

@@ -101,21 +101,19 @@ extension Store {
                 WHERE newer > ?1
                 """, on: connection.engine)))
             """, maxPending)
-        // Ids of this server's own, so written into the statement as they are.
-        let skipped = busy.isEmpty ? "" : "AND o.subscription_id NOT IN (\(busy.sorted().map(String.init).joined(separator: ",")))"
         let due = Self.unlocked("""
             SELECT id FROM (SELECT o.id, o.due_at,
                                    row_number() OVER (PARTITION BY o.subscription_id ORDER BY o.due_at, o.id) AS nth,
                                    row_number() OVER (PARTITION BY s.user_id ORDER BY o.due_at, o.id) AS turn
                             FROM push_outbox o JOIN push_subscriptions s ON s.id = o.subscription_id
-                            WHERE o.due_at <= ?1 \(skipped)) due
+                            WHERE o.due_at <= ?1 AND o.subscription_id NOT IN (\(idsQuery("?5")))) due
             WHERE nth = 1 ORDER BY turn, due_at LIMIT ?3
             """, on: connection.engine)
         let claim = Int.random(in: 1...Int.max)
         guard try connection.run("""
             UPDATE push_outbox SET due_at = CAST(?1 AS BIGINT) + CAST(?2 AS BIGINT), attempts = attempts + 1, claim = ?4
             WHERE id IN (\(due))
-            """, now, lease, limit, claim) > 0 else { return PushClaim(jobs: [], replaced: replaced, dropped: dropped) }
+            """, now, lease, limit, claim, idList(busy.sorted())) > 0 else { return PushClaim(jobs: [], replaced: replaced, dropped: dropped) }
         let jobs = try connection.query("""
             SELECT o.id, o.attempts - 1, s.id, s.user_id, s.session_id, s.endpoint, s.p256dh, s.auth,
                    m.id, m.chat_id, m.sender_id, m.text, m.client_id, m.sent_at, u.name
