@@ -16,6 +16,9 @@ package struct ChatListViewModel<Items: JSONWritable & Equatable & Sendable>: JS
     package let next: ActionViewModel?
     package let actions: Actions
 
+    /// The rows and a little more: a list of a hundred rows is grown once, not eight times.
+    package var estimatedJSONSize: Int { items.estimatedJSONSize + 512 }
+
     package func write(to json: inout JSONWriter) {
         json.object {
             $0.field("actions", actions)

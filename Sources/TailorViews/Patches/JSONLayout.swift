@@ -27,6 +27,12 @@ package struct JSONLayout: Sendable {
         package let offset: Int
     }
 
+    /// One writing of a layout with its bytes: a layout and the bytes it
+    /// describes are made together and go together, so two fragments of the
+    /// same writing are the same bytes, told without reading them (a list's
+    /// unchanged rows, in the version before and in the new one).
+    package final class Origin: Sendable {}
+
     package struct Node: Sendable {
         package let kind: Kind
         /// The value's bytes.
@@ -35,11 +41,14 @@ package struct JSONLayout: Sendable {
         package let key: Range<Int32>?
         /// The index of the first node after this one's members.
         package var end: Int32
+        /// For a fragment, its place in `fragments`; -1 for any other node.
+        package let fragment: Int32
     }
 
+    package let origin = Origin()
+
     package private(set) var nodes: [Node] = []
-    /// The fragments in document order, so by their nodes (appended, not
-    /// hashed: a list writes a hundred, a patch looks up the few that changed).
+    /// The fragments in document order, each found from its node.
     private var fragments: [Fragment] = []
     /// Containers open while writing, innermost last.
     private var open: [Int32] = []
@@ -66,7 +75,7 @@ package struct JSONLayout: Sendable {
 
     package mutating func opened(_ kind: Kind, at offset: Int, key: Range<Int>?) {
         open.append(Int32(nodes.count))
-        nodes.append(Node(kind: kind, bytes: Int32(offset)..<Int32(offset), key: key.map(Self.narrow), end: 0))
+        nodes.append(Node(kind: kind, bytes: Int32(offset)..<Int32(offset), key: key.map(Self.narrow), end: 0, fragment: -1))
     }
 
     package mutating func closed(at offset: Int) {
@@ -76,7 +85,7 @@ package struct JSONLayout: Sendable {
     }
 
     package mutating func wrote(_ bytes: Range<Int>, key: Range<Int>?) {
-        nodes.append(Node(kind: .value, bytes: Self.narrow(bytes), key: key.map(Self.narrow), end: Int32(nodes.count + 1)))
+        nodes.append(Node(kind: .value, bytes: Self.narrow(bytes), key: key.map(Self.narrow), end: Int32(nodes.count + 1), fragment: -1))
     }
 
     /// A value written before with its own `layout` (from its first byte),
@@ -85,19 +94,22 @@ package struct JSONLayout: Sendable {
         let root = layout.nodes[Self.root].bytes
         let index = Int32(nodes.count)
         nodes.append(Node(kind: .fragment, bytes: (root.lowerBound + Int32(offset))..<(root.upperBound + Int32(offset)),
-                          key: key.map(Self.narrow), end: index + 1))
+                          key: key.map(Self.narrow), end: index + 1, fragment: Int32(fragments.count)))
         fragments.append(Fragment(node: index, layout: layout, offset: offset))
     }
 
     /// The fragment the node at `node` places, if it is one.
     package func fragment(at node: Int) -> Fragment? {
-        guard nodes[node].kind == .fragment else { return nil }
-        var low = 0, high = fragments.count
-        while low < high {
-            let middle = (low + high) / 2
-            if fragments[middle].node < node { low = middle + 1 } else { high = middle }
-        }
-        return low < fragments.count && fragments[low].node == node ? fragments[low] : nil
+        let place = nodes[node].fragment
+        return place < 0 ? nil : fragments[Int(place)]
+    }
+
+    /// Whether the node at `node` and the node at `otherNode` of `other`
+    /// are fragments of one writing, so the same bytes. Read in place: a
+    /// fragment copied out would retain and release its layout's storage.
+    package func isFragment(_ node: Int, ofTheWritingOf otherNode: Int, in other: JSONLayout) -> Bool {
+        let place = nodes[node].fragment, otherPlace = other.nodes[otherNode].fragment
+        return place >= 0 && otherPlace >= 0 && fragments[Int(place)].layout.origin === other.fragments[Int(otherPlace)].layout.origin
     }
 
     private static func narrow(_ range: Range<Int>) -> Range<Int32> {

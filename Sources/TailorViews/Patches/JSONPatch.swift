@@ -103,6 +103,17 @@ private struct Differ {
     // MARK: Objects
 
     private mutating func compareObjects(_ oldNode: Int, _ newNode: Int) {
+        // Most often the two have the same keys in the same order (a view
+        // model's fields): paired by place, with no search.
+        if haveTheSameKeys(oldNode, newNode) {
+            var previous = oldNode + 1, member = newNode + 1
+            while member < Int(newLayout.nodes[newNode].end) {
+                atKey(of: member, in: newLayout, new) { $0.compare(previous, member) }
+                previous = Int(oldLayout.nodes[previous].end)
+                member = Int(newLayout.nodes[member].end)
+            }
+            return
+        }
         let oldMembers = oldLayout.members(of: oldNode)
         let newMembers = newLayout.members(of: newNode)
         for member in oldMembers where !newMembers.contains(where: { sameKey(member, $0) }) {
@@ -115,6 +126,18 @@ private struct Differ {
                 atKey(of: member, in: newLayout, new) { $0.write("add", value: member) }
             }
         }
+    }
+
+    /// Whether two objects have the same keys in the same order.
+    private func haveTheSameKeys(_ oldNode: Int, _ newNode: Int) -> Bool {
+        let oldEnd = Int(oldLayout.nodes[oldNode].end), newEnd = Int(newLayout.nodes[newNode].end)
+        var previous = oldNode + 1, member = newNode + 1
+        while previous < oldEnd && member < newEnd {
+            guard sameKey(previous, member) else { return false }
+            previous = Int(oldLayout.nodes[previous].end)
+            member = Int(newLayout.nodes[member].end)
+        }
+        return previous == oldEnd && member == newEnd
     }
 
     /// Whether an old and a new member of an object have the same key.
@@ -183,7 +206,10 @@ private struct Differ {
         let oldMiddle = Array(oldMembers[prefix..<oldMembers.count - suffix])
         let newMiddle = Array(newMembers[prefix..<newMembers.count - suffix])
         var steps = Array(repeating: Step.keep, count: prefix)
-        if let shifted = shifted(oldMiddle, newMiddle) {
+        if oldMiddle.count == 1 && newMiddle.count == 1 {
+            // One member changed where it is (a row of a list, the last message of a screen).
+            steps.append(.change(oldMiddle[0], newMiddle[0]))
+        } else if let shifted = shifted(oldMiddle, newMiddle) {
             steps += shifted
         } else if oldMiddle.count * newMiddle.count <= JSONPatch.alignmentLimit {
             steps += aligned(oldMiddle, newMiddle)
@@ -302,9 +328,11 @@ private struct Differ {
 
     // MARK: Bytes
 
-    /// Whether an old and a new value are the same bytes.
+    /// Whether an old and a new value are the same bytes: two fragments of
+    /// one writing are, unread (a list's rows that stayed as they were).
     private func same(_ oldNode: Int, _ newNode: Int) -> Bool {
-        equal(slice(old, oldLayout.nodes[oldNode].bytes), slice(new, newLayout.nodes[newNode].bytes))
+        if oldLayout.isFragment(oldNode, ofTheWritingOf: newNode, in: newLayout) { return true }
+        return equal(slice(old, oldLayout.nodes[oldNode].bytes), slice(new, newLayout.nodes[newNode].bytes))
     }
 
     private func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
