@@ -21,7 +21,7 @@ import Testing
         let rows: [Written]
 
         func write(to json: inout JSONWriter) {
-            json.array(count: rows.count) { json, index in json.fragment(rows[index].bytes[...], layout: rows[index].layout) }
+            json.array(count: rows.count) { json, index in rows[index].bytes.withUnsafeBytes { json.fragment($0, layout: { rows[index].layout }) } }
         }
     }
 

@@ -99,7 +99,10 @@ package struct ChatListRowList: JSONWritable, Equatable, Sendable {
     }
 
     package func write(to json: inout JSONWriter) {
-        json.array(count: rows.count) { json, index in json.fragment(rows[index].bytes[...], layout: rows[index].layout) }
+        json.array(count: rows.count) { json, index in
+            let row = rows[index]
+            row.bytes.withUnsafeBytes { json.fragment($0, layout: { row.layout }) }
+        }
     }
 
     package var estimatedJSONSize: Int { rows.reduce(2) { $0 + $1.bytes.count + 1 } }

@@ -151,13 +151,15 @@ package struct JSONWriter {
     /// A value written before with the layout it was written with, placed as
     /// it is: its members are told apart in this document's layout, so a
     /// patch names what changed inside it.
-    package mutating func fragment(_ json: ArraySlice<UInt8>, layout written: JSONLayout) {
+    /// The layout is asked for only when this writer notes one: a plain
+    /// read of a list then touches no row's layout.
+    package mutating func fragment(_ json: UnsafeRawBufferPointer, layout written: () -> JSONLayout) {
         separate()
         let start = bytes.count
         bytes.append(contentsOf: json)
         atStart = false
         guard layout != nil else { return }
-        layout!.wrote(written, at: start, key: pendingKey.take())
+        layout!.wrote(written(), at: start, key: pendingKey.take())
     }
 
     /// A value written before, placed with the bytes at `span` (offsets from
