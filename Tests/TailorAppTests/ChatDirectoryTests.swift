@@ -394,3 +394,8 @@ import Testing
         }
     }
 }
+
+private extension Presence {
+    /// Presence with nobody online or typing.
+    static var nobody: Presence { Presence(PresenceTracker(server: "test")) }
+}

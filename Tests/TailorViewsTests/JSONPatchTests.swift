@@ -1,10 +1,8 @@
 import Foundation
-@testable import TailorApp
 @testable import TailorDomain
 import TailorLoop
 import TailorStore
 import TailorTestSupport
-@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

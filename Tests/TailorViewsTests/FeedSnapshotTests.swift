@@ -1,8 +1,6 @@
-@testable import TailorApp
 @testable import TailorDomain
 import TailorStore
 import TailorTestSupport
-@testable import TailorStreams
 @testable import TailorViews
 import Testing
 
