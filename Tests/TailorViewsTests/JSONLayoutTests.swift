@@ -9,10 +9,12 @@ import Testing
     /// A value written once, with its layout, as a list's row is.
     private struct Written {
         let bytes: [UInt8]
-        let layout: JSONLayout
+        let layout: JSONLayout.Written
 
         init(_ value: some JSONWritable) {
-            (bytes, layout) = JSONWriter.bytesAndLayout(of: value)
+            let (bytes, layout) = JSONWriter.bytesAndLayout(of: value)
+            self.bytes = bytes
+            self.layout = JSONLayout.Written(layout)
         }
     }
 

@@ -28,9 +28,9 @@ package final class ChatListRows: Sendable {
         package let day: Int
         package let bytes: [UInt8]
         /// Where its values lie in `bytes`, for patches that name them.
-        package let layout: JSONLayout
+        package let layout: JSONLayout.Written
 
-        package init(summary: ChatSummary, stamp: Int?, status: ContactStatusViewModel?, day: Int, bytes: [UInt8], layout: JSONLayout) {
+        package init(summary: ChatSummary, stamp: Int?, status: ContactStatusViewModel?, day: Int, bytes: [UInt8], layout: JSONLayout.Written) {
             self.summary = summary
             self.stamp = stamp
             self.status = status
@@ -72,7 +72,7 @@ package final class ChatListRows: Sendable {
     }
 
     package func keep(_ rows: [Int: Row], of page: Page) {
-        let bytes = rows.values.reduce(0) { $0 + $1.bytes.count + $1.layout.byteCount }
+        let bytes = rows.values.reduce(0) { $0 + $1.bytes.count + $1.layout.layout.byteCount }
         generations.withLock { generations in
             if generations.newerBytes >= Self.byteBudget / 2 {
                 generations.older = generations.newer

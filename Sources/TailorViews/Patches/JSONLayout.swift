@@ -23,15 +23,22 @@ package struct JSONLayout: Sendable {
     /// placed by the node at `node`.
     package struct Fragment: Sendable {
         package let node: Int32
-        package let layout: JSONLayout
+        package let written: Written
         package let offset: Int
     }
 
-    /// One writing of a layout with its bytes: a layout and the bytes it
-    /// describes are made together and go together, so two fragments of the
-    /// same writing are the same bytes, told without reading them (a list's
-    /// unchanged rows, in the version before and in the new one).
-    package final class Origin: Sendable {}
+    /// A value's layout as it was written, with its bytes, once: shared by
+    /// every document that places the value (a list's row, in each version
+    /// of the list), so that placing it retains one reference. Its identity
+    /// is the writing: two fragments of one `Written` are the same bytes,
+    /// told without reading them.
+    package final class Written: Sendable {
+        package let layout: JSONLayout
+
+        package init(_ layout: JSONLayout) {
+            self.layout = layout
+        }
+    }
 
     package struct Node: Sendable {
         package let kind: Kind
@@ -44,8 +51,6 @@ package struct JSONLayout: Sendable {
         /// For a fragment, its place in `fragments`; -1 for any other node.
         package let fragment: Int32
     }
-
-    package let origin = Origin()
 
     package private(set) var nodes: [Node] = []
     /// The fragments in document order, each found from its node.
@@ -63,6 +68,8 @@ package struct JSONLayout: Sendable {
     /// The members of the container at `index`, in order.
     package func members(of index: Int) -> [Int] {
         var members: [Int] = []
+        // At most the nodes inside: exactly that for a list of rows or scalars.
+        members.reserveCapacity(Int(nodes[index].end) - index - 1)
         var member = index + 1
         while member < Int(nodes[index].end) {
             members.append(member)
@@ -88,14 +95,14 @@ package struct JSONLayout: Sendable {
         nodes.append(Node(kind: .value, bytes: Self.narrow(bytes), key: key.map(Self.narrow), end: Int32(nodes.count + 1), fragment: -1))
     }
 
-    /// A value written before with its own `layout` (from its first byte),
+    /// A value written before with its own layout (from its first byte),
     /// now at `offset`: one node, which names that layout.
-    package mutating func wrote(_ layout: JSONLayout, at offset: Int, key: Range<Int>?) {
-        let root = layout.nodes[Self.root].bytes
+    package mutating func wrote(_ written: Written, at offset: Int, key: Range<Int>?) {
+        let root = written.layout.nodes[Self.root].bytes
         let index = Int32(nodes.count)
         nodes.append(Node(kind: .fragment, bytes: (root.lowerBound + Int32(offset))..<(root.upperBound + Int32(offset)),
                           key: key.map(Self.narrow), end: index + 1, fragment: Int32(fragments.count)))
-        fragments.append(Fragment(node: index, layout: layout, offset: offset))
+        fragments.append(Fragment(node: index, written: written, offset: offset))
     }
 
     /// The fragment the node at `node` places, if it is one.
@@ -105,11 +112,10 @@ package struct JSONLayout: Sendable {
     }
 
     /// Whether the node at `node` and the node at `otherNode` of `other`
-    /// are fragments of one writing, so the same bytes. Read in place: a
-    /// fragment copied out would retain and release its layout's storage.
+    /// are fragments of one writing, so the same bytes.
     package func isFragment(_ node: Int, ofTheWritingOf otherNode: Int, in other: JSONLayout) -> Bool {
         let place = nodes[node].fragment, otherPlace = other.nodes[otherNode].fragment
-        return place >= 0 && otherPlace >= 0 && fragments[Int(place)].layout.origin === other.fragments[Int(otherPlace)].layout.origin
+        return place >= 0 && otherPlace >= 0 && fragments[Int(place)].written === other.fragments[Int(otherPlace)].written
     }
 
     private static func narrow(_ range: Range<Int>) -> Range<Int32> {

@@ -54,7 +54,7 @@ private struct Differ {
         /// The side inside the fragment at `node`, and the node of its value there.
         func inside(_ node: Int) -> (Side, Int) {
             guard let fragment = layout.fragment(at: node) else { return (self, node) }
-            return (Side(bytes: UnsafeRawBufferPointer(rebasing: bytes[fragment.offset...]), layout: fragment.layout), JSONLayout.root)
+            return (Side(bytes: UnsafeRawBufferPointer(rebasing: bytes[fragment.offset...]), layout: fragment.written.layout), JSONLayout.root)
         }
     }
 

@@ -153,7 +153,7 @@ package struct JSONWriter {
     /// patch names what changed inside it.
     /// The layout is asked for only when this writer notes one: a plain
     /// read of a list then touches no row's layout.
-    package mutating func fragment(_ json: UnsafeRawBufferPointer, layout written: () -> JSONLayout) {
+    package mutating func fragment(_ json: UnsafeRawBufferPointer, layout written: () -> JSONLayout.Written) {
         separate()
         let start = bytes.count
         bytes.append(contentsOf: json)
