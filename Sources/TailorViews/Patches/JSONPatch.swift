@@ -78,11 +78,15 @@ private struct Differ {
     private var overLimit: Bool { output.count >= limit }
 
     mutating func compare(_ oldNode: Int, _ newNode: Int) {
-        guard !overLimit, !same(oldNode, newNode) else { return }
+        guard !overLimit else { return }
         switch (oldLayout.nodes[oldNode].kind, newLayout.nodes[newNode].kind) {
-        case (.fragment, _), (_, .fragment): compareInside(oldNode, newNode)
+        // Two containers are compared by their members, not first as bytes:
+        // a document is compared because it changed, and reading it up to
+        // its change and then again member by member would read it twice.
         case (.object, .object): compareObjects(oldNode, newNode)
         case (.array, .array): compareArrays(oldNode, newNode)
+        case _ where same(oldNode, newNode): return
+        case (.fragment, _), (_, .fragment): compareInside(oldNode, newNode)
         default: write("replace", value: newNode)
         }
     }
