@@ -134,12 +134,16 @@ let package = Package(
             name: "tailor-load",
             dependencies: [
                 "TailorLoop",
+                "TailorWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
+        // The wire format as Swift clients read it: applying JSON Patches. No dependencies.
+        .target(name: "TailorWire"),
+
         // The client for apps: Foundation's URLSession only, nothing of the server's.
-        .target(name: "TailorClient"),
+        .target(name: "TailorClient", dependencies: ["TailorWire"]),
 
         // `tailor-chat`: a small terminal chat on the client's public API.
         .executableTarget(name: "tailor-chat", dependencies: ["TailorClient"]),

@@ -1,7 +1,9 @@
-/// RFC 6902 JSON Patch, the operations the server sends (`add`, `remove`,
-/// `replace`), with RFC 6901 pointers, applied in order. A patch that does
-/// not fit the document is an error: the stream then starts over from whole
-/// view models.
+import TailorWire
+
+/// RFC 6902 JSON Patch as the server sends it (`add`, `remove`, `replace`),
+/// read from JSON and applied by the one applier of the wire format
+/// (`TailorWire`). A patch that does not fit the document is an error: the
+/// stream then starts over from whole view models.
 struct JSONPatch: Decodable, Sendable {
     struct Operation: Decodable, Sendable {
         let op: String
@@ -9,86 +11,70 @@ struct JSONPatch: Decodable, Sendable {
         let value: JSONValue?
     }
 
-    struct Mismatch: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias Mismatch = JSONPatchMismatch
 
     let operations: [Operation]
-
-    init(operations: [Operation]) {
-        self.operations = operations
-    }
 
     init(from decoder: any Decoder) throws {
         operations = try [Operation](from: decoder)
     }
 
-    func applied(to document: JSONValue) throws -> JSONValue {
-        try operations.reduce(document) { document, operation in try Self.apply(operation, to: document) }
+    func applied(to document: JSONValue) throws(JSONPatchMismatch) -> JSONValue {
+        var document = document
+        var read: [JSONPatchOperation<JSONValue>] = []
+        for operation in operations { read.append(try JSONPatchOperation(op: operation.op, path: operation.path, value: operation.value)) }
+        try document.apply(read)
+        return document
     }
+}
 
-    private static func apply(_ operation: Operation, to document: JSONValue) throws -> JSONValue {
-        guard operation.path.isEmpty || operation.path.hasPrefix("/") else { throw Mismatch(description: "bad pointer \(operation.path)") }
-        let tokens = operation.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        }
-        return try change(document, at: tokens[...], operation)
-    }
-
-    private static func change(_ node: JSONValue, at tokens: ArraySlice<String>, _ operation: Operation) throws -> JSONValue {
-        guard let token = tokens.first else {
-            guard operation.op != "remove", let value = operation.value else { throw Mismatch(description: "cannot \(operation.op) the whole document") }
-            return value
-        }
-        let rest = tokens.dropFirst()
-        switch node {
-        case .object(var members):
-            if rest.isEmpty {
-                switch operation.op {
-                case "add": members[token] = try value(of: operation)
-                case "replace":
-                    guard members[token] != nil else { throw Mismatch(description: "no member \(token)") }
-                    members[token] = try value(of: operation)
-                case "remove":
-                    guard members.removeValue(forKey: token) != nil else { throw Mismatch(description: "no member \(token)") }
-                default: throw Mismatch(description: "unknown operation \(operation.op)")
-                }
-            } else {
-                guard let child = members[token] else { throw Mismatch(description: "no member \(token)") }
-                members[token] = try change(child, at: rest, operation)
-            }
-            return .object(members)
-        case .array(var items):
-            let adding = rest.isEmpty && operation.op == "add"
-            let index = try Self.index(token, in: items, adding: adding)
-            if rest.isEmpty {
-                switch operation.op {
-                case "add": items.insert(try value(of: operation), at: index)
-                case "replace": items[index] = try value(of: operation)
-                case "remove": items.remove(at: index)
-                default: throw Mismatch(description: "unknown operation \(operation.op)")
-                }
-            } else {
-                items[index] = try change(items[index], at: rest, operation)
-            }
-            return .array(items)
-        default:
-            throw Mismatch(description: "no container at \(token)")
+/// A document the Swift client keeps, changed in place by patches.
+extension JSONValue: JSONPatchable {
+    public var patchShape: JSONPatchShape {
+        switch self {
+        case .object: .object
+        case .array(let items): .array(count: items.count)
+        default: .scalar
         }
     }
 
-    private static func value(of operation: Operation) throws -> JSONValue {
-        guard let value = operation.value else { throw Mismatch(description: "\(operation.op) without a value") }
-        return value
+    public func member(_ key: String) -> JSONValue? { self[key] }
+
+    public mutating func setMember(_ key: String, to value: JSONValue) {
+        guard case .object(var members) = self else { return }
+        self = .null  // Lets go of the members, so that they are changed in place rather than copied.
+        members[key] = value
+        self = .object(members)
     }
 
-    /// An index into `items`; `-` and the count itself only where an item is added.
-    private static func index(_ token: String, in items: [JSONValue], adding: Bool) throws -> Int {
-        if token == "-", adding { return items.count }
-        guard let index = Int(token), index >= 0, String(index) == token,
-              index < items.count || (adding && index == items.count) else {
-            throw Mismatch(description: "index \(token) out of range")
-        }
-        return index
+    public mutating func removeMember(_ key: String) -> Bool {
+        guard case .object(var members) = self else { return false }
+        self = .null
+        defer { self = .object(members) }
+        return members.removeValue(forKey: key) != nil
+    }
+
+    public func item(at index: Int) -> JSONValue {
+        guard case .array(let items) = self else { preconditionFailure("an item of a value that is no array") }
+        return items[index]
+    }
+
+    public mutating func replaceItem(at index: Int, with value: JSONValue) {
+        changeItems { $0[index] = value }
+    }
+
+    public mutating func insertItem(_ value: JSONValue, at index: Int) {
+        changeItems { $0.insert(value, at: index) }
+    }
+
+    public mutating func removeItem(at index: Int) {
+        changeItems { $0.remove(at: index) }
+    }
+
+    private mutating func changeItems(_ change: (inout [JSONValue]) -> Void) {
+        guard case .array(var items) = self else { return }
+        self = .null
+        change(&items)
+        self = .array(items)
     }
 }

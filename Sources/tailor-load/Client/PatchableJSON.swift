@@ -1,3 +1,5 @@
+import TailorWire
+
 /// A JSON document that a stream taking patches holds: parsed into objects,
 /// arrays and scalars that keep their bytes as they came, so that writing it
 /// back gives exactly the server's bytes (compact, keys sorted), and RFC 6902
@@ -80,84 +82,73 @@ indirect enum PatchableJSON: Equatable {
     /// Applies RFC 6902 operations (a JSON array) in order.
     mutating func apply(patch operations: PatchableJSON) throws {
         guard case .array(let operations) = operations else { throw Failure(description: "a patch is an array") }
+        var read: [JSONPatchOperation<PatchableJSON>] = []
         for operation in operations {
             guard let op = operation["op"]?.text, let path = operation["path"]?.text else {
                 throw Failure(description: "an operation without op or path")
             }
-            let tokens: [[UInt8]] = path.isEmpty ? [] : path.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-                .map { Self.unescape(Array($0)) }
-            try apply(op, at: tokens[...], value: operation["value"])
+            read.append(try JSONPatchOperation(op: op, path: path, value: operation["value"]))
         }
+        try apply(read)
     }
+}
 
-    private mutating func apply(_ op: String, at path: ArraySlice<[UInt8]>, value: PatchableJSON?) throws {
-        guard let token = path.first else {
-            guard op != "remove", let value else { throw Failure(description: "\(op) of the whole document") }
-            self = value
-            return
-        }
-        let rest = path.dropFirst()
+/// What the one patch applier (`TailorWire`) changes of a document held.
+extension PatchableJSON: JSONPatchable {
+    var patchShape: JSONPatchShape {
         switch self {
-        case .object(var members):
-            let found = members.firstIndex { $0.key == token }
-            if !rest.isEmpty {
-                guard let found else { throw Failure(description: "no member \(String(decoding: token, as: UTF8.self))") }
-                try members[found].value.apply(op, at: rest, value: value)
-            } else {
-                switch (op, found) {
-                case ("add", nil):
-                    // Where a sorted writer puts it.
-                    let place = members.firstIndex { !$0.key.lexicographicallyPrecedes(token) } ?? members.count
-                    members.insert((token, try Self.required(value)), at: place)
-                case ("add", let found?), ("replace", let found?):
-                    members[found].value = try Self.required(value)
-                case ("remove", let found?):
-                    members.remove(at: found)
-                default:
-                    throw Failure(description: "\(op) of member \(String(decoding: token, as: UTF8.self))")
-                }
-            }
-            self = .object(members)
-        case .array(var items):
-            let index = token == Array("-".utf8) ? items.count : Int(String(decoding: token, as: UTF8.self))
-            guard let index, index >= 0, index <= items.count else { throw Failure(description: "a bad index of \(items.count) items") }
-            if !rest.isEmpty {
-                guard index < items.count else { throw Failure(description: "no item \(index)") }
-                try items[index].apply(op, at: rest, value: value)
-            } else {
-                switch op {
-                case "add": items.insert(try Self.required(value), at: index)
-                case "remove" where index < items.count: items.remove(at: index)
-                case "replace" where index < items.count: items[index] = try Self.required(value)
-                default: throw Failure(description: "\(op) at \(index) of \(items.count) items")
-                }
-            }
-            self = .array(items)
-        case .scalar:
-            throw Failure(description: "a path into a scalar")
+        case .object: .object
+        case .array(let items): .array(count: items.count)
+        case .scalar: .scalar
         }
     }
 
-    private static func required(_ value: PatchableJSON?) throws -> PatchableJSON {
-        guard let value else { throw Failure(description: "add and replace need a value") }
-        return value
+    func member(_ key: String) -> PatchableJSON? { self[key] }
+
+    mutating func setMember(_ key: String, to value: PatchableJSON) {
+        guard case .object(var members) = self else { return }
+        self = .scalar([])  // Lets go of the members, so that they are changed in place rather than copied.
+        let token = Array(key.utf8)
+        if let found = members.firstIndex(where: { $0.key == token }) {
+            members[found].value = value
+        } else {
+            // Where a writer of sorted keys puts it, so that the bytes written back are the server's.
+            let place = members.firstIndex { !$0.key.lexicographicallyPrecedes(token) } ?? members.count
+            members.insert((token, value), at: place)
+        }
+        self = .object(members)
     }
 
-    /// RFC 6901: `~1` is `/`, `~0` is `~`.
-    private static func unescape(_ token: [UInt8]) -> [UInt8] {
-        guard token.contains(UInt8(ascii: "~")) else { return token }
-        var result: [UInt8] = []
-        var index = 0
-        while index < token.count {
-            if token[index] == UInt8(ascii: "~"), index + 1 < token.count {
-                result.append(token[index + 1] == UInt8(ascii: "1") ? UInt8(ascii: "/") : UInt8(ascii: "~"))
-                index += 2
-            } else {
-                result.append(token[index])
-                index += 1
-            }
-        }
-        return result
+    mutating func removeMember(_ key: String) -> Bool {
+        guard case .object(var members) = self, let found = members.firstIndex(where: { $0.key.elementsEqual(key.utf8) }) else { return false }
+        self = .scalar([])
+        members.remove(at: found)
+        self = .object(members)
+        return true
+    }
+
+    func item(at index: Int) -> PatchableJSON {
+        guard case .array(let items) = self else { preconditionFailure("an item of a value that is no array") }
+        return items[index]
+    }
+
+    mutating func replaceItem(at index: Int, with value: PatchableJSON) {
+        changeItems { $0[index] = value }
+    }
+
+    mutating func insertItem(_ value: PatchableJSON, at index: Int) {
+        changeItems { $0.insert(value, at: index) }
+    }
+
+    mutating func removeItem(at index: Int) {
+        changeItems { $0.remove(at: index) }
+    }
+
+    private mutating func changeItems(_ change: (inout [PatchableJSON]) -> Void) {
+        guard case .array(var items) = self else { return }
+        self = .scalar([])
+        change(&items)
+        self = .array(items)
     }
 }
 
