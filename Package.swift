@@ -148,7 +148,7 @@ let package = Package(
         // `tailor-chat`: a small terminal chat on the client's public API.
         .executableTarget(name: "tailor-chat", dependencies: ["TailorClient"]),
 
-        .testTarget(name: "TailorClientTests", dependencies: ["TailorClient"]),
+        .testTarget(name: "TailorClientTests", dependencies: ["TailorClient", "TailorWire"]),
         .testTarget(name: "TailorLoopTests", dependencies: ["TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorHTTPTests", dependencies: ["TailorHTTP", .product(name: "Logging", package: "swift-log")]),
         // Fresh databases on either engine, and thread names, for the tests.

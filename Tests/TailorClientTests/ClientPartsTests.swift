@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TailorClient
+import TailorWire
 
 /// The client's parts alone: the event-stream reader as a browser reads,
 /// patches as RFC 6902 applies them, the backoff's range, and topics' paths.
@@ -8,18 +9,18 @@ import Testing
     @Test func eventsAreReadAsABrowserReadsThemWhateverTheChunks() {
         let stream = ": ping\r\nretry: 3000\r\nid: 7\nevent: chat\ndata: {\"a\":\ndata:1}\n weird: field\n\nid: 8\rdata: x\r\r" + "event: badge\ndata\n\nid: bad\0id\ndata: y\n\n"
         let bytes = Array(stream.utf8)
-        let whole: [ServerSentEvent] = {
-            var parser = ServerSentEventParser()
+        let whole: [EventStreamEvent] = {
+            var parser = EventStreamParser()
             return parser.read(bytes)
         }()
         #expect(whole == [
-            ServerSentEvent(name: "chat", data: "{\"a\":\n1}", lastEventID: "7"),
-            ServerSentEvent(name: "message", data: "x", lastEventID: "8"),
-            ServerSentEvent(name: "badge", data: "", lastEventID: "8"),
-            ServerSentEvent(name: "message", data: "y", lastEventID: "8"),
+            EventStreamEvent(name: "chat", data: Array("{\"a\":\n1}".utf8), lastEventID: "7"),
+            EventStreamEvent(name: "message", data: Array("x".utf8), lastEventID: "8"),
+            EventStreamEvent(name: "badge", data: [], lastEventID: "8"),
+            EventStreamEvent(name: "message", data: Array("y".utf8), lastEventID: "8"),
         ])
         // One byte at a time, a CRLF split between two reads among them: the same events.
-        var parser = ServerSentEventParser()
+        var parser = EventStreamParser()
         #expect(bytes.flatMap { parser.read([$0]) } == whole)
     }
 

@@ -3,6 +3,7 @@ import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TailorWire
 
 /// One event-stream request: what it brings, as an asynchronous sequence of
 /// its opening and its events. It ends when the server ends the stream, and
@@ -15,14 +16,14 @@ import FoundationNetworking
 final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     enum Item: Sendable {
         case opened
-        case event(ServerSentEvent)
+        case event(EventStreamEvent)
     }
 
     let items: AsyncThrowingStream<Item, any Error>
     private let continuation: AsyncThrowingStream<Item, any Error>.Continuation
     /// What the session's delegate queue reads and writes, one callback at a time.
     private struct Reading {
-        var parser: ServerSentEventParser
+        var parser: EventStreamParser
         var status = 0
         var errorBody: [UInt8] = []
         var task: URLSessionDataTask?
@@ -36,7 +37,7 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
     init(request: URLRequest) {
         self.request = request
         (items, continuation) = AsyncThrowingStream.makeStream()
-        reading = Mutex(Reading(parser: ServerSentEventParser()))
+        reading = Mutex(Reading(parser: EventStreamParser()))
         super.init()
     }
 
@@ -71,12 +72,12 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let events: [ServerSentEvent] = reading.withLock { reading in
+        let events: [EventStreamEvent] = reading.withLock { reading in
             guard reading.status == 200 else {
                 reading.errorBody.append(contentsOf: data.prefix(16_384 - reading.errorBody.count))
                 return []
             }
-            return reading.parser.read(data)
+            return data.withUnsafeBytes { reading.parser.read($0) }
         }
         for event in events { continuation.yield(.event(event)) }
     }

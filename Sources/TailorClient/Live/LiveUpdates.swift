@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TailorWire
 
 /// The client's one event stream, with the union of the topics being
 /// followed. It applies patches, hands each topic's new values to its
@@ -146,10 +147,10 @@ actor LiveUpdates {
     }
 
     /// Takes one event; false when a patch does not fit what is held.
-    private func receive(_ event: ServerSentEvent) -> Bool {
+    private func receive(_ event: EventStreamEvent) -> Bool {
         let json: JSONValue
         do {
-            json = try JSONValue.parse(Data(event.data.utf8))
+            json = try JSONValue.parse(Data(event.data))
         } catch {
             // Not JSON: not a view model the server sends; nothing to show.
             return true

@@ -1,7 +1,8 @@
 import TailorLoop
+import TailorWire
 
 /// One Server-Sent Events stream, read as a browser would: the chunked body
-/// decoded, then events split at blank lines into `event`, `id` and `data`.
+/// decoded, then its events read by the wire format's reader (`TailorWire`).
 ///
 /// `@unchecked Sendable`: read only by tasks on its socket's loop.
 final class EventStreamClient: @unchecked Sendable {
@@ -13,7 +14,8 @@ final class EventStreamClient: @unchecked Sendable {
 
     private let socket: SocketConnection
     private var raw: [UInt8] = []       // bytes read, not yet de-chunked
-    private var lines: [UInt8] = []     // de-chunked event-stream text, not yet parsed
+    private var events = EventStreamParser()
+    private var ready: [Event] = []     // events read, not yet handed on
     private var chunkLeft = 0           // bytes still to come in the current chunk
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     private(set) var isClosed = false
@@ -49,7 +51,8 @@ final class EventStreamClient: @unchecked Sendable {
     func read(_ handle: (Event) -> Void) async {
         while !isClosed {
             decodeChunks()
-            while let event = nextEvent() { handle(event) }
+            for event in ready { handle(event) }
+            ready.removeAll(keepingCapacity: true)
             guard (try? await fill()) == true else { break }
         }
     }
@@ -67,13 +70,15 @@ final class EventStreamClient: @unchecked Sendable {
         return true
     }
 
-    /// Moves chunk payloads from `raw` to `lines` (RFC 9112 §7.1).
+    /// Reads the chunks' payloads in `raw` into events (RFC 9112 §7.1).
     private func decodeChunks() {
         var index = 0
         while index < raw.count {
             if chunkLeft > 0 {
                 let take = min(chunkLeft, raw.count - index)
-                lines.append(contentsOf: raw[index..<(index + take)])
+                for event in events.read(raw[index..<(index + take)]) {
+                    ready.append(Event(name: event.name, id: event.lastEventID.isEmpty ? nil : event.lastEventID, data: event.data[...]))
+                }
                 index += take
                 chunkLeft -= take
                 continue
@@ -95,35 +100,5 @@ final class EventStreamClient: @unchecked Sendable {
         raw.removeFirst(index)
     }
 
-    /// The next complete event in `lines`, if one has arrived whole. Comments
-    /// (heartbeats) and `retry` are skipped.
-    private func nextEvent() -> Event? {
-        while let end = lines[...].firstIndex(ofBytes: Self.blankLine) {
-            var event = Event()
-            var hasData = false
-            var start = 0
-            while start < end {
-                let lineEnd = lines[start..<end].firstIndex(ofBytes: Self.newline) ?? end
-                let line = lines[start..<lineEnd]
-                if line.starts(with: "data: ".utf8) {
-                    event.data = line.dropFirst(6)
-                    hasData = true
-                } else if line.starts(with: "event: ".utf8) {
-                    event.name = String(decoding: line.dropFirst(7), as: UTF8.self)
-                } else if line.starts(with: "id: ".utf8) {
-                    event.id = String(decoding: line.dropFirst(4), as: UTF8.self)
-                }
-                start = lineEnd + 1
-            }
-            // Copied out: `lines` is about to lose these bytes.
-            event.data = ArraySlice(Array(event.data))
-            lines.removeFirst(end + 2)
-            if hasData { return event }
-        }
-        return nil
-    }
-
-    private static let newline: [UInt8] = [10]
-    private static let blankLine: [UInt8] = [10, 10]
     private static let crlf: [UInt8] = [13, 10]
 }
