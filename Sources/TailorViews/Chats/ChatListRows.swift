@@ -27,16 +27,17 @@ package final class ChatListRows: Sendable {
         /// The local midnight that ended the day it was written on.
         package let day: Int
         package let bytes: [UInt8]
-        /// Where its values lie in `bytes`, for patches that name them.
-        package let layout: JSONLayout.Written
+        /// Where its values lie in `bytes`, for patches that name them;
+        /// shared by every list that places the row.
+        package let written: JSONLayout.Written
 
-        package init(summary: ChatSummary, stamp: Int?, status: ContactStatusViewModel?, day: Int, bytes: [UInt8], layout: JSONLayout.Written) {
+        package init(summary: ChatSummary, stamp: Int?, status: ContactStatusViewModel?, day: Int, bytes: [UInt8], written: JSONLayout.Written) {
             self.summary = summary
             self.stamp = stamp
             self.status = status
             self.day = day
             self.bytes = bytes
-            self.layout = layout
+            self.written = written
         }
 
         package func shows(_ summary: ChatSummary, _ status: ContactStatusViewModel?, day: Int) -> Bool {
@@ -48,7 +49,7 @@ package final class ChatListRows: Sendable {
         /// other member's row shows) gives the row the new stamp, so that the
         /// next build finds it unchanged without making its summary again.
         package func stamped(_ stamp: Int?) -> Row {
-            stamp == self.stamp ? self : Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, layout: layout)
+            stamp == self.stamp ? self : Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, written: written)
         }
     }
 
@@ -72,7 +73,7 @@ package final class ChatListRows: Sendable {
     }
 
     package func keep(_ rows: [Int: Row], of page: Page) {
-        let bytes = rows.values.reduce(0) { $0 + $1.bytes.count + $1.layout.layout.byteCount }
+        let bytes = rows.values.reduce(0) { $0 + $1.bytes.count + $1.written.layout.byteCount }
         generations.withLock { generations in
             if generations.newerBytes >= Self.byteBudget / 2 {
                 generations.older = generations.newer
@@ -101,7 +102,7 @@ package struct ChatListRowList: JSONWritable, Equatable, Sendable {
     package func write(to json: inout JSONWriter) {
         json.array(count: rows.count) { json, index in
             let row = rows[index]
-            row.bytes.withUnsafeBytes { json.fragment($0, layout: { row.layout }) }
+            row.bytes.withUnsafeBytes { json.fragment($0, layout: { row.written }) }
         }
     }
 

@@ -57,7 +57,7 @@ package struct ChatListViewModelBuilder {
     /// A row written anew.
     private func row(_ summary: ChatSummary, stamp: Int?, status: ContactStatusViewModel?, day: Int, now: Int) -> ChatListRows.Row {
         let (bytes, layout) = JSONWriter.bytesAndLayout(of: item(for: summary, status: status, now: now))
-        return ChatListRows.Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, layout: JSONLayout.Written(layout))
+        return ChatListRows.Row(summary: summary, stamp: stamp, status: status, day: day, bytes: bytes, written: JSONLayout.Written(layout))
     }
 
     private func status(of summary: ChatSummary, now: Int) -> ContactStatusViewModel? {
