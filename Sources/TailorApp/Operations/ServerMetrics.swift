@@ -76,8 +76,14 @@ final class ServerMetrics: Sendable {
     private let batchEvents: Recorder
     private let batchDuration: CoreMetrics.Timer
     /// The totals as of the last scrape: a counter goes up by the difference.
-    private let lastTotals = Mutex([String: Int]())
-    private let lastCPUSeconds = Mutex(0.0)
+    private struct Counted {
+        var totals: [String: Int] = [:]
+        var cpuSeconds = 0.0
+    }
+
+    /// Shared by the loops that answer scrapes: two scrapes at once must not
+    /// both add the same growth.
+    private let counted = Mutex(Counted())
     /// When the server started, in seconds since 1970: Prometheus's
     /// `process_start_time_seconds`, by which a restart shows.
     private let startTime: Double
@@ -144,21 +150,19 @@ final class ServerMetrics: Sendable {
             "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
             "tailor_feed_reads_total": sample.totals.feedReads,
         ]
-        lastTotals.withLock { last in
+        counted.withLock { last in
             for (name, total) in totals {
-                let grown = total - last[name, default: 0]
+                let grown = total - last.totals[name, default: 0]
                 let counter = CoreMetrics.Counter(label: name, dimensions: [], factory: factory)
                 if grown > 0 { counter.increment(by: grown) }
-                last[name] = max(total, last[name, default: 0])
+                last.totals[name] = max(total, last.totals[name, default: 0])
             }
+            let grown = sample.cpuSeconds - last.cpuSeconds
+            if grown > 0 { FloatingPointCounter(label: "process_cpu_seconds_total", dimensions: [], factory: factory).increment(by: grown) }
+            last.cpuSeconds = max(sample.cpuSeconds, last.cpuSeconds)
         }
         Meter(label: "process_start_time_seconds", dimensions: [], factory: factory).set(startTime)
         Meter(label: "tailor_build_info", dimensions: [("version", TailorVersion.number)], factory: factory).set(1)
-        lastCPUSeconds.withLock { last in
-            let grown = sample.cpuSeconds - last
-            if grown > 0 { FloatingPointCounter(label: "process_cpu_seconds_total", dimensions: [], factory: factory).increment(by: grown) }
-            last = max(sample.cpuSeconds, last)
-        }
         return MetricHelp.added(to: registry.emitToBuffer())
     }
 }
