@@ -80,14 +80,7 @@ package final class PublisherLane: Sendable {
     /// Hands over topics to build again once `seconds` have passed: a retry
     /// after a failed build.
     package func rebuild(_ changes: Set<TopicChange>, after seconds: Double, to streams: EventStreams) {
-        Task(executorPreference: loop) { [self] in
-            do {
-                try await Task.sleep(for: .seconds(seconds))
-            } catch {
-                return  // Cancelled: never, since nothing holds the task.
-            }
-            rebuild(changes, to: streams)
-        }
+        loop.after(seconds: seconds) { [self] in rebuild(changes, to: streams) }
     }
 
     /// Adds to what waits with `update`, and starts the passes unless they are going.
