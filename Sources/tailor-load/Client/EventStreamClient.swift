@@ -7,9 +7,10 @@ import TailorWire
 /// `@unchecked Sendable`: read only by tasks on its socket's loop.
 final class EventStreamClient: @unchecked Sendable {
     struct Event {
-        var name = "message"
-        var id: String?
-        var data: ArraySlice<UInt8> = []
+        let name: String
+        /// The stream's last event id, if it has had one.
+        let id: String?
+        let data: ArraySlice<UInt8>
     }
 
     private let socket: SocketConnection
