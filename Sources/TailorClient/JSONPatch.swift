@@ -49,7 +49,7 @@ extension JSONValue: JSONPatchable {
 
     public mutating func removeMember(_ key: String) -> Bool {
         guard case .object(var members) = self else { return false }
-        self = .null
+        self = .null  // Lets go of the members, so that they are changed in place rather than copied.
         defer { self = .object(members) }
         return members.removeValue(forKey: key) != nil
     }
@@ -59,21 +59,9 @@ extension JSONValue: JSONPatchable {
         return items[index]
     }
 
-    public mutating func replaceItem(at index: Int, with value: JSONValue) {
-        changeItems { $0[index] = value }
-    }
-
-    public mutating func insertItem(_ value: JSONValue, at index: Int) {
-        changeItems { $0.insert(value, at: index) }
-    }
-
-    public mutating func removeItem(at index: Int) {
-        changeItems { $0.remove(at: index) }
-    }
-
-    private mutating func changeItems(_ change: (inout [JSONValue]) -> Void) {
+    public mutating func changeItems(_ change: (inout [JSONValue]) -> Void) {
         guard case .array(var items) = self else { return }
-        self = .null
+        self = .null  // Lets go of the items, so that they are changed in place rather than copied.
         change(&items)
         self = .array(items)
     }

@@ -36,13 +36,13 @@ extension JSONPatchable {
             guard rest.isEmpty else {
                 var child = item(at: index)
                 try child.change(at: rest, operation)
-                replaceItem(at: index, with: child)
+                changeItems { $0[index] = child }
                 return
             }
             switch operation.kind {
-            case .add: insertItem(operation.value!, at: index)
-            case .replace: replaceItem(at: index, with: operation.value!)
-            case .remove: removeItem(at: index)
+            case .add: changeItems { $0.insert(operation.value!, at: index) }
+            case .replace: changeItems { $0[index] = operation.value! }
+            case .remove: changeItems { $0.remove(at: index) }
             }
         case .scalar:
             throw JSONPatchMismatch("no container at \(token)")

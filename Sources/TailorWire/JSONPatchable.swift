@@ -14,10 +14,9 @@ public protocol JSONPatchable {
     mutating func removeMember(_ key: String) -> Bool
     /// An array's item; `index` is within it.
     func item(at index: Int) -> Self
-    mutating func replaceItem(at index: Int, with value: Self)
-    /// `index` is within the array or its length.
-    mutating func insertItem(_ value: Self, at index: Int)
-    mutating func removeItem(at index: Int)
+    /// Changes an array's items in place (the applier replaces, inserts and
+    /// removes, within the bounds); does nothing to any other value.
+    mutating func changeItems(_ change: (inout [Self]) -> Void)
 }
 
 /// What a value is, for a pointer.

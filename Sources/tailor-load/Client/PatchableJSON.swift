@@ -132,21 +132,9 @@ extension PatchableJSON: JSONPatchable {
         return items[index]
     }
 
-    mutating func replaceItem(at index: Int, with value: PatchableJSON) {
-        changeItems { $0[index] = value }
-    }
-
-    mutating func insertItem(_ value: PatchableJSON, at index: Int) {
-        changeItems { $0.insert(value, at: index) }
-    }
-
-    mutating func removeItem(at index: Int) {
-        changeItems { $0.remove(at: index) }
-    }
-
-    private mutating func changeItems(_ change: (inout [PatchableJSON]) -> Void) {
+    mutating func changeItems(_ change: (inout [PatchableJSON]) -> Void) {
         guard case .array(var items) = self else { return }
-        self = .scalar([])
+        self = .scalar([])  // Lets go of the items, so that they are changed in place rather than copied.
         change(&items)
         self = .array(items)
     }
