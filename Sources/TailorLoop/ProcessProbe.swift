@@ -34,6 +34,20 @@ public struct ProcessProbe: Sendable {
         return seconds
     }
 
+    /// Times its threads that still run gave up the CPU so far, waiting
+    /// (voluntary) or pre-empted: each is a switch of the core to another
+    /// thread, and a hand-off between two threads costs one at least.
+    public var contextSwitches: Int {
+        var switches = 0
+        for task in FolderNames.names(in: "/proc/\(pid)/task") ?? [] {
+            guard let id = Int(task), let text = Self.read("/proc/\(pid)/task/\(id)/status") else { continue }
+            for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {
+                switches += Int(line.split(separator: "\t").last ?? "0") ?? 0
+            }
+        }
+        return switches
+    }
+
     /// The name and the CPU time of a process or thread, from its stat file.
     private static func statistics(at path: String) -> (name: String, cpu: (user: Double, system: Double))? {
         // The name is between the first '(' and the last ')' (it may hold

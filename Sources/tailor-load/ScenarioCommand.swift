@@ -100,6 +100,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         log("sending \(Int(rate)) messages/s for \(Int(duration)) s")
         let serverCPU = server?.cpuTime
         let serverThreads = server?.threadCPUSeconds ?? [:]
+        let serverSwitches = server?.contextSwitches
         let clientCPU = ProcessProbe.current.cpuSeconds
         let commitsBefore = await scenario.writerCommits()
         let elapsed = await scenario.run()
@@ -110,6 +111,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         }
         let serverSeconds = serverSpent.map { $0.user + $0.system } ?? 0
         let threadSeconds = server.map { (before: serverThreads, after: $0.threadCPUSeconds) }
+        let switches = server.map { $0.contextSwitches - (serverSwitches ?? 0) }
         let clientSeconds = ProcessProbe.current.cpuSeconds - clientCPU
         log("comparing the streams' last view models with the server's")
         let check = await scenario.checkFinalViewModels()
@@ -118,7 +120,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         let report = makeReport(scenario: scenario, elapsed: elapsed, check: check, server: server.map { probe in
             let memory = probe.residentKiB
             return LoadReport.Process(cpuPercent: serverSeconds / elapsed * 100, rssMiB: Double(memory.now) / 1024, peakRssMiB: Double(memory.peak) / 1024)
-        }, serverSpent: serverSpent, threadSeconds: threadSeconds, clientSeconds: clientSeconds, commits: commitsAfter.flatMap { after in
+        }, serverSpent: serverSpent, switches: switches, threadSeconds: threadSeconds, clientSeconds: clientSeconds, commits: commitsAfter.flatMap { after in
             commitsBefore.map { LoadReport.Commits(after - $0, seconds: elapsed) }
         })
         print(report.table)
@@ -131,7 +133,7 @@ struct ScenarioCommand: AsyncParsableCommand {
     }
 
     private func makeReport(scenario: Scenario, elapsed: Double, check: Scenario.FinalCheck,
-                            server: LoadReport.Process?, serverSpent: (user: Double, system: Double)?, threadSeconds: (before: [String: Double], after: [String: Double])?,
+                            server: LoadReport.Process?, serverSpent: (user: Double, system: Double)?, switches: Int?, threadSeconds: (before: [String: Double], after: [String: Double])?,
                             clientSeconds: Double, commits: LoadReport.Commits?) -> LoadReport {
         let statistics = scenario.statistics.snapshot
         let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
@@ -153,6 +155,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
             server: server,
             serverCPUPerMessage: serverSpent.map { LoadReport.CPUPerMessage(user: $0.user, system: $0.system, messages: counts.accepted) },
+            serverContextSwitchesPerMessage: switches.map { Double($0) / Double(max(counts.accepted, 1)) },
             commits: commits, threads: threads, serialCeilingMessagesPerSecond: ceiling?.rate, serialCeilingThread: ceiling?.thread,
             client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),
             intervalSeconds: interval, intervals: intervals(scenario))

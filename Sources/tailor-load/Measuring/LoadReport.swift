@@ -110,6 +110,8 @@ struct LoadReport: Encodable {
     let staleExamples: [String]
     let server: Process?
     let serverCPUPerMessage: CPUPerMessage?
+    /// The server's threads' context switches over the run per message accepted.
+    let serverContextSwitchesPerMessage: Double?
     /// The servers' commits over the run, from their `/metrics`.
     let commits: Commits?
     /// The server's threads over the run, busiest first.
@@ -147,7 +149,8 @@ struct LoadReport: Encodable {
             lines.append("server         CPU \(Self.number(server.cpuPercent, 0))% of one core, RSS \(Self.number(server.rssMiB, 1)) MiB (peak \(Self.number(server.peakRssMiB, 1)) MiB)")
         }
         if let cpu = serverCPUPerMessage {
-            lines.append("  per message  \(Self.number(cpu.microseconds, 0)) µs of CPU (user \(Self.number(cpu.userMicroseconds, 0)), system \(Self.number(cpu.systemMicroseconds, 0)))")
+            let switches = serverContextSwitchesPerMessage.map { ", \(Self.number($0, 2)) context switches" } ?? ""
+            lines.append("  per message  \(Self.number(cpu.microseconds, 0)) µs of CPU (user \(Self.number(cpu.userMicroseconds, 0)), system \(Self.number(cpu.systemMicroseconds, 0)))\(switches)")
         }
         if let commits {
             lines.append("commits        \(Self.number(commits.perSecond, 0))/s, \(Self.number(commits.eventsPerCommit, 2)) events each")
