@@ -1,5 +1,6 @@
 import CSystem
 import Dispatch
+import Glibc
 
 extension EventLoop {
     /// Runs `body` on this loop's thread, soon, after the work queued before it.
@@ -50,5 +51,20 @@ extension EventLoop {
     /// Takes an accepted socket into this loop. Call on the loop's thread.
     public func adopt(fd: Int32) throws -> SocketConnection {
         try SocketConnection(fd: fd, loop: self)
+    }
+
+    /// Takes a socket another loop let go of into this one. Call on the
+    /// loop's thread. When this loop cannot watch it, nobody owns it: it is
+    /// closed (its close handler called) and the error thrown.
+    public func adopt(_ detached: DetachedSocket) throws -> SocketConnection {
+        do {
+            let socket = try SocketConnection(fd: detached.fd, loop: self)
+            socket.closeHandler = detached.closeHandler
+            return socket
+        } catch {
+            Glibc.close(detached.fd)
+            detached.closeHandler?()
+            throw error
+        }
     }
 }

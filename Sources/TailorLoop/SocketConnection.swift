@@ -36,7 +36,7 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
     public var peerHasHungUp: Bool { peerClosed }
     /// Called once, on the loop, when the socket is closed: the server counts
     /// its connections here, whoever closes one.
-    public var closeHandler: (() -> Void)?
+    public var closeHandler: (@Sendable () -> Void)?
 
     private var readable = true
     /// A readiness report said the peer closed its side: only reading on to
@@ -220,6 +220,23 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
         closed?()
     }
 
+    /// Takes the socket off this loop, open, for another loop to adopt
+    /// (`EventLoop.adopt(_:)`): from now on this object acts as if closed.
+    /// Whatever happens to the socket in between (its peer hangs up) is
+    /// reported by the adopting loop's first wait, since epoll reports a
+    /// socket's state when it starts watching it. Call on the loop, with
+    /// nothing waiting to read or write.
+    public func detach() -> DetachedSocket {
+        assert(loop.inLoopThread, "a connection is detached off its loop")
+        precondition(!isClosed && readWaiter == nil && writeWaiter == nil, "a connection detached while in use")
+        isClosed = true
+        peerClosedHandler = nil
+        _ = csystem_epoll_remove(loop.epoll, fd)
+        loop.forget(fd: fd)
+        defer { closeHandler = nil }
+        return DetachedSocket(fd: fd, closeHandler: closeHandler)
+    }
+
     func ready(flags: UInt32) {
         let readFlags = UInt32(CSYSTEM_READABLE | CSYSTEM_HANGUP | CSYSTEM_ERROR | CSYSTEM_PEER_CLOSED)
         let writeFlags = UInt32(CSYSTEM_WRITABLE | CSYSTEM_HANGUP | CSYSTEM_ERROR)
@@ -258,6 +275,14 @@ public final class SocketConnection: Selectable, @unchecked Sendable {
             waiter.resume(with: .failure(error))
         }
     }
+}
+
+/// An open socket between two loops: taken off one (`SocketConnection.detach`)
+/// and watched by none until another adopts it.
+public struct DetachedSocket: Sendable {
+    let fd: Int32
+    /// Called once the socket closes, wherever it is then.
+    let closeHandler: (@Sendable () -> Void)?
 }
 
 /// Who waits for room in the socket: a task, or a callback of a writer that

@@ -1,41 +1,28 @@
-import TailorLoop
-
-/// Streams with new events to write, gathered by their loop, so that a change
-/// wakes each loop once per slice of its streams and the loop writes the whole
-/// slice in one job.
+/// Streams with new events to write, gathered while a lane visits its state
+/// and written after the visit, on the lane's loop (which is theirs): a slice
+/// at a time, so that between the slices of a fan-out to thousands of
+/// streams the loop serves its other sockets.
 package struct DeliveryBatches {
-    /// A loop starts writing once this many of its streams are gathered, while
-    /// the rest of a large fan-out is still being gathered.
+    /// Streams written in one go, before the loop polls its sockets again.
     package static let sliceSize = 256
 
-    private var byLoop: [Int: (loop: EventLoop, subscribers: [Subscriber])] = [:]
+    private var subscribers: [Subscriber] = []
 
     package mutating func add(_ subscriber: Subscriber) {
-        let loop = subscriber.stream.loop
-        byLoop[loop.index, default: (loop, [])].subscribers.append(subscriber)
-        if let slice = byLoop[loop.index], slice.subscribers.count >= Self.sliceSize {
-            byLoop[loop.index] = nil
-            // Handed over even on its own loop: a slice fills while a lane visits its state.
-            Self.handOver(slice.subscribers, to: loop)
-        }
+        subscribers.append(subscriber)
     }
 
-    /// Writes the streams gathered and not yet started: those of the caller's
-    /// own loop (a lane's pass runs on one) at once, the others' in a job on
-    /// their loop.
+    /// Writes the first slice now and queues the others, each a job of the
+    /// loop. Call on the streams' loop, outside the lane's state.
     package func start() {
-        for (loop, subscribers) in byLoop.values {
-            guard loop.inLoopThread else {
-                Self.handOver(subscribers, to: loop)
-                continue
+        guard let loop = subscribers.first?.stream.loop else { return }
+        for start in stride(from: 0, to: subscribers.count, by: Self.sliceSize) {
+            let slice = subscribers[start..<min(start + Self.sliceSize, subscribers.count)]
+            if start == 0 {
+                for subscriber in slice { subscriber.deliver() }
+            } else {
+                loop.execute { for subscriber in slice { subscriber.deliver() } }
             }
-            for subscriber in subscribers { subscriber.deliver() }
-        }
-    }
-
-    private static func handOver(_ subscribers: [Subscriber], to loop: EventLoop) {
-        loop.execute {
-            for subscriber in subscribers { subscriber.deliver() }
         }
     }
 }

@@ -166,24 +166,24 @@ extension EventStreams {
 
     /// Past the memory budget of `users`' streams or of all of them, ends the
     /// streams that hold the most. They are the slow readers: a stream that
-    /// reads holds its events only until its loop writes them.
+    /// reads holds its events only until its loop writes them. Each stream's
+    /// holding is read, and the stream ended, on its own lane's loop.
     private func endLargestHolders(lane: Int, users: Set<Int>) async {
         let total = memory.total
         // Streams already ending count as freed: their bytes go when their loops close them.
         var ended: [Subscriber] = []
         var chosen = Set<ObjectIdentifier>()
-        func end(among streams: [Subscriber], over limit: Int) {
-            let candidates = streams.filter { !$0.isEnding && !chosen.contains(ObjectIdentifier($0)) }
-            let holdings = candidates.map { StreamMemory.Holding(user: $0.user, bytes: $0.heldBytes) }
-            for index in StreamMemory.toEnd(holdings, over: limit) {
-                ended.append(candidates[index])
-                chosen.insert(ObjectIdentifier(candidates[index]))
+        func end(among streams: [HeldStream], over limit: Int) {
+            let candidates = streams.filter { !chosen.contains(ObjectIdentifier($0.subscriber)) }
+            for index in StreamMemory.toEnd(candidates.map(\.holding), over: limit) {
+                ended.append(candidates[index].subscriber)
+                chosen.insert(ObjectIdentifier(candidates[index].subscriber))
             }
         }
-        let usersStreams = laneStates[lane].with { state in users.map { Array(state.subscribers.streams(of: $0)) } }
+        let usersStreams = laneStates[lane].with { state in users.map { HeldStream.holdings(of: state.subscribers.streams(of: $0)) } }
         for streams in usersStreams { end(among: streams, over: memory.budgetPerUser) }
         // Past the budget of all: the largest holders of every lane.
-        if total > memory.budget { end(among: await fromEveryLane { $0.subscribers.all }, over: memory.budget) }
+        if total > memory.budget { end(among: await fromEveryLane { HeldStream.holdings(of: $0.subscribers.all) }, over: memory.budget) }
         guard !ended.isEmpty else { return }
         memory.noteEndedSlow(ended.count)
         failures.log("ended \(ended.count) slow event streams: their unsent events held \(total) bytes, "
@@ -191,7 +191,18 @@ extension EventStreams {
         // Their memory is freed as their loops close them; the upkeep thread then
         // gives the heap's free space back to the system (the process grew, or
         // connections closed), off the loops.
-        for subscriber in ended { subscriber.end() }
+        for subscriber in ended { laneState(of: subscriber.user).later { _ in subscriber.end() } }
+    }
+
+    /// A stream and what it holds, read on its loop.
+    private struct HeldStream: Sendable {
+        let subscriber: Subscriber
+        let holding: StreamMemory.Holding
+
+        /// Those of `streams` not already ending.
+        static func holdings(of streams: some Sequence<Subscriber>) -> [HeldStream] {
+            streams.filter { !$0.isEnding }.map { HeldStream(subscriber: $0, holding: StreamMemory.Holding(user: $0.user, bytes: $0.heldBytes)) }
+        }
     }
 
     /// Builds again, through their lanes and after a growing delay, the view

@@ -53,12 +53,12 @@ extension EventStreams {
     /// Ends every stream and accepts no new one (shutdown); waits until every
     /// lane has closed, so call it from a thread that may block.
     package func closeAll() {
-        let all = fromEveryLaneWaiting { state -> [Subscriber] in
-            state.closed = true
-            return state.subscribers.all
-        }
         // Presence stopped before: the streams that end now are not its to hear.
         streamChangesIn.finish()
-        for subscriber in all { subscriber.end() }
+        _ = fromEveryLaneWaiting { state -> [Never] in
+            state.closed = true
+            for subscriber in state.subscribers.all { subscriber.end() }
+            return []
+        }
     }
 }

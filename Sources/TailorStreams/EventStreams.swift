@@ -116,26 +116,41 @@ package final class EventStreams: Sendable {
     /// Events queued and not yet written, over all streams.
     /// For a thread that may block and is not a loop's.
     package func queuedEventCountWaiting() -> Int {
-        fromEveryLaneWaiting { $0.subscribers.all }.reduce(0) { $0 + $1.queuedCount }
+        fromEveryLaneWaiting { state in [state.subscribers.all.reduce(0) { $0 + $1.queuedCount }] }.reduce(0, +)
     }
 
     // MARK: - Streams
 
-    /// Subscribes one stream and sets it going on its loop, where it is
-    /// written until its peer leaves, it falls too far behind, or the server
-    /// shuts down. Returns once it is going: the stream needs no task.
+    /// Subscribes one stream and sets it going on its user's lane's loop,
+    /// where it is written until its peer leaves, it falls too far behind, or
+    /// the server shuts down. Returns once it is going: the stream needs no
+    /// task. Call on the stream's loop, before anything is written to it.
     /// `session`: the token hash of the browser session the stream was opened
     /// with; the stream ends when that session does.
     package func serve(user: Int, session: [UInt8]? = nil, topics: [Topic], takesPatches: Bool = false, lastEventID: Int64?,
                on stream: ResponseStream) async {
-        let subscriber = Subscriber(user: user, session: session, topics: topics, takesPatches: takesPatches, stream: stream, memory: memory) {
-            [self] in unsubscribe($0)
+        // The stream moves to the loop of its user's lane, which makes its
+        // events: the lane queues them and writes them with no hop to
+        // another thread, and the stream's queue is that one thread's.
+        let loop = laneState(of: user).loop
+        let detached = stream.loop === loop ? nil : stream.detach()
+        await withTaskExecutorPreference(loop) {
+            let moved: ResponseStream
+            do {
+                moved = try detached.map { try ResponseStream.adopt($0, on: loop) } ?? stream
+            } catch {
+                failures.log("a stream of user \(user) ended: its loop could not take it: \(error)")
+                return
+            }
+            let subscriber = Subscriber(user: user, session: session, topics: topics, takesPatches: takesPatches, stream: moved, memory: memory) {
+                [self] in unsubscribe($0)
+            }
+            guard await subscribe(subscriber, lastEventID: lastEventID) else {
+                subscriber.end()
+                return
+            }
+            subscriber.start()
         }
-        guard await subscribe(subscriber, lastEventID: lastEventID) else {
-            subscriber.end()
-            return
-        }
-        stream.loop.execute { subscriber.start() }
     }
 
     /// Registers `subscriber` and queues its first events: every topic's current
@@ -216,9 +231,9 @@ package final class EventStreams: Sendable {
         return true
     }
 
-    /// Takes an ended stream out of every index on its lane's loop, then
-    /// closes its socket on its own: once the server counts the connection
-    /// closed, the stream is gone.
+    /// Takes an ended stream out of every index, then closes its socket, in
+    /// a job of its lane's loop (it may end while the lane visits its
+    /// state): once the server counts the connection closed, the stream is gone.
     private func unsubscribe(_ subscriber: Subscriber) {
         let lane = laneState(of: subscriber.user)
         lane.loop.execute { [streamChangesIn] in
@@ -232,7 +247,7 @@ package final class EventStreams: Sendable {
             }
             // No publish finds it now, so nothing is queued on it after this.
             subscriber.releaseAll()
-            subscriber.stream.loop.execute { subscriber.stream.close() }
+            subscriber.stream.close()
         }
     }
 }

@@ -42,7 +42,7 @@ package final class StreamMemory: Sendable {
     }
 
     /// What one stream holds, for choosing which to end.
-    package struct Holding {
+    package struct Holding: Sendable {
         package let user: Int
         package let bytes: Int
     }

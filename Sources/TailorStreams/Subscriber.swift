@@ -1,4 +1,3 @@
-import Synchronization
 import TailorDomain
 import TailorHTTP
 import TailorLoop
@@ -16,19 +15,24 @@ import TailorViews
 /// waits unsent; otherwise the whole view model, which replaces what waits.
 ///
 /// The rules of when it writes are `StreamQueue`'s; this class carries out
-/// what its transitions say: the lock, the loop's jobs, the socket. It has no
-/// task: once subscribed, its loop writes it, and closes it when it ends.
-package final class Subscriber: Sendable {
+/// what its transitions say: the loop's jobs, the socket. It has no task:
+/// once subscribed, its loop writes it, and closes it when it ends.
+///
+/// It lives on its user's lane's loop, with its socket: the lane queues
+/// events on it and the loop writes them, so its queue is one thread's and
+/// needs no lock. `@unchecked Sendable` for that confinement, asserted at
+/// every touch of the queue.
+package final class Subscriber: @unchecked Sendable {
     package let user: Int
     /// The token hash of the browser session the stream was opened with; nil for the account token.
     package let session: [UInt8]?
     package let topics: [Topic]
     /// Whether the stream asked for patches (`patch=json`).
     package let takesPatches: Bool
-    /// Confined to its loop: written only by jobs there.
+    /// On the lane's loop, as the subscriber is.
     package let stream: ResponseStream
 
-    private let queue: Mutex<StreamQueue>
+    private var queue: StreamQueue
     private let memory: StreamMemory
     /// Takes the ended stream out of every index, then closes its socket on its loop.
     private let leave: @Sendable (Subscriber) -> Void
@@ -42,37 +46,41 @@ package final class Subscriber: Sendable {
         self.stream = stream
         self.memory = memory
         self.leave = leave
-        queue = Mutex(StreamQueue(topicCount: topics.count, takesPatches: takesPatches))
+        queue = StreamQueue(topicCount: topics.count, takesPatches: takesPatches)
+    }
+
+    /// The queue, for `body`; on the stream's loop only.
+    private func withQueue<Result>(_ body: (inout StreamQueue) -> Result) -> Result {
+        assert(stream.loop.inLoopThread, "a stream's queue touched off its loop")
+        return body(&queue)
     }
 
     /// Whether the stream is to end: it takes no part in memory decisions then.
-    package var isEnding: Bool { queue.withLock { $0.isEnded } }
+    package var isEnding: Bool { withQueue { $0.isEnded } }
 
     /// Bytes this stream keeps alive for events not yet written.
-    package var heldBytes: Int { queue.withLock { $0.heldBytes } }
+    package var heldBytes: Int { withQueue { $0.heldBytes } }
 
     /// Events waiting to be written.
-    package var queuedCount: Int { queue.withLock { $0.queuedCount } }
+    package var queuedCount: Int { withQueue { $0.queuedCount } }
 
     /// Once the stream has left every index: nothing it held is counted any more.
     package func releaseAll() {
-        memory.change(by: queue.withLock { $0.releaseAll() })
+        memory.change(by: withQueue { $0.releaseAll() })
     }
 
-    // MARK: - On the loop
+    // MARK: - Writing
 
     /// Once subscribed: writes what was queued, and from then on whatever comes.
     package func start() {
-        assert(stream.loop.inLoopThread, "a stream is started off its loop")
-        guard let first = queue.withLock({ $0.start() }) else { return }
+        guard let first = withQueue({ $0.start() }) else { return }
         stream.onPeerClosed { [self] in end() }
         write(first)
     }
 
     /// Writes what came since the stream was last idle.
     package func deliver() {
-        assert(stream.loop.inLoopThread, "a stream is delivered off its loop")
-        guard let events = queue.withLock({ $0.deliver() }) else { return }
+        guard let events = withQueue({ $0.deliver() }) else { return }
         write(events)
     }
 
@@ -105,37 +113,37 @@ package final class Subscriber: Sendable {
 
     /// A chunk is all out: its bytes are no longer held; returns what came meanwhile, if anything.
     private func chunkWritten() -> [SharedBytes]? {
-        let written = queue.withLock { $0.wrote() }
+        let written = withQueue { $0.wrote() }
         memory.change(by: written.heldBytesChange)
         return written.next
     }
 
-    // MARK: - From any thread
+    // MARK: - New events
 
     /// A topic's initial view model, at `version` for patches and showing
     /// every change up to the feed position `shown`, unless a change has
     /// already brought a newer one. Written by `start`.
     package func pushInitial(_ event: StreamEvent, version: UInt64 = TopicUpdate.unknown, showing shown: Int64, for topic: Topic) {
         guard let place = topics.firstIndex(of: topic) else { return }
-        memory.change(by: queue.withLock { $0.pushInitial(event, version: version, showing: shown, at: place) })
+        memory.change(by: withQueue { $0.pushInitial(event, version: version, showing: shown, at: place) })
     }
 
     /// A topic's new view model, or its patch; replaces what of the topic is
     /// not yet sent. True when the caller must have the stream's loop `deliver` it.
     package func push(_ update: TopicUpdate, for topic: Topic) -> Bool {
         guard let place = topics.firstIndex(of: topic) else { return false }
-        return carryOut(queue.withLock { $0.push(update, at: place) })
+        return carryOut(withQueue { $0.push(update, at: place) })
     }
 
     /// Queues a notification, or ends a stream too far behind to take it. True
     /// when the caller must have the stream's loop `deliver` it.
     package func pushNotification(_ event: StreamEvent) -> Bool {
-        carryOut(queue.withLock { $0.pushNotification(event) })
+        carryOut(withQueue { $0.pushNotification(event) })
     }
 
     /// A comment is due. True when the caller must have the stream's loop `deliver` it.
     package func heartbeat() -> Bool {
-        carryOut(queue.withLock { $0.heartbeat() })
+        carryOut(withQueue { $0.heartbeat() })
     }
 
     /// Ends the stream now, even in the middle of a write its reader does not
@@ -143,7 +151,7 @@ package final class Subscriber: Sendable {
     /// socket closes; so once the server counts the connection closed, the
     /// stream is gone.
     package func end() {
-        guard queue.withLock({ $0.end() }) else { return }
+        guard withQueue({ $0.end() }) else { return }
         leave(self)
     }
 

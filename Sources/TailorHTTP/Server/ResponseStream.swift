@@ -39,6 +39,29 @@ public final class ResponseStream: @unchecked Sendable {
     /// The loop the stream runs on.
     public var loop: EventLoop { socket.loop }
 
+    /// A stream between two loops (`detach`, `adopt`).
+    public struct Detached: Sendable {
+        let socket: DetachedSocket
+        let writeTimeout: Double
+        let chunked: Bool
+    }
+
+    /// Takes the stream off its loop, so that another loop writes it from
+    /// now on (the loop that owns the stream's other state, whose writes then
+    /// need no hop). Call on its loop, before anything is written to it; this
+    /// object is done with.
+    public func detach() -> Detached {
+        precondition(!hasUnsentBytes, "a stream detached in the middle of a chunk")
+        return Detached(socket: socket.detach(), writeTimeout: writeTimeout, chunked: chunked)
+    }
+
+    /// The stream `detached`, written by `loop` from now on. Call on that
+    /// loop's thread. When the loop cannot watch it the stream is gone: its
+    /// connection is closed (and counted so) and the error thrown.
+    public static func adopt(_ detached: Detached, on loop: EventLoop) throws -> ResponseStream {
+        ResponseStream(socket: try loop.adopt(detached.socket), writeTimeout: detached.writeTimeout, chunked: detached.chunked)
+    }
+
     /// Whether part of an earlier chunk still waits for room in the socket.
     public var hasUnsentBytes: Bool { unsentStart < unsentEnd }
 
