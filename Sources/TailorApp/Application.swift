@@ -8,7 +8,7 @@ import TailorStreams
 import TailorViews
 
 /// Tailor assembled: the database and its writer, the read model (kept chats,
-/// view cache, view builder), the event streams with a publisher lane on each
+/// view cache, view builder), the event streams with a lane on each
 /// loop, the feed that connects them, the routes, and the long-lived parts
 /// run as one group of services (`Application+Parts`).
 public final class Application: Sendable {
@@ -31,7 +31,7 @@ public final class Application: Sendable {
         let position = try Store(writer).lastPosition()
         let readModel = try ReadModel(configuration: configuration, database: database, store: Store(writer), now: now)
         // The loops serve the connections and build their users' view models:
-        // a publisher lane on each (see `PublisherLane`).
+        // a lane on each (see `Lane`).
         let loops = try EventLoopGroup(loopCount: configuration.server.loopCount)
         // Their threads run from here: a failure below ends them again.
         do {

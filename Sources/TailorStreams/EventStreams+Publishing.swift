@@ -5,47 +5,14 @@ import TailorLoop
 import TailorStore
 import TailorViews
 
-/// Publishing: the changes of each commit handed to their lanes, and a
-/// lane's pass that builds each followed view model once and gives its
-/// event to every stream that follows it.
+/// Publishing: a lane's pass, which builds each followed view model once and
+/// gives its event to every stream that follows it.
 extension EventStreams {
     /// The view cache and the kept chats have followed the feed up to
     /// `position`: every view model built from now on shows its changes. Called
     /// in position order, before the changes at `position` are published.
     package func noteApplied(_ position: Int64) {
         applied.store(position, ordering: .releasing)
-    }
-
-    /// Hands the changes at `position` and their notifications to their users'
-    /// lanes, and cached versions to free after a pass. The versions go whole
-    /// to the first lane with work and no reference to them stays with the
-    /// caller: whoever lets the last one go frees them, and that must not be
-    /// the thread that applies the feed, which every commit waits for.
-    package func handOver(_ changes: Set<TopicChange>, notifications: [Notification], position: Int64,
-                          freeing toFree: consuming [CachedRepresentation] = []) {
-        var work = [(changes: Set<TopicChange>, notifications: [Notification])](
-            repeating: (Set(minimumCapacity: changes.count), []), count: publishers.count)
-        for change in changes { work[lanes.lane(of: change.user)].changes.insert(change) }
-        for notification in notifications { work[lanes.lane(of: notification.recipient)].notifications.append(notification) }
-        var unhanded: [CachedRepresentation]? = consume toFree
-        for (lane, work) in zip(publishers, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
-            lane.publish(work.changes, notifications: work.notifications, position: position, freeing: unhanded.take() ?? [], to: self)
-        }
-    }
-
-    /// The feed started over at `position`: every followed view model is
-    /// built anew and sent as of `position`, through its user's lane, after
-    /// what the lane has waiting.
-    package func publishEveryFollowedTopic(at position: Int64) {
-        for publisher in publishers { publisher.publishEveryFollowedTopic(at: position, to: self) }
-    }
-
-    /// Hands topics to build again, with no change of their own, to their
-    /// users' lanes: they go out in order with the lanes' changes.
-    package func rebuild(_ changes: Set<TopicChange>) {
-        var work = [Set<TopicChange>](repeating: [], count: publishers.count)
-        for change in changes { work[lanes.lane(of: change.user)].insert(change) }
-        for (lane, changes) in zip(publishers, work) where !changes.isEmpty { lane.rebuild(changes, to: self) }
     }
 
     /// A lane's pass: new events for the followed topics `changes` touched, and
@@ -55,12 +22,11 @@ extension EventStreams {
     /// published. `everyFollowedTopic`: every topic the lane's streams follow
     /// changed too (the feed started over). A view model that fails to build
     /// is not sent; it is built again later. Runs on the lane's loop.
-    package func publish(lane: Int, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil,
-                         everyFollowedTopic: Bool = false) async {
-        let laneState = laneStates[lane]
-        let (followed, bases) = laneState.with { state -> (Set<ViewKey>, [ViewKey: PatchBase?]) in
+    func publish(on lane: Lane, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil,
+                 everyFollowedTopic: Bool = false) async {
+        let (followed, bases) = lane.with { state -> (Set<ViewKey>, [ViewKey: Lane.PatchBase?]) in
             var keys = Set<ViewKey>()
-            var bases: [ViewKey: PatchBase?] = [:]
+            var bases: [ViewKey: Lane.PatchBase?] = [:]
             for change in everyFollowedTopic ? changes.union(state.subscribers.followedChanges) : changes {
                 state.append(.change(id: position ?? state.published, change))
                 for topic in state.subscribers.followedTopics(of: change.user) where change.touches(topic) {
@@ -86,8 +52,8 @@ extension EventStreams {
                 failed.append((key, error))
             }
         }
-        noteBuilds(lane: lane, built: built.map(\.key), failed: failed)
-        let deliveries = laneState.with { state -> DeliveryBatches in
+        noteBuilds(on: lane, built: built.map(\.key), failed: failed)
+        let deliveries = lane.with { state -> DeliveryBatches in
             if let position { state.published = max(state.published, position) }
             var deliveries = DeliveryBatches()
             // Notifications first: each has its message's position, at most the
@@ -117,7 +83,7 @@ extension EventStreams {
         eventsMade.add(built.count + notifications.count, ordering: .relaxed)
         deliveries.start()
         if memory.total > memory.budgetPerUser {
-            await endLargestHolders(lane: lane, users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
+            await endLargestHolders(on: lane, users: Set(built.map(\.key.user) + notifications.map(\.recipient)))
         }
     }
 
@@ -128,12 +94,12 @@ extension EventStreams {
         /// Present when some stream takes the topic's patches.
         let layout: JSONLayout?
         /// The version published before, when one is kept.
-        let base: PatchBase?
+        let base: Lane.PatchBase?
         /// The patch from `base` as an event's data, found before the state is
         /// visited again; nil when it would not be smaller than the whole view model.
         let patchJSON: [UInt8]?
 
-        init(key: ViewKey, json: SharedBytes, layout: JSONLayout?, base: PatchBase?) {
+        init(key: ViewKey, json: SharedBytes, layout: JSONLayout?, base: Lane.PatchBase?) {
             self.key = key
             self.json = json
             self.layout = layout
@@ -151,7 +117,7 @@ extension EventStreams {
 
         /// The events for this topic's streams at `id`, keeping this version
         /// as the next patch's base.
-        func update(id: Int64, isRebuild: Bool, keeping state: inout State) -> TopicUpdate {
+        func update(id: Int64, isRebuild: Bool, keeping state: inout Lane.State) -> TopicUpdate {
             let whole = StreamEvent(id: id, name: key.topic.eventName, json: json)
             guard let layout else {
                 state.patchBases[key] = nil
@@ -168,7 +134,7 @@ extension EventStreams {
     /// streams that hold the most. They are the slow readers: a stream that
     /// reads holds its events only until its loop writes them. Each stream's
     /// holding is read, and the stream ended, on its own lane's loop.
-    private func endLargestHolders(lane: Int, users: Set<Int>) async {
+    private func endLargestHolders(on lane: Lane, users: Set<Int>) async {
         let total = memory.total
         // Streams already ending count as freed: their bytes go when their loops close them.
         var ended: [Subscriber] = []
@@ -180,7 +146,7 @@ extension EventStreams {
                 chosen.insert(ObjectIdentifier(candidates[index].subscriber))
             }
         }
-        let usersStreams = laneStates[lane].with { state in users.map { HeldStream.holdings(of: state.subscribers.streams(of: $0)) } }
+        let usersStreams = lane.with { state in users.map { HeldStream.holdings(of: state.subscribers.streams(of: $0)) } }
         for streams in usersStreams { end(among: streams, over: memory.budgetPerUser) }
         // Past the budget of all: the largest holders of every lane.
         if total > memory.budget { end(among: await fromEveryLane { HeldStream.holdings(of: $0.subscribers.all) }, over: memory.budget) }
@@ -191,7 +157,7 @@ extension EventStreams {
         // Their memory is freed as their loops close them; the upkeep thread then
         // gives the heap's free space back to the system (the process grew, or
         // connections closed), off the loops.
-        for subscriber in ended { laneState(of: subscriber.user).later { _ in subscriber.end() } }
+        for subscriber in ended { self.lane(of: subscriber.user).later { _ in subscriber.end() } }
     }
 
     /// A stream and what it holds, read on its loop.
@@ -209,8 +175,8 @@ extension EventStreams {
     /// models that failed to build; past `buildAttempts` the streams keep
     /// their last good view model until the next change (or reconnect)
     /// brings a new one. A view model built is no longer retried.
-    private func noteBuilds(lane: Int, built: [ViewKey], failed: [(ViewKey, any Error)]) {
-        let retries = laneStates[lane].with { state -> [(ViewKey, attempt: Int)] in
+    private func noteBuilds(on lane: Lane, built: [ViewKey], failed: [(ViewKey, any Error)]) {
+        let retries = lane.with { state -> [(ViewKey, attempt: Int)] in
             if !state.failedBuilds.isEmpty { for key in built { state.failedBuilds[key] = nil } }
             return failed.map { key, _ in
                 let attempt = (state.failedBuilds[key] ?? 0) + 1
@@ -225,7 +191,7 @@ extension EventStreams {
                 continue
             }
             let delay = Self.retryDelay * Double(1 << (attempt - 1))
-            publishers[lane].rebuild([TopicChange(key.topic, of: key.user)], after: delay, to: self)
+            rebuild([TopicChange(key.topic, of: key.user)], on: lane, after: delay)
         }
     }
 

@@ -7,7 +7,7 @@ extension EventStreams {
     /// Ends the streams opened with the session whose token hash this is: it
     /// was signed out, revoked, or ended by a new password.
     package func endStreams(ofSession tokenHash: [UInt8]) {
-        for lane in laneStates {
+        for lane in lanes {
             lane.later { state in
                 for subscriber in state.subscribers.all where subscriber.session == tokenHash { subscriber.end() }
             }
@@ -21,7 +21,7 @@ extension EventStreams {
 
     /// Ends every stream of `user`: their account was disabled.
     package func endStreams(ofUser user: Int) {
-        laneState(of: user).later { state in
+        lane(of: user).later { state in
             for subscriber in state.subscribers.streams(of: user) { subscriber.end() }
         }
     }
@@ -29,19 +29,13 @@ extension EventStreams {
     /// Whether one of `user`'s streams shows the chat's latest messages: they
     /// see a message there as it comes, and need no push of it.
     package func isShowing(chat: Int, to user: Int) async -> Bool {
-        await laneState(of: user).ask { state in state.subscribers.followedTopics(of: user).contains(.chat(id: chat, page: .latest)) }
-    }
-
-    /// Every followed view model anew, for when their date texts change at
-    /// midnight, through the lanes.
-    package func republishAll() {
-        for publisher in publishers { publisher.rebuildEveryFollowedTopic(to: self) }
+        await lane(of: user).ask { state in state.subscribers.followedTopics(of: user).contains(.chat(id: chat, page: .latest)) }
     }
 
     /// A comment on every stream, so that proxies keep it open and a vanished
     /// peer is noticed by the write.
     package func heartbeat() {
-        for lane in laneStates {
+        for lane in lanes {
             lane.later { state in
                 var deliveries = DeliveryBatches()
                 for subscriber in state.subscribers.all where subscriber.heartbeat() { deliveries.add(subscriber) }

@@ -14,7 +14,7 @@ import TailorViews
 ///
 /// An event's id is the feed position of the change it shows, the same on
 /// every server; the events one change makes on a stream share its id. A
-/// user's events all come from one publisher lane, in feed order, so ids never
+/// user's events all come from one lane, in feed order, so ids never
 /// go back along a stream. A bounded log of recent changes lets a stream that
 /// reconnects with Last-Event-ID get only what changed: every topic changed at
 /// that position or later, since the connection may have ended between two
@@ -25,12 +25,11 @@ import TailorViews
 /// it, once for every such stream (`TopicUpdate`). A stream resumed or opened
 /// anew starts from whole view models.
 ///
-/// What the hub keeps is kept per lane, on the lane's loop (`LaneState`): a
+/// What the hub keeps is kept per lane, on the lane's loop (`Lane`): a
 /// user's streams, changes and notifications all belong to one lane, so a
 /// call about one user is a job on one loop, and only upkeep and shutdown
-/// visit every lane. The state needs no lock: what other threads share with
-/// a lane are hand-off queues (the work waiting for its next pass, each
-/// stream's unsent events).
+/// visit every lane. The hub itself only routes a user to their lane; what
+/// other threads share with a lane is its inbox.
 package final class EventStreams: Sendable {
     /// A message for a user, to show as the in-app banner.
     package struct Notification: Sendable {
@@ -55,11 +54,8 @@ package final class EventStreams: Sendable {
     package static let logCapacity = 10_000
 
     let views: ViewModelBuilder
-    let lanes: PublisherLanes
-    /// The lanes, by index (`PublisherLanes`), each on its loop.
-    let publishers: [PublisherLane]
-    /// Each lane's state, by lane (`PublisherLanes`).
-    let laneStates: [LaneState]
+    /// One on each loop; a user's is `lane(of:)`.
+    let lanes: [Lane]
     let failures: ThrottledLog
     package let memory: StreamMemory
     let eventsMade = Atomic<Int>(0)
@@ -76,39 +72,40 @@ package final class EventStreams: Sendable {
 
     /// `position`: the feed's latest when the server starts; its changes are in
     /// every view model built from now on.
-    /// One publisher lane on each of `loops`.
+    /// One lane on each of `loops`.
     package init(views: ViewModelBuilder, position: Int64, loops: [EventLoop], memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
+        precondition(!loops.isEmpty, "streams need a loop")
         self.views = views
         (streamChanges, streamChangesIn) = AsyncStream.makeStream()
-        lanes = PublisherLanes(count: loops.count)
-        publishers = loops.indices.map { PublisherLane(index: $0, loop: loops[$0]) }
-        laneStates = loops.map { LaneState(State(published: position, loggedSince: position + 1), loop: $0) }
+        lanes = loops.indices.map { Lane(index: $0, loop: loops[$0], state: Lane.State(published: position, loggedSince: position + 1)) }
         applied = Atomic(position)
         failures = ThrottledLog(logger: logger)
         self.memory = memory
     }
 
-    /// The state of `user`'s lane.
-    func laneState(of user: Int) -> LaneState {
-        laneStates[lanes.lane(of: user)]
+    /// The lane of `user`'s streams, changes and notifications: always the
+    /// same, so all of a stream's events come from one lane, which publishes
+    /// them in feed order, and the ids along a stream never go back.
+    func lane(of user: Int) -> Lane {
+        lanes[user % lanes.count]
     }
 
     /// What `body` finds in each lane's state, one lane's loop at a time.
-    func fromEveryLane<Result: Sendable>(_ body: @escaping @Sendable (inout State) -> [Result]) async -> [Result] {
+    func fromEveryLane<Result: Sendable>(_ body: @escaping @Sendable (inout Lane.State) -> [Result]) async -> [Result] {
         var found: [Result] = []
-        for lane in laneStates { found += await lane.ask(body) }
+        for lane in lanes { found += await lane.ask(body) }
         return found
     }
 
     /// The same, for a thread that may block and is not a loop's.
-    func fromEveryLaneWaiting<Result: Sendable>(_ body: @escaping @Sendable (inout State) -> [Result]) -> [Result] {
-        laneStates.flatMap { $0.askAndWait(body) }
+    func fromEveryLaneWaiting<Result: Sendable>(_ body: @escaping @Sendable (inout Lane.State) -> [Result]) -> [Result] {
+        lanes.flatMap { $0.askAndWait(body) }
     }
 
-    package var subscriberCount: Int { laneStates.reduce(0) { $0 + $1.streamCount.load(ordering: .relaxed) } }
+    package var subscriberCount: Int { lanes.reduce(0) { $0 + $1.streamCount.load(ordering: .relaxed) } }
 
     /// Topics some stream follows, each user's counted apart.
-    package var followedTopicCount: Int { laneStates.reduce(0) { $0 + $1.followedKeyCount.load(ordering: .relaxed) } }
+    package var followedTopicCount: Int { lanes.reduce(0) { $0 + $1.followedKeyCount.load(ordering: .relaxed) } }
 
     /// Events made for changes since the start (each once, however many streams it went to).
     package var eventsPublished: Int { eventsMade.load(ordering: .relaxed) }
@@ -132,7 +129,7 @@ package final class EventStreams: Sendable {
         // The stream moves to the loop of its user's lane, which makes its
         // events: the lane queues them and writes them with no hop to
         // another thread, and the stream's queue is that one thread's.
-        let loop = laneState(of: user).loop
+        let loop = lane(of: user).loop
         let detached = stream.loop === loop ? nil : stream.detach()
         await withTaskExecutorPreference(loop) {
             let moved: ResponseStream
@@ -159,7 +156,7 @@ package final class EventStreams: Sendable {
         // The view models built below show every change up to here: an event
         // of one of those published later would only repeat them.
         let shown = applied.load(ordering: .acquiring)
-        let lane = laneState(of: subscriber.user)
+        let lane = lane(of: subscriber.user)
         let resendTopics = await lane.ask { [streamChangesIn] state -> [Topic]? in
             guard !state.closed else { return nil }
             state.subscribers.insert(subscriber)
@@ -235,7 +232,7 @@ package final class EventStreams: Sendable {
     /// a job of its lane's loop (it may end while the lane visits its
     /// state): once the server counts the connection closed, the stream is gone.
     private func unsubscribe(_ subscriber: Subscriber) {
-        let lane = laneState(of: subscriber.user)
+        let lane = lane(of: subscriber.user)
         lane.loop.execute { [streamChangesIn] in
             lane.with { state in
                 guard state.subscribers.remove(subscriber) else { return }

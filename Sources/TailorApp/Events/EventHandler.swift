@@ -15,13 +15,13 @@ import TailorViews
 ///
 /// The cache is told at once, before the writer's sources are answered, so
 /// that a client that reads after its write sees it. The streams' new view
-/// models are built on publisher lanes, so the feed goes on meanwhile. Changes that
+/// models are built on the lanes, so the feed goes on meanwhile. Changes that
 /// arrive while a lane is busy wait together, and its next pass builds each
 /// touched view model once for all of them: under load, a chat that got ten
 /// messages is built once, not ten times. Each event is a whole view model, so
 /// nothing is lost by that.
 ///
-/// A user's changes always go to the same lane (`PublisherLanes`), so one view
+/// A user's changes always go to the same lane (`EventStreams.lane(of:)`), so one view
 /// model is built by one lane, in feed order, and a stream's ids never go back,
 /// while the lanes build different users' view models side by side, none
 /// waiting for another's pass to end.

@@ -11,7 +11,7 @@ import TailorViews
 /// signals to the other servers (`PresenceChannel`, on PostgreSQL), hands a
 /// last seen to be recorded (`LastSeenRecorder`), and builds again the views of the
 /// contacts of someone whose presence changed, through the cache and the
-/// publisher lanes, as any change is. Its ticks (`tickInterval`) end graces,
+/// lanes, as any change is. Its ticks (`tickInterval`) end graces,
 /// typing and servers not heard from, and send this server's heartbeat.
 final class PresenceDriver: Sendable {
     private let presence: Presence

@@ -13,7 +13,7 @@ import TailorLoop
 /// may never be fetched gzipped at all. So are its ETags and the fields of
 /// each kind of answer: most versions are built for streams and never
 /// fetched, and hashing each, or making lists of fields with each, would cost
-/// the publisher lanes much of their work for answers never given; once made,
+/// the lanes much of their work for answers never given; once made,
 /// every later answer shares them.
 public final class CachedRepresentation: Sendable {
     public let contentType: String

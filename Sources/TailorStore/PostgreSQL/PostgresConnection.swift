@@ -3,7 +3,7 @@ import Glibc
 
 /// One connection to a PostgreSQL server through libpq, used by one thread at a
 /// time. Its calls block that thread until the server answers: the server
-/// runs them on the writer's queue and the publisher lanes, and on the threads
+/// runs them on the writer's queue and the lanes, and on the threads
 /// that read for requests.
 ///
 /// Statements are prepared on the server once per SQL text and reused. A

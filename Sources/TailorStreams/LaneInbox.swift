@@ -1,0 +1,45 @@
+import TailorHTTP
+import TailorViews
+
+/// The work handed to a lane and not yet taken by a pass: changes that wait
+/// while a pass runs come to one pass together. Rebuilds (at midnight, after
+/// a failed build) wait here too, so that a stream gets every version of a
+/// view model in the order the lane built them, never an older one after a
+/// newer.
+struct LaneInbox {
+    var changes = Set<TopicChange>()
+    /// Topics to build again with no change of their own.
+    var rebuilds = Set<TopicChange>()
+    var notifications: [EventStreams.Notification] = []
+    /// Every topic the lane's streams follow changed (the feed started over).
+    var everyFollowedTopic = false
+    /// Every topic the lane's streams follow is to be built again (midnight).
+    var rebuildsEveryFollowedTopic = false
+    /// The feed position of the latest change waiting.
+    var position: Int64 = 0
+    /// Cached versions to free after the pass, off the thread that applies the feed.
+    var toFree: [CachedRepresentation] = []
+    /// A pass is going or due, and takes what is added.
+    var passScheduled = false
+
+    var hasWork: Bool {
+        !changes.isEmpty || !notifications.isEmpty || !rebuilds.isEmpty || everyFollowedTopic || rebuildsEveryFollowedTopic
+    }
+
+    /// Adds changes at `position`, never below what was added before, and
+    /// takes the versions `handed` to free after the pass, leaving none with
+    /// the caller.
+    mutating func add(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
+                      freeing handed: inout [CachedRepresentation]) {
+        // Most often nothing waits: the set is taken as it is, not copied into another.
+        if self.changes.isEmpty { self.changes = changes } else { self.changes.formUnion(changes) }
+        self.notifications += notifications
+        if toFree.isEmpty {
+            swap(&toFree, &handed)
+        } else {
+            toFree += handed
+            handed.removeAll()
+        }
+        self.position = position
+    }
+}
