@@ -82,9 +82,9 @@ let package = Package(
         .target(name: "TailorDomain", dependencies: ["TailorStore"]),
 
         // The read model: the kept chats, builders, view models, their JSON and patches, the view cache.
-        .target(name: "TailorViews", dependencies: ["TailorDomain", "TailorStore", "TailorHTTP", "TailorLoop"]),
+        .target(name: "TailorViews", dependencies: ["TailorDomain", "TailorStore", "TailorHTTP", "TailorLoop", "TailorWire"]),
 
-        // The event streams: subscribers and their queues, the publisher lanes, resume, patches between versions, slow readers.
+        // The event streams: subscribers and their queues, the lanes, resume, patches between versions, slow readers.
         .target(
             name: "TailorStreams",
             dependencies: ["TailorDomain", "TailorViews", "TailorStore", "TailorHTTP", "TailorLoop", .product(name: "Logging", package: "swift-log")]
@@ -111,6 +111,7 @@ let package = Package(
                 "TailorViews",
                 "TailorStreams",
                 "TailorPush",
+                "TailorWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -139,7 +140,8 @@ let package = Package(
             ]
         ),
 
-        // The wire format as Swift clients read it: applying JSON Patches. No dependencies.
+        // The wire format as Swift reads and writes it: topics' names, the event-stream reader,
+        // applying JSON Patches. The server, the client and the load tool share it. No dependencies.
         .target(name: "TailorWire"),
 
         // The client for apps: Foundation's URLSession only, nothing of the server's.

@@ -1,4 +1,5 @@
 import Foundation
+import TailorWire
 
 /// A view model the server streams, named as the stream names it, and the
 /// type its values come as: `.chatList`, `.chat(id)`, `.badge`, `.orders`
@@ -9,30 +10,29 @@ public struct Topic<Value: TopicValue>: Sendable, Hashable {
 
     /// Where the view model is read.
     var path: String {
-        let parts = name.split(separator: ":", maxSplits: 1)
-        guard parts.count == 2 else { return "/api/\(name)" }
-        return "/api/\(parts[0])s/\(String(parts[1]).addingPercentEncodingForPath())"
+        guard let topic = StreamTopic(name: name), let id = topic.id else { return "/api/\(name)" }
+        return "/api/\(topic.kind.rawValue)s/\(id.addingPercentEncodingForPath())"
     }
 }
 
 extension Topic where Value == ChatList {
-    public static var chatList: Topic<ChatList> { Topic(name: "chats") }
+    public static var chatList: Topic<ChatList> { Topic(name: StreamTopic(.chats).name) }
 }
 
 extension Topic where Value == ChatScreen {
-    public static func chat(_ id: String) -> Topic<ChatScreen> { Topic(name: "chat:\(id)") }
+    public static func chat(_ id: String) -> Topic<ChatScreen> { Topic(name: StreamTopic(.chat, id: id).name) }
 }
 
 extension Topic where Value == Badge {
-    public static var badge: Topic<Badge> { Topic(name: "badge") }
+    public static var badge: Topic<Badge> { Topic(name: StreamTopic(.badge).name) }
 }
 
 extension Topic where Value == OrderList {
-    public static var orders: Topic<OrderList> { Topic(name: "orders") }
+    public static var orders: Topic<OrderList> { Topic(name: StreamTopic(.orders).name) }
 }
 
 extension Topic where Value == OrderDetails? {
-    public static func order(_ id: String) -> Topic<OrderDetails?> { Topic(name: "order:\(id)") }
+    public static func order(_ id: String) -> Topic<OrderDetails?> { Topic(name: StreamTopic(.order, id: id).name) }
 }
 
 /// A type a topic's view model decodes as.

@@ -125,7 +125,7 @@ extension EventStreams {
             }
             let version = state.keepBase(JSONPatch.Version(json: json, layout: layout), for: key, eventID: id)
             guard let base, let patchJSON else { return TopicUpdate(whole: whole, version: version, isRebuild: isRebuild) }
-            let patch = StreamEvent(id: id, name: key.topic.eventName + ".patch", json: SharedBytes(patchJSON))
+            let patch = StreamEvent(id: id, name: key.topic.patchEventName, json: SharedBytes(patchJSON))
             return TopicUpdate(whole: whole, version: version, patch: patch, base: base.version, isRebuild: isRebuild)
         }
     }

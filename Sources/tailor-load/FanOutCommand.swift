@@ -2,6 +2,7 @@ import ArgumentParser
 import CSystem
 import Glibc
 import TailorLoop
+import TailorWire
 
 /// `tailor-load fanout`: holds many event streams on one topic, makes one change,
 /// and reports how long the streams took to receive it, and the server's memory
@@ -44,7 +45,7 @@ struct FanOutCommand: ParsableCommand {
 
     func run() throws {
         ProcessSetup.prepareServerProcess()
-        let eventName = String(topic.split(separator: ":")[0])
+        guard let eventName = StreamTopic(name: topic)?.eventName else { throw ValidationError("there is no topic \(topic)") }
         let request = Array("GET /api/events?topics=\(topic) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
         // One watcher per CPU the client may use.
         let watchers = try (0..<max(1, Int(csystem_usable_cpu_count()))).map { _ in try EventStreamWatcher(eventName: eventName) }

@@ -3,6 +3,7 @@ import TailorHTTP
 import TailorStore
 import TailorStreams
 import TailorViews
+import TailorWire
 
 /// `GET /api/events?topics=chats,badge,chat:ID,orders,order:ID[&patch=json]`: one
 /// stream per client, multiplexing its topics (browsers allow six connections
@@ -72,28 +73,30 @@ struct EventStreamRoutes {
         guard names.count <= Self.maxTopics else { throw APIError.invalidQuery("At most \(Self.maxTopics) topics per stream.") }
         var topics: [Topic] = []
         for name in names {
+            guard let named = StreamTopic(name: name) else { throw unknown(name) }
             let topic: Topic
-            switch name {
-            case "chats": topic = .chats(page: .first)
-            case "badge": topic = .badge
-            case "orders": topic = .orders(.standard)
-            default:
-                let parts = name.split(separator: ":", maxSplits: 1)
-                guard parts.count == 2, let id = Int(parts[1]), id > 0 else { throw unknown(name) }
-                switch parts[0] {
-                case "chat":
-                    guard try await context.views.database.readOffLoop({ try $0.chat(id: id)?.includes(user.id) }) == true else { throw unknown(name) }
-                    topic = .chat(id: id, page: .latest)
-                case "order":
-                    guard try await context.views.database.readOffLoop({ try $0.order(id: id, user: user.id) != nil }) else { throw unknown(name) }
-                    topic = .order(id: id)
-                default:
-                    throw unknown(name)
-                }
+            switch named.kind {
+            case .chats: topic = .chats(page: .first)
+            case .badge: topic = .badge
+            case .orders: topic = .orders(.standard)
+            case .chat:
+                guard let id = Self.id(of: named),
+                      try await context.views.database.readOffLoop({ try $0.chat(id: id)?.includes(user.id) }) == true else { throw unknown(name) }
+                topic = .chat(id: id, page: .latest)
+            case .order:
+                guard let id = Self.id(of: named),
+                      try await context.views.database.readOffLoop({ try $0.order(id: id, user: user.id) != nil }) else { throw unknown(name) }
+                topic = .order(id: id)
             }
             if !topics.contains(topic) { topics.append(topic) }
         }
         return topics
+    }
+
+    /// A chat's or an order's id as a topic names it: a positive number.
+    private static func id(of topic: StreamTopic) -> Int? {
+        guard let id = topic.id.flatMap({ Int($0) }), id > 0 else { return nil }
+        return id
     }
 
     private func unknown(_ name: String) -> HTTPError {

@@ -155,13 +155,13 @@ actor LiveUpdates {
             // Not JSON: not a view model the server sends; nothing to show.
             return true
         }
-        if event.name == "notification" {
+        if event.name == StreamTopic.notificationEventName {
             for listener in listeners.values { listener(json) }
             return true
         }
         let topic: String
         let value: JSONValue
-        if event.name.hasSuffix(".patch") {
+        if StreamTopic.isPatch(eventName: event.name) {
             guard case .string(let patchedTopic)? = json["topic"], let base = json["base"], let operations = json["patch"],
                   let kept = held[patchedTopic], kept.id == Self.text(of: base) else { return false }
             do {
@@ -170,10 +170,8 @@ actor LiveUpdates {
                 return false
             }
         } else {
-            switch (event.name, json["id"]) {
-            case ("chat", .string(let id)?), ("order", .string(let id)?): topic = "\(event.name):\(id)"
-            default: topic = event.name
-            }
+            let id: String? = if case .string(let id)? = json["id"] { id } else { nil }
+            topic = StreamTopic(eventName: event.name, id: id)?.name ?? event.name
             value = json
         }
         held[topic] = (event.lastEventID, value)

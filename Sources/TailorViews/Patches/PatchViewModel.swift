@@ -12,7 +12,7 @@ package struct PatchViewModel: JSONWritable {
             $0.field("base", Int(base))
             $0.key("patch")
             $0.fragment(operations[...])
-            $0.field("topic", topic.streamName)
+            $0.field("topic", topic.streamTopic.name)
         }
     }
 

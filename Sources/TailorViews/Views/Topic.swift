@@ -1,5 +1,6 @@
 import TailorHTTP
 import TailorStore
+import TailorWire
 
 /// A view model a user can read or subscribe to. Parameters that shape it are
 /// part of the topic, so each variant is cached on its own.
@@ -12,25 +13,31 @@ public enum Topic: Hashable, Sendable {
 }
 
 extension Topic {
-    /// The name of its events on a stream (`event: chat`).
-    package var eventName: String {
+    /// What it shows, as the wire names it.
+    package var kind: StreamTopic.Kind {
         switch self {
-        case .chats: "chats"
-        case .badge: "badge"
-        case .chat: "chat"
-        case .orders: "orders"
-        case .order: "order"
+        case .chats: .chats
+        case .badge: .badge
+        case .chat: .chat
+        case .orders: .orders
+        case .order: .order
         }
     }
 
     /// The topic as a stream names it in `?topics=`.
-    package var streamName: String {
+    package var streamTopic: StreamTopic {
         switch self {
-        case .chat(let id, _): "chat:\(id)"
-        case .order(let id): "order:\(id)"
-        default: eventName
+        case .chat(let id, _): StreamTopic(.chat, id: String(id))
+        case .order(let id): StreamTopic(.order, id: String(id))
+        default: StreamTopic(kind)
         }
     }
+
+    /// The name of its events of whole view models on a stream (`event: chat`).
+    package var eventName: String { kind.rawValue }
+
+    /// The name of its events of patches (`event: chat.patch`).
+    package var patchEventName: String { kind.rawValue + StreamTopic.patchSuffix }
 }
 
 /// Which messages a chat view model shows.

@@ -1,4 +1,5 @@
 import TailorLoop
+import TailorWire
 
 extension Scenario {
     /// The text of message `number`: the recipient's stream finds the number in
@@ -43,10 +44,10 @@ extension Scenario {
             let now = MonotonicClock.now
             statistics.recordEvent(named: event.name, bytes: event.data.count)
             switch event.name {
-            case "notification":
+            case StreamTopic.notificationEventName:
                 ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
-            case "chat.patch", "chats.patch", "badge.patch", "orders.patch":
-                let name = String(event.name.dropLast(".patch".count))
+            case let patched where StreamTopic.isPatch(eventName: patched):
+                let name = String(patched.dropLast(StreamTopic.patchSuffix.count))
                 // A new message is an `add` whose value is its JSON.
                 if name == "chat" { ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now) }
                 apply(event, to: name, of: user)

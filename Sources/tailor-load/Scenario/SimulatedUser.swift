@@ -1,4 +1,5 @@
 import TailorLoop
+import TailorWire
 
 /// One person of the scenario: an account, a chat with a partner, a keep-alive
 /// connection for their requests and, when subscribed, an event stream.
@@ -51,7 +52,10 @@ final class SimulatedUser: @unchecked Sendable {
     /// Whether the stream follows the orders list too.
     let followsOrders: Bool
 
-    var topics: String { "chats,badge,chat:\(chatID)" + (followsOrders ? ",orders" : "") }
+    var topics: String {
+        ([StreamTopic(.chats), StreamTopic(.badge), StreamTopic(.chat, id: String(chatID))] + (followsOrders ? [StreamTopic(.orders)] : []))
+            .map(\.name).joined(separator: ",")
+    }
 
     /// The view model of `name` the stream shows now.
     func shown(_ name: String) -> [UInt8]? {
