@@ -30,18 +30,24 @@ extension Application {
                 database.close()
                 accessLog?.flush()
             }),
-            Part("feed", start: { follower?.start() }, stop: { follower?.stop() }),
+            Part("feed", start: { follower?.start() ?? {} }),
             // Streams end first, so that their connections close with the rest.
-            Part("http", start: { try server.start() }, stop: {
-                streams.closeAll()
-                server.shutdown()
+            Part("http", start: {
+                try server.start()
+                return {
+                    streams.closeAll()
+                    server.shutdown()
+                }
             }),
             LastSeenRecorder(presence: presence, events: events, executor: loops.next(), logger: logger).part,
-            Part("presence", start: { presence.start() }, stop: { presence.stop() }),
+            Part("presence", start: { presence.start() }),
             Part("push", stop: { pushDelivery.stop() }),
-            Part("chatbot", start: { chatbot.start(hearing: news.forBot, on: loops.next()) }, stop: {
-                news.finish()
-                chatbot.stop()
+            Part("chatbot", start: {
+                let stopAnswering = chatbot.start(hearing: news.forBot, on: loops.next())
+                return {
+                    news.finish()
+                    stopAnswering()
+                }
             }),
             Ticker.midnight(dates: readModel.dates, cache: readModel.cache, streams: streams, now: now, on: loops.next()).part,
             Ticker.heartbeat(every: configuration.heartbeat, streams: streams, on: loops.next()).part,

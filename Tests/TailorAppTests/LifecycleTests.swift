@@ -21,7 +21,8 @@ struct LifecycleTests {
             Part(name, start: {
                 if failing { throw Refused() }
                 self.note("start \(name)")
-            }, stop: { self.note("stop \(name)") })
+                return { self.note("stop \(name)") }
+            })
         }
     }
 

@@ -13,14 +13,13 @@ import Testing
 @Suite struct MemoryUpkeepThreadTests {
     @Test func itLooksOnItsOwnThreadUntilStopped() {
         let upkeep = MemoryUpkeepThread(interval: 0.01, openConnections: { 0 }, logger: Logger(label: "test"))
-        upkeep.start()
+        let stop = upkeep.start()
         #expect(eventually(timeout: 30) { upkeep.looks >= 3 })
         #expect(ThreadNames.threads(named: "upkeep") >= 1)
-        upkeep.stop()
+        stop()
         let looksWhenStopped = upkeep.looks
         // Sleeps: that nothing more happens can only be seen by giving it the time to.
         usleep(50_000)
         #expect(upkeep.looks == looksWhenStopped)
-        upkeep.stop()
     }
 }

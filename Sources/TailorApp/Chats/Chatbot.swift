@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
@@ -25,8 +24,6 @@ final class Chatbot: Sendable {
     private let typing: @Sendable (_ chat: Int, _ contact: Int) -> Void
     private let loops: EventLoopGroup
     private let failures: ThrottledLog
-    /// Following what the bot hears, between its start and its stop.
-    private let answering = Mutex<Task<Void, Never>?>(nil)
 
     /// Made after the router it answers through. What it hears comes as a
     /// stream that the router's handler feeds (`FeedNews`), so the handler
@@ -46,17 +43,13 @@ final class Chatbot: Sendable {
         message.senderID != botID && chat.includes(botID)
     }
 
-    /// Answers what `heard` brings, on `loop`, until it ends or the bot is stopped.
-    func start(hearing heard: AsyncStream<Heard>, on loop: EventLoop) {
-        answering.withLock {
-            $0 = Task(executorPreference: loop) { [self] in
-                for await heard in heard { answerLater(heard.message, in: heard.chat) }
-            }
+    /// Answers what `heard` brings, on `loop`, until it ends or the returned
+    /// stop is called.
+    func start(hearing heard: AsyncStream<Heard>, on loop: EventLoop) -> Part.Stop {
+        let answering = Task(executorPreference: loop) { [self] in
+            for await heard in heard { answerLater(heard.message, in: heard.chat) }
         }
-    }
-
-    func stop() {
-        answering.withLock { $0.take() }?.cancel()
+        return { answering.cancel() }
     }
 
     /// Seconds the bot types at most before an answer.

@@ -27,7 +27,6 @@ final class FeedFollower: Sendable {
     /// writer may still commit after the stop.
     private let wake: WakeSignal
     private let failures: ThrottledLog
-    private let thread = Mutex<OwnThread?>(nil)
     private let latest = Atomic<Int>(0)
     private let readCount = Atomic<Int>(0)
     /// This server's own commits not yet applied, in position order: their
@@ -56,16 +55,15 @@ final class FeedFollower: Sendable {
         failures = ThrottledLog(logger: logger, level: .error)
     }
 
-    func start() {
-        thread.withLock { $0 = OwnThread(name: "feed") { self.run() } }
-    }
-
-    /// Ends the follower's thread; again, it does nothing.
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        wake.signal()
-        if let thread = thread.withLock({ $0.take() }) { thread.join() }
-        wake.close()
+    /// Starts the follower's thread; the returned stop ends it and waits for it.
+    func start() -> Part.Stop {
+        let thread = OwnThread(name: "feed") { self.run() }
+        return { [self] in
+            stopping.store(true, ordering: .releasing)
+            wake.signal()
+            thread.join()
+            wake.close()
+        }
     }
 
     /// The latest position the feed held when last read, applied or not.

@@ -84,8 +84,9 @@ private struct PartService: Service {
     let startup: Startup
 
     func run() async throws {
+        let stop: Part.Stop
         do {
-            try part.start()
+            stop = try part.start()
         } catch {
             startup.failed(part.name, error)
             throw error
@@ -101,6 +102,6 @@ private struct PartService: Service {
         } onGracefulShutdown: {
             shuttingDown.finish()
         }
-        part.stop()
+        stop()
     }
 }

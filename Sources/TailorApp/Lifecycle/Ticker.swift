@@ -1,4 +1,3 @@
-import Synchronization
 import TailorLoop
 import TailorStreams
 import TailorViews
@@ -10,7 +9,6 @@ final class Ticker: Sendable {
     private let loop: EventLoop
     private let pause: @Sendable () -> Int
     private let tick: @Sendable () -> Void
-    private let running = Mutex<Task<Void, Never>?>(nil)
 
     init(_ name: String, on loop: EventLoop, pause: @escaping @Sendable () -> Int, tick: @escaping @Sendable () -> Void) {
         self.name = name
@@ -20,27 +18,23 @@ final class Ticker: Sendable {
     }
 
     var part: Part {
-        Part(name, start: { self.start() }, stop: { self.stop() })
+        Part(name, start: { self.start() })
     }
 
-    func start() {
+    /// Ticks until the returned stop is called.
+    func start() -> Part.Stop {
         let (pause, tick) = (pause, tick)
-        running.withLock {
-            $0 = Task(executorPreference: loop) {
-                while true {
-                    do {
-                        try await Task.sleep(for: .milliseconds(pause()))
-                    } catch {
-                        return  // stopped
-                    }
-                    tick()
+        let ticking = Task(executorPreference: loop) {
+            while true {
+                do {
+                    try await Task.sleep(for: .milliseconds(pause()))
+                } catch {
+                    return  // stopped
                 }
+                tick()
             }
         }
-    }
-
-    func stop() {
-        running.withLock { $0.take() }?.cancel()
+        return { ticking.cancel() }
     }
 
     /// Date texts ("14:05" becomes "Yesterday") change at midnight, not on

@@ -9,7 +9,6 @@ import TailorLoop
 /// every connection of that loop meanwhile.
 final class MemoryUpkeepThread: Sendable {
     private let stopping = DispatchSemaphore(value: 0)
-    private let thread = Mutex<OwnThread?>(nil)
     private let lookCount = Atomic<Int>(0)
     private let interval: Double
     private let openConnections: @Sendable () -> Int
@@ -23,8 +22,8 @@ final class MemoryUpkeepThread: Sendable {
         self.logger = logger
     }
 
-    /// Starts the thread, once.
-    func start() {
+    /// Starts the thread, once; the returned stop ends it and waits for it.
+    func start() -> Part.Stop {
         let (interval, openConnections, logger) = (interval, openConnections, logger)
         let started = OwnThread(name: "upkeep") { [self] in
             let process = ProcessProbe.current
@@ -44,22 +43,18 @@ final class MemoryUpkeepThread: Sendable {
                     """)
             }
         }
-        thread.withLock { $0 = started }
+        return { [self] in
+            stopping.signal()
+            started.join()
+        }
     }
 
     /// The thread as a part of the server, looking every `memoryUpkeepInterval` seconds.
     static func part(openConnections: @escaping @Sendable () -> Int, logger: Logger) -> Part {
         let upkeep = MemoryUpkeepThread(interval: Application.memoryUpkeepInterval, openConnections: openConnections, logger: logger)
-        return Part("upkeep", start: { upkeep.start() }, stop: { upkeep.stop() })
+        return Part("upkeep", start: { upkeep.start() })
     }
 
     /// Times the process was looked at so far.
     var looks: Int { lookCount.load(ordering: .relaxed) }
-
-    /// Ends the thread and waits for it; again, it does nothing.
-    func stop() {
-        guard let thread = thread.withLock({ $0.take() }) else { return }
-        stopping.signal()
-        thread.join()
-    }
 }

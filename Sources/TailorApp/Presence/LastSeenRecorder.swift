@@ -27,12 +27,13 @@ final class LastSeenRecorder: Sendable {
     }
 
     var part: Part {
-        Part("last seen", start: { self.start() }, stop: { self.stop() })
+        Part("last seen", start: { self.start() })
     }
 
     /// Follows what presence hands over until it stops; the follower counts
-    /// as one write under way until then.
-    func start() {
+    /// as one write under way until then. Stopping waits for what presence
+    /// handed over as it stopped.
+    func start() -> Part.Stop {
         outstanding.add(1)
         Task(executorPreference: executor) { [self] in
             for await write in presence.lastSeenWrites {
@@ -44,10 +45,10 @@ final class LastSeenRecorder: Sendable {
             }
             outstanding.add(-1)
         }
+        return { [self] in waitForTheLastWrites() }
     }
 
-    /// Waits for what presence handed over as it stopped.
-    func stop() {
+    private func waitForTheLastWrites() {
         if !outstanding.wait(until: { $0 == 0 }, deadline: MonotonicClock.after(seconds: Self.goodbyeWait)) {
             failures.log("the server stopped before the last seen of every user on it was recorded")
         }

@@ -19,7 +19,6 @@ final class PresenceChannel: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Ends the thread's wait: a signal to send, or the stop.
     private let wake: WakeSignal
-    private let thread = Mutex<OwnThread?>(nil)
     private let failures: ThrottledLog
 
     static let maxWaiting = 10_000
@@ -33,9 +32,16 @@ final class PresenceChannel: Sendable {
     }
 
     /// Starts listening: `heard` gets each payload, `connected` is called on
-    /// the channel's thread each time a connection is ready.
-    func start(heard: @escaping @Sendable (String) -> Void, connected: @escaping @Sendable () -> Void) {
-        thread.withLock { $0 = OwnThread(name: "presence") { self.run(heard: heard, connected: connected) } }
+    /// the channel's thread each time a connection is ready. The returned
+    /// stop ends the thread and waits for it.
+    func start(heard: @escaping @Sendable (String) -> Void, connected: @escaping @Sendable () -> Void) -> Part.Stop {
+        let thread = OwnThread(name: "presence") { self.run(heard: heard, connected: connected) }
+        return { [self] in
+            stopping.store(true, ordering: .releasing)
+            wake.signal()
+            thread.join()
+            wake.close()
+        }
     }
 
     func send(_ payload: String) {
@@ -44,13 +50,6 @@ final class PresenceChannel: Sendable {
             waiting.append(payload)
         }
         wake.signal()
-    }
-
-    func stop() {
-        stopping.store(true, ordering: .releasing)
-        wake.signal()
-        if let thread = thread.withLock({ $0.take() }) { thread.join() }
-        wake.close()
     }
 
     private func run(heard: (String) -> Void, connected: () -> Void) {

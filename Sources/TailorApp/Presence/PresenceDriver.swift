@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
@@ -30,9 +29,6 @@ final class PresenceDriver: Sendable {
     /// through is made after the feed's handler, which tells this driver of the feed.
     let lastSeenWrites: AsyncStream<LastSeenWrite>
     private let lastSeenIn: AsyncStream<LastSeenWrite>.Continuation
-    private let ticker = Mutex<Task<Void, Never>?>(nil)
-    /// Follows the streams that open and close, from the start.
-    private let listening = Mutex<Task<Void, Never>?>(nil)
 
     /// Seconds between ticks: typing ends and servers are found gone within it.
     static let tickInterval = 0.2
@@ -61,41 +57,43 @@ final class PresenceDriver: Sendable {
         self.logger = logger
     }
 
-    /// Starts following the streams, the ticks and the channel.
-    func start() {
-        listening.withLock {
-            $0 = Task(executorPreference: executor) { [self] in
-                for await change in streams.streamChanges {
-                    if change.opened { streamOpened(by: change.user) } else { streamClosed(by: change.user) }
+    /// Starts following the streams, the ticks and the channel. The
+    /// returned stop ends the ticks and says goodbye (`sayGoodbye`), then
+    /// closes the channel.
+    func start() -> Part.Stop {
+        let listening = Task(executorPreference: executor) { [self] in
+            for await change in streams.streamChanges {
+                if change.opened { streamOpened(by: change.user) } else { streamClosed(by: change.user) }
+            }
+        }
+        let stopChannel = channel?.start(heard: { [self] payload in heard(payload) },
+                                         connected: { [self] in perform(presence.change { $0.reconnected() }) })
+        let heartbeat = Double(presence.change { $0.settings.heartbeatInterval }) / 1e9
+        let ticking = Task(executorPreference: executor) { [self] in
+            var nextHeartbeat = MonotonicClock.now
+            while !Task.isCancelled {
+                // Cancelled when the server stops, which the loop's condition sees next.
+                try? await Task.sleep(for: .milliseconds(Int(Self.tickInterval * 1000)))
+                let now = MonotonicClock.now
+                perform(presence.change { $0.tick(now: now, time: self.now()) })
+                if channel != nil, now >= nextHeartbeat {
+                    perform([.announce(.heartbeat)])
+                    nextHeartbeat = now + UInt64(heartbeat * 1e9)
                 }
             }
         }
-        channel?.start(heard: { [self] payload in heard(payload) },
-                       connected: { [self] in perform(presence.change { $0.reconnected() }) })
-        let heartbeat = Double(presence.change { $0.settings.heartbeatInterval }) / 1e9
-        ticker.withLock {
-            $0 = Task(executorPreference: executor) { [self] in
-                var nextHeartbeat = MonotonicClock.now
-                while !Task.isCancelled {
-                    // Cancelled when the server stops, which the loop's condition sees next.
-                    try? await Task.sleep(for: .milliseconds(Int(Self.tickInterval * 1000)))
-                    let now = MonotonicClock.now
-                    perform(presence.change { $0.tick(now: now, time: self.now()) })
-                    if channel != nil, now >= nextHeartbeat {
-                        perform([.announce(.heartbeat)])
-                        nextHeartbeat = now + UInt64(heartbeat * 1e9)
-                    }
-                }
-            }
+        return { [self] in
+            ticking.cancel()
+            listening.cancel()
+            sayGoodbye()
+            stopChannel?()
         }
     }
 
-    /// Stops the ticks, and says goodbye: the users here are told gone to
-    /// the other servers, and their last seen handed to the recorder, which
-    /// stops after this driver and waits for those writes. Then the channel closes.
-    func stop() {
-        ticker.withLock { $0?.cancel() }
-        listening.withLock { $0?.cancel() }
+    /// The users here are told gone to the other servers, and their last
+    /// seen handed to the recorder, which stops after this driver and waits
+    /// for those writes.
+    private func sayGoodbye() {
         for action in presence.change({ $0.stopping(time: now()) }) {
             if case .recordLastSeen(let user, let time) = action {
                 lastSeenIn.yield(LastSeenWrite(user: user, time: time, isGoodbye: true))
@@ -104,7 +102,6 @@ final class PresenceDriver: Sendable {
             }
         }
         lastSeenIn.finish()
-        channel?.stop()
     }
 
     /// Users shown online on any server, and the other servers heard from, for `/metrics`.
