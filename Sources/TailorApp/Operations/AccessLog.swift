@@ -18,8 +18,9 @@ import TailorViews
 final class AccessLog: Sendable {
     /// The file's path; nil for standard output.
     private let path: String?
-    /// Used on the access log's thread only, and at the end.
-    private let descriptor: Mutex<Int32>
+    /// Written to on the access log's thread, swapped there by `reopen`, and
+    /// closed at the end: one number, read and swapped whole.
+    private let descriptor: Atomic<Int32>
     private let thread = SerialThread(name: "access-log")
     private let now: @Sendable () -> Int
     private let logger: Logger
@@ -36,10 +37,10 @@ final class AccessLog: Sendable {
         self.logger = logger
         if path == "-" {
             self.path = nil
-            descriptor = Mutex(STDOUT_FILENO)
+            descriptor = Atomic(STDOUT_FILENO)
         } else {
             self.path = path
-            descriptor = Mutex(try Self.open(path))
+            descriptor = Atomic(try Self.open(path))
         }
     }
 
@@ -50,7 +51,7 @@ final class AccessLog: Sendable {
     }
 
     deinit {
-        if path != nil { close(descriptor.withLock { $0 }) }
+        if path != nil { close(descriptor.load(ordering: .acquiring)) }
     }
 
     /// Opens the file anew after the lines handed over so far; one that cannot
@@ -60,11 +61,7 @@ final class AccessLog: Sendable {
         thread.async { [self] in
             do {
                 let fresh = try Self.open(path)
-                let old = descriptor.withLock { old in
-                    defer { old = fresh }
-                    return old
-                }
-                close(old)
+                close(descriptor.exchange(fresh, ordering: .acquiringAndReleasing))
             } catch {
                 logger.error("\(error); going on with the file it had")
             }
@@ -77,7 +74,7 @@ final class AccessLog: Sendable {
         let line = bytes
         thread.async { [self] in
             // A full disk or a closed pipe: the line is lost, the server goes on.
-            WholeWrite.write(line, to: descriptor.withLock { $0 })
+            WholeWrite.write(line, to: descriptor.load(ordering: .acquiring))
         }
     }
 
