@@ -1,4 +1,4 @@
-// libFuzzer entry for the request body's JSON parser; built and run by
+// libFuzzer entry for the wire's JSON parser (request bodies, feed entries, a client's documents); built and run by
 // scripts/fuzz, not part of the package's targets.
 //
 // Besides not crashing (deep nesting included), it checks one property: what
@@ -22,7 +22,10 @@ private func write(_ value: JSONValue) -> String {
         return "[" + values.map(write).joined(separator: ",") + "]"
     case .string(let text):
         return quoted(text)
-    case .number(let number):
+    case .integer(let number):
+        return String(number)
+    case .double(let number):
+        // Always with a fraction or an exponent, so that it reads back as a double.
         return number.isInfinite ? (number < 0 ? "-1e999" : "1e999") : "\(number)"
     case .bool(let flag):
         return flag ? "true" : "false"
@@ -48,7 +51,7 @@ private func quoted(_ text: String) -> String {
 
 private func containsNaN(_ value: JSONValue) -> Bool {
     switch value {
-    case .number(let number): number.isNaN
+    case .double(let number): number.isNaN
     case .array(let values): values.contains(where: containsNaN)
     case .object(let fields): fields.values.contains(where: containsNaN)
     default: false

@@ -1,6 +1,7 @@
 import TailorDomain
 import TailorStore
 import TailorViews
+import TailorWire
 
 /// The changes of one commit as the feed's table stores them: a JSON array,
 /// one object per change, its kind under `"k"`. Read by every server that
@@ -142,7 +143,7 @@ enum ChangeEncoding {
         }
 
         func int(_ name: String) throws -> Int {
-            guard case .number(let number) = members[name], let integer = Int(exactly: number) else { throw Unreadable() }
+            guard case .integer(let number) = members[name], let integer = Int(exactly: number) else { throw Unreadable() }
             return integer
         }
 

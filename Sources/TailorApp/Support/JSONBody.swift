@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorWire
 
 /// A request's JSON object body, checked field by field: not JSON is 400, not
 /// declared as JSON is 415, not an object or a wrong field is 422.
@@ -13,8 +14,8 @@ struct JSONBody {
         let value: JSONValue
         do {
             value = try JSONParser.parse(request.body)
-        } catch let malformed as JSONParser.Malformed {
-            throw APIError.malformedJSON(malformed.reason)
+        } catch {
+            throw APIError.malformedJSON(error.reason)
         }
         guard case .object(let fields) = value else { throw APIError.invalid("The body must be a JSON object.") }
         self.fields = fields
@@ -64,7 +65,7 @@ struct JSONBody {
 
     /// A whole-number field within `range`.
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int {
-        guard case .number(let value)? = fields[name] else { throw APIError.invalid("\"\(name)\" must be a whole number.") }
+        guard let value = fields[name]?.number else { throw APIError.invalid("\"\(name)\" must be a whole number.") }
         guard value == value.rounded(), let whole = Int(exactly: value), range.contains(whole) else {
             throw APIError.invalid("\"\(name)\" must be a whole number from \(range.lowerBound) to \(range.upperBound).")
         }

@@ -1,15 +1,16 @@
-/// Reads a request body as JSON (RFC 8259), strictly: one value, optional
-/// whitespace around it, strings of valid UTF-8 with the standard escapes.
-/// Small because our bodies are small; a general-purpose decoder cost more per
-/// message than the rest of reading the request.
-struct JSONParser {
+/// Reads JSON text (RFC 8259) strictly: one value, optional whitespace around
+/// it, strings of valid UTF-8 with the standard escapes. The server reads
+/// request bodies and feed entries with it, a client the view models it is
+/// sent. Small because the texts are small; a general-purpose decoder cost
+/// the server more per message than the rest of reading the request.
+public struct JSONParser {
     /// Arrays and objects nested deeper than this are refused, so that a hostile
     /// body cannot exhaust the stack.
-    static let maxDepth = 64
+    public static let maxDepth = 64
 
     /// Why the body is not JSON, in words for the error's message.
-    struct Malformed: Error {
-        var reason = "The body is not valid JSON."
+    public struct Malformed: Error {
+        public var reason = "The body is not valid JSON."
     }
 
     private let bytes: [UInt8]
@@ -17,7 +18,7 @@ struct JSONParser {
     private var depth = 0
 
     /// The value `bytes` hold, or `Malformed`.
-    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(Malformed) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         let value = try parser.value()
         parser.skipWhitespace()
@@ -29,7 +30,7 @@ struct JSONParser {
         self.bytes = bytes
     }
 
-    private mutating func value() throws -> JSONValue {
+    private mutating func value() throws(Malformed) -> JSONValue {
         skipWhitespace()
         guard index < bytes.count else { throw Malformed() }
         switch bytes[index] {
@@ -39,11 +40,11 @@ struct JSONParser {
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
-        default: return .number(try number())
+        default: return try number()
         }
     }
 
-    private mutating func object() throws -> JSONValue {
+    private mutating func object() throws(Malformed) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -65,7 +66,7 @@ struct JSONParser {
         return .object(fields)
     }
 
-    private mutating func array() throws -> JSONValue {
+    private mutating func array() throws(Malformed) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
@@ -81,7 +82,7 @@ struct JSONParser {
     }
 
     /// A string literal from its opening quote (RFC 8259 §7).
-    private mutating func string() throws -> String {
+    private mutating func string() throws(Malformed) -> String {
         index += 1
         var text: [UInt8] = []
         while true {
@@ -102,7 +103,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func escape(into text: inout [UInt8]) throws {
+    private mutating func escape(into text: inout [UInt8]) throws(Malformed) {
         guard index < bytes.count else { throw Malformed() }
         let byte = bytes[index]
         index += 1
@@ -129,7 +130,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func hex4() throws -> UInt32 {
+    private mutating func hex4() throws(Malformed) -> UInt32 {
         guard index + 4 <= bytes.count else { throw Malformed() }
         var value: UInt32 = 0
         for byte in bytes[index..<(index + 4)] {
@@ -140,8 +141,9 @@ struct JSONParser {
         return value
     }
 
-    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    private mutating func number() throws -> Double {
+    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`;
+    /// an integer when it has neither fraction nor exponent and fits 64 bits.
+    private mutating func number() throws(Malformed) -> JSONValue {
         let start = index
         _ = try take(UInt8(ascii: "-"))
         guard index < bytes.count else { throw Malformed() }
@@ -150,17 +152,35 @@ struct JSONParser {
         } else {
             guard digits() > 0 else { throw Malformed() }
         }
+        var whole = true
         if try take(UInt8(ascii: ".")) {
             guard digits() > 0 else { throw Malformed() }
+            whole = false
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw Malformed() }
+            whole = false
         }
+        if whole, let integer = Self.integer(bytes[start..<index]) { return .integer(integer) }
         // Past Double's range this is ±infinity: still valid JSON, which each
-        // field's range check then refuses (422), as it would 1e300.
+        // of the server's range checks then refuses (422), as it would 1e300.
         guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw Malformed() }
+        return .double(value)
+    }
+
+    /// The value of an optional minus and digits, read in place; nil past 64 bits.
+    private static func integer(_ text: ArraySlice<UInt8>) -> Int64? {
+        let negative = text.first == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for byte in text.dropFirst(negative ? 1 : 0) {
+            let digit = Int64(byte &- UInt8(ascii: "0"))
+            let (shifted, overflowedShift) = value.multipliedReportingOverflow(by: 10)
+            let (added, overflowedAdd) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflowedShift, !overflowedAdd else { return nil }
+            value = added
+        }
         return value
     }
 
@@ -170,7 +190,7 @@ struct JSONParser {
         return index - start
     }
 
-    private mutating func literal(_ word: StaticString) throws {
+    private mutating func literal(_ word: StaticString) throws(Malformed) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw Malformed() }
         let matches = word.withUTF8Buffer { expected in bytes[index..<(index + count)].elementsEqual(expected) }
@@ -178,13 +198,13 @@ struct JSONParser {
         index += count
     }
 
-    private mutating func enter() throws {
+    private mutating func enter() throws(Malformed) {
         depth += 1
         guard depth <= Self.maxDepth else { throw Malformed() }
     }
 
     /// Consumes `byte` if it comes next.
-    private mutating func take(_ byte: UInt8) throws -> Bool {
+    private mutating func take(_ byte: UInt8) throws(Malformed) -> Bool {
         guard index < bytes.count, bytes[index] == byte else { return false }
         index += 1
         return true
