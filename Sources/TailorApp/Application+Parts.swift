@@ -19,7 +19,7 @@ extension Application {
         let chatbot = Chatbot(botID: botID, delay: configuration.botDelay, router: events,
                               typing: { chat, contact in presence.typed(in: chat, by: botID, contact: contact) }, loops: loops, logger: logger)
         let pushDelivery = PushDelivery(events: events, streams: streams, queued: news.pushesQueued, key: readModel.pushKey, settings: configuration.push,
-                                        metrics: metrics, now: now, executor: loops.next(), logger: logger)
+                                        metrics: metrics, now: now, loop: loops.next(), logger: logger)
         return [
             Part("writer", stop: {
                 do {

@@ -1,7 +1,7 @@
 import Logging
-import Synchronization
 import TailorDomain
 import TailorHTTP
+import TailorLoop
 import TailorStore
 import TailorStreams
 import TailorViews
@@ -32,7 +32,13 @@ final class EventHandler: Sendable {
     private let news: FeedNews
     private let presence: PresenceDriver
     private let streams: EventStreams
-    private let names = Mutex<[Int: String]>([:])
+    /// Senders' names read for notifications: touched only on the feed's
+    /// thread, which applies the feed in order, so they need no lock.
+    private let names = ThreadConfined(KnownNames())
+
+    private final class KnownNames {
+        var byUser: [Int: String] = [:]
+    }
     /// Reads that failed while the feed was followed: each costs a little
     /// (a chat not kept, a notification not sent), and none stops the feed,
     /// but each is said.
@@ -111,7 +117,7 @@ final class EventHandler: Sendable {
     /// user's name never changes. At most `maxKeptNames`; past it the memory
     /// starts over.
     private func name(of user: Int, in snapshot: FeedSnapshot) -> String? {
-        if let name = names.withLock({ $0[user] }) { return name }
+        if let name = names.value.byUser[user] { return name }
         // A name that cannot be read costs only this notification (the views
         // still change): the feed must go on, not stop at a failed read.
         let found: User?
@@ -122,10 +128,9 @@ final class EventHandler: Sendable {
             return nil
         }
         guard let found else { return nil }
-        names.withLock { names in
-            if names.count >= Self.maxKeptNames { names.removeAll() }
-            names[user] = found.name
-        }
+        let known = names.value
+        if known.byUser.count >= Self.maxKeptNames { known.byUser.removeAll() }
+        known.byUser[user] = found.name
         return found.name
     }
 

@@ -1,6 +1,6 @@
 import Logging
-import Synchronization
 import TailorDomain
+import TailorLoop
 import TailorPush
 import TailorStore
 import TailorStreams
@@ -47,14 +47,14 @@ final class PushDelivery: Sendable {
     static let heldBack = 1_000
 
     init(events: EventRouter, streams: EventStreams, queued: AsyncStream<FeedNews.PushesQueued>, key: VAPIDKey, settings: PushSettings,
-         metrics: ServerMetrics, now: @escaping @Sendable () -> Int, executor: any TaskExecutor, logger: Logger) {
+         metrics: ServerMetrics, now: @escaping @Sendable () -> Int, loop: EventLoop, logger: Logger) {
         let client = PushClient(caFile: settings.caFile, timeoutSeconds: settings.timeout)
         let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.waker = waker
         let delay = settings.delay
-        worker = Task(executorPreference: executor) {
+        worker = Task(executorPreference: loop) {
             let delivery = Round(events: events, client: client, key: key, settings: settings, metrics: metrics, logger: logger, now: now,
-                                 executor: executor, wake: { waker.yield() })
+                                 loop: loop, wake: { waker.yield() })
             for await _ in wakes {
                 do {
                     try await Task.sleep(for: .milliseconds(delay))
@@ -64,7 +64,7 @@ final class PushDelivery: Sendable {
                 await delivery.deliverDue()
             }
         }
-        ticker = Task(executorPreference: executor) {
+        ticker = Task(executorPreference: loop) {
             while true {
                 do {
                     try await Task.sleep(for: .seconds(Self.pollInterval))
@@ -74,9 +74,9 @@ final class PushDelivery: Sendable {
                 waker.yield()
             }
         }
-        follower = Task(executorPreference: executor) {
+        follower = Task(executorPreference: loop) {
             for await pushes in queued {
-                await Self.queued(pushes, streams: streams, events: events, wake: { waker.yield() }, executor: executor, logger: logger)
+                await Self.queued(pushes, streams: streams, events: events, wake: { waker.yield() }, loop: loop, logger: logger)
             }
         }
     }
@@ -84,12 +84,12 @@ final class PushDelivery: Sendable {
     /// Pushes were queued for their recipient: cancelled when one of their
     /// streams here shows the chat, else delivered once due.
     private static func queued(_ pushes: FeedNews.PushesQueued, streams: EventStreams, events: EventRouter, wake: () -> Void,
-                               executor: any TaskExecutor, logger: Logger) async {
+                               loop: EventLoop, logger: Logger) async {
         guard await streams.isShowing(chat: pushes.chat, to: pushes.recipient) else {
             wake()
             return
         }
-        Task(executorPreference: executor) {
+        Task(executorPreference: loop) {
             do {
                 try await events.record(.cancel(message: pushes.message))
             } catch {
@@ -115,12 +115,18 @@ final class PushDelivery: Sendable {
         let metrics: ServerMetrics
         let logger: Logger
         let now: @Sendable () -> Int
-        let executor: any TaskExecutor
-        let inFlight = Mutex(PushesInFlight())
+        let loop: EventLoop
+        /// The pushes in flight: touched only on the loop, where every task of
+        /// the delivery runs, so they need no lock.
+        private let inFlight = ThreadConfined(InFlight())
+
+        private final class InFlight {
+            var pushes = PushesInFlight()
+        }
         let wake: @Sendable () -> Void
 
         init(events: EventRouter, client: PushClient, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics, logger: Logger,
-             now: @escaping @Sendable () -> Int, executor: any TaskExecutor, wake: @escaping @Sendable () -> Void) {
+             now: @escaping @Sendable () -> Int, loop: EventLoop, wake: @escaping @Sendable () -> Void) {
             self.events = events
             self.client = client
             self.key = key
@@ -128,12 +134,12 @@ final class PushDelivery: Sendable {
             self.metrics = metrics
             self.logger = logger
             self.now = now
-            self.executor = executor
+            self.loop = loop
             self.wake = wake
         }
 
         func deliverDue() async {
-            let (room, busy) = inFlight.withLock { (settings.inFlight - $0.count, $0.subscriptions) }
+            let (room, busy) = (settings.inFlight - inFlight.value.pushes.count, inFlight.value.pushes.subscriptions)
             guard room > 0, !Task.isCancelled else { return }
             let claim: PushClaim
             do {
@@ -159,7 +165,7 @@ final class PushDelivery: Sendable {
             let candidates = zip(claim.jobs, hosts).map { job, host in
                 PushesInFlight.Candidate(subscription: job.subscription.id, user: job.subscription.userID, host: host)
             }
-            let admitted = inFlight.withLock { $0.admit(candidates, settings: settings) }
+            let admitted = inFlight.value.pushes.admit(candidates, settings: settings)
             for (index, job) in claim.jobs.enumerated() {
                 let (endpoint, host) = (endpoints[index], hosts[index])
                 guard admitted[index] else {
@@ -167,10 +173,10 @@ final class PushDelivery: Sendable {
                     await record(.release(push: job.id, due: now() + PushDelivery.heldBack))
                     continue
                 }
-                Task(executorPreference: executor) { [self] in
+                Task(executorPreference: loop) { [self] in
                     let response = await client.send { try self.request(for: job, to: endpoint.get()) }
                     await settle(job, response)
-                    inFlight.withLock { $0.leave(subscription: job.subscription.id, host: host) }
+                    inFlight.value.pushes.leave(subscription: job.subscription.id, host: host)
                     wake()
                 }
             }
