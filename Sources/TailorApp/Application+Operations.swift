@@ -40,6 +40,7 @@ extension Application {
     /// demo users' tokens when it did. Once started: its writes wait for the feed.
     public func seedDemoIfAsked() throws -> (alice: String, bob: String)? {
         guard configuration.demo else { return nil }
+        // Set by the task that seeds, read by this thread once it is signalled.
         let result = Mutex<Result<DemoData.Tokens?, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let events = events

@@ -19,7 +19,8 @@ final class Authenticator: Sendable {
     private let events: EventRouter
     private let now: @Sendable () -> Int
     private let credentials: CredentialCache
-    /// When each session's use was last recorded, in milliseconds.
+    /// When each session's use was last recorded, in milliseconds: a
+    /// session's requests come on any loop.
     private let seen = Mutex<[Int: Int]>([:])
     /// Each user's writes (any method but GET and HEAD).
     private let writes: RateLimiter<Int>

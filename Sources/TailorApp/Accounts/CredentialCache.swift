@@ -45,6 +45,7 @@ final class CredentialCache: Sendable {
         var forgottenFrom: UInt64 = 0
     }
 
+    /// Read by requests on every loop, changed by sign-ins there and by the feed's thread.
     private let state = Mutex(State())
     /// Remembered tokens at most; past it the memory starts over.
     static let capacity = 100_000

@@ -77,6 +77,7 @@ public final class PasswordQueue: Sendable {
     }
 
     let limits: Limits
+    /// Filled by requests on every loop, emptied by the hashing thread.
     private let state = Mutex(State())
     private let thread = SerialThread(name: "passwords")
 

@@ -34,6 +34,7 @@ public final class EventRouter: Sendable {
         var writing = false
     }
 
+    /// The next batch: every loop and task that writes adds to it, the writer's thread takes it.
     private let queue = Mutex(Queue())
     private let writerThread = SerialThread(name: "writer")
     private let writer: ThreadConfined<WriterConnection>
@@ -98,6 +99,7 @@ public final class EventRouter: Sendable {
     /// the shared pool of tasks is busy.
     func checkWrites(within seconds: Double) async -> WriteCheck {
         await withCheckedContinuation { (continuation: CheckedContinuation<WriteCheck, Never>) in
+            // Answered once, by the writer's thread or by the timer's loop, whichever is first.
             let waiting = Mutex<CheckedContinuation<WriteCheck, Never>?>(continuation)
             let answer: @Sendable (WriteCheck) -> Void = { check in waiting.withLock { $0.take() }?.resume(returning: check) }
             writerThread.async { [self] in

@@ -13,6 +13,7 @@ import TailorStore
 /// The lock is taken by the writer for each batch, and by a reader only when
 /// the kept chats must read a user (rarely, once they are warm).
 final class CommitGate: Sendable {
+    /// Held by the writer's thread across a commit and by a reader's first read (see above).
     private let latest: Mutex<Int>
 
     /// `position`: the feed's position the database shows now.

@@ -24,6 +24,7 @@ final class FeedProgress: Sendable {
         var looksScheduled = 0
     }
 
+    /// Advanced by the thread that applies the feed, waited on by requests on every loop.
     private let state: Mutex<State>
     /// Whether other servers write the feed too (PostgreSQL): this server may
     /// then be behind positions that others already answered with.

@@ -15,6 +15,7 @@ final class Lifecycle: Sendable {
     private let startup: Startup
     private let thread = SerialThread(name: "lifecycle")
     private let ended = DispatchSemaphore(value: 0)
+    /// Started and shut down from any thread (a command's main thread, a signal, a test).
     private let state = Mutex(State.notStarted)
     private let logger: Logger
 

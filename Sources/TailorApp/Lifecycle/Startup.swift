@@ -18,6 +18,7 @@ final class Startup: Sendable {
         var description: String { "\(part) could not start: \(error)" }
     }
 
+    /// Told by each part's service on the lifecycle's thread, read by the thread that waits.
     private let state: Mutex<State>
     private let settled = DispatchSemaphore(value: 0)
 

@@ -15,6 +15,7 @@ import TailorStore
 /// `maxWaiting`; past it the oldest are dropped, as a lost one would be.
 final class PresenceChannel: Sendable {
     private let url: String
+    /// Signals to send: added wherever presence runs, taken by the channel's thread.
     private let waiting = Mutex<[String]>([])
     private let stopping = Atomic<Bool>(false)
     /// Ends the thread's wait: a signal to send, or the stop.

@@ -31,6 +31,7 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     }
 
     let limit: RateLimit
+    /// One account's or address's requests come on any loop: they draw on one bucket.
     private let buckets = Mutex<[Key: Bucket]>([:])
     /// Past this many keys, buckets that have filled up again are forgotten:
     /// a full bucket is what a new key gets anyway.

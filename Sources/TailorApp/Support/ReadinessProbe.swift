@@ -20,6 +20,7 @@ final class ReadinessProbe: Sendable {
     let interval: UInt64
     private let check: Check
     private let now: @Sendable () -> UInt64
+    /// Asked by probes on every loop at once, which share one check.
     private let state = Mutex(State())
 
     init(interval: UInt64 = 1_000_000_000, now: @escaping @Sendable () -> UInt64 = { MonotonicClock.now }, check: @escaping Check) {
