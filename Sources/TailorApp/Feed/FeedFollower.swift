@@ -32,7 +32,8 @@ final class FeedFollower: Sendable {
     /// This server's own commits not yet applied, in position order: their
     /// changes are taken from here rather than decoded again from the feed
     /// (decoding was about a tenth of this thread's time). What the feed holds
-    /// at those positions is the encoding of the very same changes.
+    /// at those positions is the encoding of the very same changes. Handed
+    /// over by the writer's thread, taken by the follower's.
     private let writtenHere = Mutex<[FeedEntry]>([])
     /// This server, as the notifications of its own commits name it: those
     /// are no reason to read, since the writer hands their entries over.
