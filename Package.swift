@@ -90,6 +90,15 @@ let package = Package(
             dependencies: ["TailorDomain", "TailorViews", "TailorStore", "TailorHTTP", "TailorLoop", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // The change feed on this server: its entries' encoding, and the followers
+        // that apply it in position order (the writer's own commits on SQLite,
+        // every server's on PostgreSQL), with how far it is applied.
+        .target(
+            name: "TailorFeed",
+            dependencies: ["TailorDomain", "TailorStore", "TailorLoop", "TailorHTTP", "TailorViews", "TailorWire",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+
         // Web Push: payload encryption, the server's key and its tokens (JSON
         // written by the read model's writer), endpoints, and the HTTPS client
         // that posts pushes to push services.
@@ -110,6 +119,7 @@ let package = Package(
                 "TailorDomain",
                 "TailorViews",
                 "TailorStreams",
+                "TailorFeed",
                 "TailorPush",
                 "TailorWire",
                 .product(name: "Logging", package: "swift-log"),
@@ -158,6 +168,7 @@ let package = Package(
         .testTarget(name: "TailorStoreTests", dependencies: ["TailorStore", "TailorTestSupport"]),
         .testTarget(name: "TailorViewsTests", dependencies: ["TailorViews", "TailorDomain", "TailorStore", "TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorStreamsTests", dependencies: ["TailorStreams", "TailorViews", "TailorDomain", "TailorStore", "TailorLoop", "TailorTestSupport"]),
+        .testTarget(name: "TailorFeedTests", dependencies: ["TailorFeed", "TailorDomain", "TailorViews", "TailorStore", "TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorStore", "TailorTestSupport"]),
         .testTarget(name: "TailorServerTests", dependencies: ["TailorClient", "TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
     ]

@@ -1,4 +1,5 @@
 import Logging
+import TailorFeed
 import TailorHTTP
 import TailorLoop
 import TailorPush

@@ -1,4 +1,5 @@
 import Logging
+import TailorFeed
 import TailorLoop
 import TailorStore
 import TailorStreams

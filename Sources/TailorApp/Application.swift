@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import TailorFeed
 import TailorHTTP
 import TailorLoop
 import TailorPush

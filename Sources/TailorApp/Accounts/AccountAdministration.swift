@@ -1,5 +1,6 @@
 import Glibc
 import TailorDomain
+import TailorFeed
 import TailorLoop
 import TailorStore
 import TailorViews

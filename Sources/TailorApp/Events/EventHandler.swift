@@ -1,5 +1,6 @@
 import Logging
 import TailorDomain
+import TailorFeed
 import TailorHTTP
 import TailorLoop
 import TailorStore
@@ -25,7 +26,7 @@ import TailorViews
 /// model is built by one lane, in feed order, and a stream's ids never go back,
 /// while the lanes build different users' view models side by side, none
 /// waiting for another's pass to end.
-final class EventHandler: Sendable {
+final class EventHandler: FeedHandler {
     private let cache: ViewCache
     private let directory: ChatDirectory
     private let credentials: CredentialCache

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import Synchronization
 import TailorDomain
+import TailorFeed
 import TailorHTTP
 import TailorLoop
 import TailorStore

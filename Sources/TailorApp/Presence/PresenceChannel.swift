@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import TailorFeed
 import TailorHTTP
 import TailorLoop
 import TailorStore

@@ -18,9 +18,9 @@ import TailorViews
 /// the two, and the writer hands its entry over. When the connection fails
 /// (the database restarts) it opens another after a growing pause, and reads
 /// on from where it was.
-final class FeedFollower: Sendable {
+package final class FeedFollower: Sendable {
     private let url: String
-    private let handler: EventHandler
+    private let handler: any FeedHandler
     private let progress: FeedProgress
     private let stopping = Atomic<Bool>(false)
     /// Ends the follower's wait at once: a commit here, or the stop. The
@@ -37,18 +37,18 @@ final class FeedFollower: Sendable {
     private let writtenHere = Mutex<[FeedEntry]>([])
     /// This server, as the notifications of its own commits name it: those
     /// are no reason to read, since the writer hands their entries over.
-    let origin = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    package let origin = String(UInt64.random(in: 1...UInt64.max), radix: 36)
 
     /// Added to the connection's application name.
-    static let applicationNameSuffix = "-feed"
+    package static let applicationNameSuffix = "-feed"
 
     /// Seconds between reads of the feed when no notification came.
-    static let pollInterval = 0.25
+    package static let pollInterval = 0.25
     /// Entries read and applied at once.
-    static let batchSize = 500
+    package static let batchSize = 500
 
     /// Follows from where `progress` says this server is.
-    init(url: String, handler: EventHandler, progress: FeedProgress, logger: Logger) throws {
+    package init(url: String, handler: any FeedHandler, progress: FeedProgress, logger: Logger) throws {
         self.url = url
         self.handler = handler
         self.progress = progress
@@ -57,7 +57,7 @@ final class FeedFollower: Sendable {
     }
 
     /// Starts the follower's thread; the returned stop ends it and waits for it.
-    func start() -> Part.Stop {
+    package func start() -> @Sendable () -> Void {
         let thread = OwnThread(name: "feed") { self.run() }
         return { [self] in
             stopping.store(true, ordering: .releasing)
@@ -68,16 +68,16 @@ final class FeedFollower: Sendable {
     }
 
     /// The latest position the feed held when last read, applied or not.
-    var latestSeen: Int { latest.load(ordering: .relaxed) }
+    package var latestSeen: Int { latest.load(ordering: .relaxed) }
 
     /// How many times the feed was read.
-    var reads: Int { readCount.load(ordering: .relaxed) }
+    package var reads: Int { readCount.load(ordering: .relaxed) }
 
     /// This server committed `entry`: applies it with what other servers
     /// committed before it, then calls `answer`. Committed is committed: past
     /// `applyWait` (the database unreachable, say) `answer` is called all the
     /// same, rather than its sources held without end or told to try again.
-    func apply(committedHere entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
+    package func apply(committedHere entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
         progress.whenApplied(entry.position, within: Self.applyWait) { _ in answer() }
         writtenHere.withLock { $0.append(entry) }
         wake.signal()
@@ -85,7 +85,7 @@ final class FeedFollower: Sendable {
 
     /// Seconds a commit of this server's waits to be applied before its
     /// sources are answered all the same.
-    static let applyWait = 2.0
+    package static let applyWait = 2.0
 
     /// This server's own entry at `position`, if it wrote it; the entries
     /// before it are no longer needed (applied, or skipped by a start over).

@@ -1,5 +1,5 @@
 /// Who applies the feed to this server, the writer's own entries included.
-enum FeedApplier: Sendable {
+package enum FeedApplier: Sendable {
     /// This server is the database's only writer (SQLite): its commits are
     /// the whole feed, applied on a thread of their own.
     case ownThread(CommitFollower)

@@ -1,12 +1,12 @@
 /// Bytes as lowercase hexadecimal text and back: token hashes in the change
 /// feed, salts and hashes in stored passwords.
-enum Hex {
-    static func text(_ bytes: [UInt8]) -> String {
+package enum Hex {
+    package static func text(_ bytes: [UInt8]) -> String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     /// The bytes `text` spells, two digits each; nil for anything else.
-    static func bytes(_ text: String) -> [UInt8]? {
+    package static func bytes(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

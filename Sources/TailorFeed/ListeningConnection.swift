@@ -7,11 +7,11 @@ import TailorStore
 /// stops: when it cannot be opened or fails (the database restarts), the
 /// failure is logged and another is opened after a pause that doubles from
 /// 50 ms up to 2 s, cut short by the thread's wake.
-enum ListeningConnection {
+package enum ListeningConnection {
     /// Opens a connection, readies it with `prepare` and runs `session` on
     /// it, again and again, until `isStopping`; `failing` says what a failure
     /// stopped, for the log.
-    static func keep(url: String, failing: String, failures: ThrottledLog, wake: WakeSignal, isStopping: () -> Bool,
+    package static func keep(url: String, failing: String, failures: ThrottledLog, wake: WakeSignal, isStopping: () -> Bool,
                      prepare: (PostgresConnection) throws -> Void, session: (PostgresConnection) throws -> Void) {
         var pause = 0.05
         while !isStopping() {

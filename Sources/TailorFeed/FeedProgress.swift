@@ -1,11 +1,10 @@
 import Synchronization
 import TailorLoop
-import TailorStreams
 
 /// How far this server has applied the change feed, and who waits for it to
 /// get further: the one record of it, kept by whoever applies the feed (the
 /// `CommitFollower` on SQLite, the `FeedFollower` on PostgreSQL).
-final class FeedProgress: Sendable {
+package final class FeedProgress: Sendable {
     private struct Waiting {
         let position: Int
         /// When it is given up (MonotonicClock).
@@ -28,24 +27,24 @@ final class FeedProgress: Sendable {
     private let state: Mutex<State>
     /// Whether other servers write the feed too (PostgreSQL): this server may
     /// then be behind positions that others already answered with.
-    let isShared: Bool
+    package let isShared: Bool
 
     /// Whose timer looks for the waits given up.
     private let timers: EventLoop
 
-    init(applied: Int, isShared: Bool, timers: EventLoop) {
+    package init(applied: Int, isShared: Bool, timers: EventLoop) {
         state = Mutex(State(applied: applied))
         self.isShared = isShared
         self.timers = timers
     }
 
-    var applied: Int { state.withLock { $0.applied } }
+    package var applied: Int { state.withLock { $0.applied } }
 
     /// Looks scheduled so far for waits past their deadline.
-    var looksScheduled: Int { state.withLock { $0.looksScheduled } }
+    package var looksScheduled: Int { state.withLock { $0.looksScheduled } }
 
     /// The feed is applied up to `position`: answers those waiting for it.
-    func advance(to position: Int) {
+    package func advance(to position: Int) {
         let due = state.withLock { state -> [@Sendable (Bool) -> Void] in
             state.applied = max(state.applied, position)
             let applied = state.applied
@@ -62,7 +61,7 @@ final class FeedProgress: Sendable {
     /// waits for positions that never come do not pile up. The look for waits
     /// given up is a dispatch timer, not a task, so that it comes even when
     /// the shared pool of tasks is busy.
-    func whenApplied(_ position: Int, within seconds: Double, _ answer: @escaping @Sendable (Bool) -> Void) {
+    package func whenApplied(_ position: Int, within seconds: Double, _ answer: @escaping @Sendable (Bool) -> Void) {
         let deadline = MonotonicClock.after(seconds: seconds)
         let (appliedAlready, look) = state.withLock { state -> (Bool, UInt64?) in
             guard state.applied < position else { return (true, nil) }
@@ -75,7 +74,7 @@ final class FeedProgress: Sendable {
 
     /// Waits until the feed is applied up to `position`, at most `seconds`;
     /// whether it was.
-    func wait(for position: Int, seconds: Double) async -> Bool {
+    package func wait(for position: Int, seconds: Double) async -> Bool {
         guard applied < position else { return true }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             whenApplied(position, within: seconds) { continuation.resume(returning: $0) }

@@ -1,4 +1,5 @@
 import TailorDomain
+import TailorFeed
 import TailorHTTP
 import TailorStore
 

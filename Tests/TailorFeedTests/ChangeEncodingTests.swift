@@ -1,7 +1,6 @@
-@testable import TailorApp
 @testable import TailorDomain
+import TailorFeed
 import TailorStore
-@testable import TailorStreams
 @testable import TailorViews
 import Testing
 

@@ -12,15 +12,15 @@ import TailorViews
 /// reader connection that the `CommitGate` places exactly in the feed, and
 /// a batch's sources are answered only once its entry is applied, so that
 /// they read their writes.
-final class CommitFollower: Sendable {
+package final class CommitFollower: Sendable {
     private let thread = SerialThread(name: "feed")
     private let database: Database
-    private let handler: EventHandler
+    private let handler: any FeedHandler
     private let progress: FeedProgress
-    let gate: CommitGate
+    package let gate: CommitGate
     private let failures: ThrottledLog
 
-    init(database: Database, handler: EventHandler, progress: FeedProgress, logger: Logger) {
+    package init(database: Database, handler: any FeedHandler, progress: FeedProgress, logger: Logger) {
         self.database = database
         self.handler = handler
         self.progress = progress
@@ -30,7 +30,7 @@ final class CommitFollower: Sendable {
 
     /// Applies `entry`, just committed, after the entries before it, then
     /// calls `answer`.
-    func apply(_ entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
+    package func apply(_ entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
         thread.async { [self] in
             do {
                 try database.read { store in handler.committed(entry, snapshot: snapshot(of: store)) }
@@ -46,7 +46,7 @@ final class CommitFollower: Sendable {
     }
 
     /// Waits until every entry handed over is applied.
-    func finish() {
+    package func finish() {
         thread.sync {}
     }
 

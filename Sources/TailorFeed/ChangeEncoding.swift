@@ -6,8 +6,8 @@ import TailorWire
 /// The changes of one commit as the feed's table stores them: a JSON array,
 /// one object per change, its kind under `"k"`. Read by every server that
 /// follows the feed, so a field is never renamed, only added.
-enum ChangeEncoding {
-    static func bytes(of changes: [Change]) -> [UInt8] {
+package enum ChangeEncoding {
+    package static func bytes(of changes: [Change]) -> [UInt8] {
         var json = JSONWriter(capacity: 64 * changes.count)
         json.array(count: changes.count) { json, index in
             write(changes[index], to: &json)
@@ -16,13 +16,13 @@ enum ChangeEncoding {
     }
 
     /// The changes `bytes` hold; `Unreadable` when they are not what `bytes(of:)` writes.
-    static func changes(from bytes: [UInt8]) throws -> [Change] {
+    package static func changes(from bytes: [UInt8]) throws -> [Change] {
         guard case .array(let items) = try JSONParser.parse(bytes) else { throw Unreadable() }
         return try items.map(change)
     }
 
-    struct Unreadable: Error, CustomStringConvertible {
-        var description: String { "a change in the feed could not be read" }
+    package struct Unreadable: Error, CustomStringConvertible {
+        package var description: String { "a change in the feed could not be read" }
     }
 
     private static func write(_ change: Change, to json: inout JSONWriter) {

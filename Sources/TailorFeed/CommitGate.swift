@@ -12,18 +12,18 @@ import TailorStore
 ///
 /// The lock is taken by the writer for each batch, and by a reader only when
 /// the kept chats must read a user (rarely, once they are warm).
-final class CommitGate: Sendable {
+package final class CommitGate: Sendable {
     /// Held by the writer's thread across a commit and by a reader's first read (see above).
     private let latest: Mutex<Int>
 
     /// `position`: the feed's position the database shows now.
-    init(committed position: Int) {
+    package init(committed position: Int) {
         latest = Mutex(position)
     }
 
     /// Runs the writer's `transaction`, which returns the entry it committed
     /// in the feed, if any; no snapshot begins meanwhile.
-    func commit(_ transaction: () throws -> FeedEntry?) throws -> FeedEntry? {
+    package func commit(_ transaction: () throws -> FeedEntry?) throws -> FeedEntry? {
         try latest.withLock { latest in
             let entry = try transaction()
             if let entry { latest = entry.position }
@@ -32,7 +32,7 @@ final class CommitGate: Sendable {
     }
 
     /// Begins a snapshot with `firstRead`; the position it shows.
-    func beginSnapshot(with firstRead: () throws -> Void) throws -> Int {
+    package func beginSnapshot(with firstRead: () throws -> Void) throws -> Int {
         try latest.withLock { latest in
             try firstRead()
             return latest

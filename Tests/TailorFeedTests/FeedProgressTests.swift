@@ -1,9 +1,8 @@
 import Dispatch
 import Synchronization
-import TailorLoop
-@testable import TailorApp
 @testable import TailorDomain
-@testable import TailorStreams
+import TailorFeed
+import TailorLoop
 @testable import TailorViews
 import Testing
 

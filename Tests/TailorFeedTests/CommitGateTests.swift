@@ -1,10 +1,9 @@
 import Synchronization
-@testable import TailorApp
 @testable import TailorDomain
+import TailorFeed
 import TailorLoop
 import TailorStore
 import TailorTestSupport
-@testable import TailorStreams
 @testable import TailorViews
 import Testing
 
