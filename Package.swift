@@ -99,6 +99,14 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Presence across servers: who is online and who types, told to the
+        // views as changes and to the other servers as PostgreSQL notifications.
+        .target(
+            name: "TailorPresence",
+            dependencies: ["TailorStore", "TailorLoop", "TailorHTTP", "TailorViews", "TailorStreams",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+
         // Web Push: payload encryption, the server's key and its tokens (JSON
         // written by the read model's writer), endpoints, and the HTTPS client
         // that posts pushes to push services.
@@ -120,6 +128,7 @@ let package = Package(
                 "TailorViews",
                 "TailorStreams",
                 "TailorFeed",
+                "TailorPresence",
                 "TailorPush",
                 "TailorWire",
                 .product(name: "Logging", package: "swift-log"),
@@ -169,7 +178,7 @@ let package = Package(
         .testTarget(name: "TailorViewsTests", dependencies: ["TailorViews", "TailorDomain", "TailorStore", "TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorStreamsTests", dependencies: ["TailorStreams", "TailorViews", "TailorDomain", "TailorStore", "TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorFeedTests", dependencies: ["TailorFeed", "TailorDomain", "TailorViews", "TailorStore", "TailorLoop", "TailorTestSupport"]),
-        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorPresence", "TailorDomain", "TailorViews", "TailorStreams", "TailorStore", "TailorTestSupport"]),
         .testTarget(name: "TailorServerTests", dependencies: ["TailorClient", "TailorApp", "TailorDomain", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
     ]
 )

@@ -2,6 +2,7 @@ import Logging
 import TailorFeed
 import TailorHTTP
 import TailorLoop
+import TailorPresence
 import TailorPush
 import TailorStore
 import TailorStreams

@@ -1,6 +1,7 @@
 import Logging
 import TailorFeed
 import TailorLoop
+import TailorPresence
 import TailorStore
 import TailorStreams
 

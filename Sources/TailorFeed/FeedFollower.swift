@@ -99,7 +99,7 @@ package final class FeedFollower: Sendable {
     }
 
     private func run() {
-        ListeningConnection.keep(url: url, failing: "the change feed could not be read", failures: failures, wake: wake,
+        ListeningConnection.keep(url: url, failing: "the change feed could not be read", log: { failures.log($0) }, wake: wake,
                                  isStopping: { stopping.load(ordering: .acquiring) },
                                  prepare: { try Store.listenToFeed(on: $0, namedWith: Self.applicationNameSuffix) },
                                  session: { try follow(on: $0) })

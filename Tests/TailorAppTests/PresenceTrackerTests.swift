@@ -1,4 +1,5 @@
 @testable import TailorApp
+import TailorPresence
 @testable import TailorViews
 import Testing
 

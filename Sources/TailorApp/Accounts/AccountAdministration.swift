@@ -2,6 +2,7 @@ import Glibc
 import TailorDomain
 import TailorFeed
 import TailorLoop
+import TailorPresence
 import TailorStore
 import TailorViews
 

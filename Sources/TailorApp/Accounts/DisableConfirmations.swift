@@ -1,3 +1,4 @@
+import TailorPresence
 import TailorViews
 
 /// What `tailor users disable` hears back from the servers on PostgreSQL,

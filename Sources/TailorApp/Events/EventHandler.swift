@@ -3,6 +3,7 @@ import TailorDomain
 import TailorFeed
 import TailorHTTP
 import TailorLoop
+import TailorPresence
 import TailorStore
 import TailorStreams
 import TailorViews

@@ -1,6 +1,7 @@
 import Logging
 import TailorHTTP
 import TailorLoop
+import TailorPresence
 
 /// Records through the router the last seens that presence hands over
 /// (`PresenceDriver.lastSeenWrites`), each as a write of its own, so that

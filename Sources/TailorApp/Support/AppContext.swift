@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorPresence
 import TailorStore
 import TailorViews
 

@@ -4,7 +4,7 @@ import TailorViews
 /// a letter for the kind, and its numbers, separated by spaces, e.g.
 /// `k3j9 t 12 4 7` (server k3j9: user 4 types in chat 12, to user 7).
 extension PresenceSignal {
-    func payload(from server: String) -> String {
+    package func payload(from server: String) -> String {
         switch self {
         case .online(let user): "\(server) o \(user)"
         case .offline(let user, let lastSeen): "\(server) f \(user) \(lastSeen.map(String.init) ?? "-")"
@@ -19,7 +19,7 @@ extension PresenceSignal {
 
     /// The signal and its sender; nil for a payload this server does not
     /// know (a newer server's).
-    static func read(_ payload: String) -> (signal: PresenceSignal, sender: String)? {
+    package static func read(_ payload: String) -> (signal: PresenceSignal, sender: String)? {
         let parts = payload.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count >= 2 else { return nil }
         let sender = String(parts[0])

@@ -1,6 +1,5 @@
 import Logging
 import Synchronization
-import TailorFeed
 import TailorHTTP
 import TailorLoop
 import TailorStore
@@ -14,7 +13,7 @@ import TailorStore
 /// says so (`connected`): signals sent meanwhile may be lost, and the driver
 /// asks the others again. Signals waiting to be sent are at most
 /// `maxWaiting`; past it the oldest are dropped, as a lost one would be.
-final class PresenceChannel: Sendable {
+package final class PresenceChannel: Sendable {
     private let url: String
     /// Signals to send: added wherever presence runs, taken by the channel's thread.
     private let waiting = Mutex<[String]>([])
@@ -23,11 +22,11 @@ final class PresenceChannel: Sendable {
     private let wake: WakeSignal
     private let failures: ThrottledLog
 
-    static let maxWaiting = 10_000
+    package static let maxWaiting = 10_000
     /// Added to the connection's application name.
-    static let applicationNameSuffix = "-presence"
+    package static let applicationNameSuffix = "-presence"
 
-    init(url: String, logger: Logger) throws {
+    package init(url: String, logger: Logger) throws {
         self.url = url
         wake = try WakeSignal()
         failures = ThrottledLog(logger: logger, level: .warning)
@@ -36,7 +35,7 @@ final class PresenceChannel: Sendable {
     /// Starts listening: `heard` gets each payload, `connected` is called on
     /// the channel's thread each time a connection is ready. The returned
     /// stop ends the thread and waits for it.
-    func start(heard: @escaping @Sendable (String) -> Void, connected: @escaping @Sendable () -> Void) -> Part.Stop {
+    package func start(heard: @escaping @Sendable (String) -> Void, connected: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let thread = OwnThread(name: "presence") { self.run(heard: heard, connected: connected) }
         return { [self] in
             stopping.store(true, ordering: .releasing)
@@ -46,7 +45,7 @@ final class PresenceChannel: Sendable {
         }
     }
 
-    func send(_ payload: String) {
+    package func send(_ payload: String) {
         waiting.withLock { waiting in
             if waiting.count >= Self.maxWaiting { waiting.removeFirst(waiting.count - Self.maxWaiting + 1) }
             waiting.append(payload)
@@ -55,7 +54,7 @@ final class PresenceChannel: Sendable {
     }
 
     private func run(heard: (String) -> Void, connected: () -> Void) {
-        ListeningConnection.keep(url: url, failing: "presence signals could not be sent or heard", failures: failures, wake: wake,
+        ListeningConnection.keep(url: url, failing: "presence signals could not be sent or heard", log: { failures.log($0) }, wake: wake,
                                  isStopping: { stopping.load(ordering: .acquiring) },
                                  prepare: { connection in
                                      try Store.listenToPresence(on: connection, namedWith: Self.applicationNameSuffix)

@@ -1,6 +1,4 @@
-import TailorHTTP
 import TailorLoop
-import TailorStore
 
 /// A PostgreSQL connection of a thread's own that listens for notifications
 /// (the feed's follower, presence signals), kept open until the thread
@@ -10,9 +8,9 @@ import TailorStore
 package enum ListeningConnection {
     /// Opens a connection, readies it with `prepare` and runs `session` on
     /// it, again and again, until `isStopping`; `failing` says what a failure
-    /// stopped, for the log.
-    package static func keep(url: String, failing: String, failures: ThrottledLog, wake: WakeSignal, isStopping: () -> Bool,
-                     prepare: (PostgresConnection) throws -> Void, session: (PostgresConnection) throws -> Void) {
+    /// stopped, for `log`.
+    package static func keep(url: String, failing: String, log: (String) -> Void, wake: WakeSignal, isStopping: () -> Bool,
+                             prepare: (PostgresConnection) throws -> Void, session: (PostgresConnection) throws -> Void) {
         var pause = 0.05
         while !isStopping() {
             do {
@@ -21,7 +19,7 @@ package enum ListeningConnection {
                 pause = 0.05
                 try session(connection)
             } catch {
-                failures.log("\(failing), trying again in \(Int(pause * 1000)) ms: \(error)")
+                log("\(failing), trying again in \(Int(pause * 1000)) ms: \(error)")
                 wake.wait(seconds: pause)
                 pause = min(pause * 2, 2)
             }

@@ -12,7 +12,7 @@ import TailorViews
 /// contacts of someone whose presence changed, through the cache and the
 /// lanes, as any change is. Its ticks (`tickInterval`) end graces,
 /// typing and servers not heard from, and send this server's heartbeat.
-final class PresenceDriver: Sendable {
+package final class PresenceDriver: Sendable {
     private let presence: Presence
     private let channel: PresenceChannel?
     private let database: Database
@@ -27,21 +27,21 @@ final class PresenceDriver: Sendable {
     private let executor: any TaskExecutor
     /// Last seens to record, for `LastSeenRecorder`: the router it records
     /// through is made after the feed's handler, which tells this driver of the feed.
-    let lastSeenWrites: AsyncStream<LastSeenWrite>
+    package let lastSeenWrites: AsyncStream<LastSeenWrite>
     private let lastSeenIn: AsyncStream<LastSeenWrite>.Continuation
 
     /// Seconds between ticks: typing ends and servers are found gone within it.
-    static let tickInterval = 0.2
+    package static let tickInterval = 0.2
 
     /// A user's last seen, to be recorded.
-    struct LastSeenWrite: Sendable {
-        let user: Int
-        let time: Int
+    package struct LastSeenWrite: Sendable {
+        package let user: Int
+        package let time: Int
         /// Said as the server stops: once written, nothing is to be shown anew.
-        let isGoodbye: Bool
+        package let isGoodbye: Bool
     }
 
-    init(presence: Presence, channel: PresenceChannel?, database: Database, directory: ChatDirectory, cache: ViewCache, streams: EventStreams,
+    package init(presence: Presence, channel: PresenceChannel?, database: Database, directory: ChatDirectory, cache: ViewCache, streams: EventStreams,
          executor: any TaskExecutor, now: @escaping @Sendable () -> Int, logger: Logger) {
         self.presence = presence
         self.executor = executor
@@ -60,7 +60,7 @@ final class PresenceDriver: Sendable {
     /// Starts following the streams, the ticks and the channel. The
     /// returned stop ends the ticks and says goodbye (`sayGoodbye`), then
     /// closes the channel.
-    func start() -> Part.Stop {
+    package func start() -> @Sendable () -> Void {
         let listening = Task(executorPreference: executor) { [self] in
             for await change in streams.streamChanges {
                 if change.opened { streamOpened(by: change.user) } else { streamClosed(by: change.user) }
@@ -105,7 +105,7 @@ final class PresenceDriver: Sendable {
     }
 
     /// Users shown online on any server, and the other servers heard from, for `/metrics`.
-    var counts: (usersOnline: Int, otherServers: Int) {
+    package var counts: (usersOnline: Int, otherServers: Int) {
         presence.change { ($0.shownOnlineCount, $0.otherServerCount) }
     }
 
@@ -119,23 +119,23 @@ final class PresenceDriver: Sendable {
         perform(presence.change { $0.streamClosed(by: user, now: MonotonicClock.now, time: now()) })
     }
 
-    func typed(in chat: Int, by user: Int, contact: Int) {
+    package func typed(in chat: Int, by user: Int, contact: Int) {
         perform(presence.change { $0.typed(in: chat, by: user, contact: contact, now: MonotonicClock.now) })
     }
 
     /// From the feed: a message's sender no longer types in its chat.
-    func messageSent(in chat: Int, by sender: Int) {
+    package func messageSent(in chat: Int, by sender: Int) {
         presence.change { $0.messageSent(in: chat, by: sender) }
     }
 
     /// From the feed: an account was disabled at `position`, and this server
     /// lets it in no more. The tool that disabled it waits for every server to say so.
-    func confirmApplied(_ position: Int) {
+    package func confirmApplied(_ position: Int) {
         perform([.announce(.applied(position: position))])
     }
 
     /// From the feed: `user`'s last seen is recorded, on this server or another.
-    func lastSeenCommitted(of user: Int) {
+    package func lastSeenCommitted(of user: Int) {
         perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
     }
 
@@ -173,13 +173,13 @@ final class PresenceDriver: Sendable {
 
     /// A last seen was not news, or could not be written: nothing comes back
     /// through the feed, and the user is shown as they are at once.
-    func lastSeenNotRecorded(of user: Int) {
+    package func lastSeenNotRecorded(of user: Int) {
         perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
     }
 
     /// `user`'s privacy setting changed: their contacts' screens and lists
     /// show their presence or stop, and theirs show their contacts' or stop.
-    func visibilityChanged(of user: Int) {
+    package func visibilityChanged(of user: Int) {
         showContacts(of: user, andTheirOwn: true)
     }
 
