@@ -1,7 +1,6 @@
 import Dispatch
 import Logging
 import ServiceLifecycle
-import Synchronization
 import TailorLoop
 
 /// The server's parts run as one `ServiceGroup`, on a thread of their own
@@ -15,13 +14,7 @@ final class Lifecycle: Sendable {
     private let startup: Startup
     private let thread = SerialThread(name: "lifecycle")
     private let ended = DispatchSemaphore(value: 0)
-    /// Started and shut down from any thread (a command's main thread, a signal, a test).
-    private let state = Mutex(State.notStarted)
     private let logger: Logger
-
-    private enum State {
-        case notStarted, running, stopped
-    }
 
     /// `parts` in the order they depend on each other: each stops after every
     /// part listed after it.
@@ -39,12 +32,7 @@ final class Lifecycle: Sendable {
     /// Runs the group; returns once every part has started, or throws the
     /// first failure, once the parts that had started have stopped again.
     func start() throws {
-        let starts = state.withLock { state -> Bool in
-            guard case .notStarted = state else { return false }
-            state = .running
-            return true
-        }
-        precondition(starts, "the server's parts were started twice")
+        precondition(startup.begin(), "the server's parts were started twice")
         let (group, ended, logger) = (group, ended, logger)
         Task(executorPreference: thread) {
             do {
@@ -58,19 +46,13 @@ final class Lifecycle: Sendable {
             try startup.wait()
         } catch {
             ended.wait()
-            state.withLock { $0 = .stopped }
             throw error
         }
     }
 
     /// Shuts the group down gracefully and waits until every part has stopped.
     func shutdown() {
-        let wasRunning = state.withLock { state -> Bool in
-            defer { state = .stopped }
-            if case .running = state { return true }
-            return false
-        }
-        guard wasRunning else { return }
+        guard startup.end() else { return }
         let group = group
         Task(executorPreference: thread) { await group.triggerGracefulShutdown() }
         ended.wait()
