@@ -45,7 +45,7 @@ package final class FeedFollower: Sendable {
     /// Seconds between reads of the feed when no notification came.
     package static let pollInterval = 0.25
     /// Entries read and applied at once.
-    package static let batchSize = 500
+    static let batchSize = 500
 
     /// Follows from where `progress` says this server is.
     package init(url: String, handler: any FeedHandler, progress: FeedProgress, logger: Logger) throws {
@@ -85,7 +85,7 @@ package final class FeedFollower: Sendable {
 
     /// Seconds a commit of this server's waits to be applied before its
     /// sources are answered all the same.
-    package static let applyWait = 2.0
+    static let applyWait = 2.0
 
     /// This server's own entry at `position`, if it wrote it; the entries
     /// before it are no longer needed (applied, or skipped by a start over).

@@ -31,7 +31,7 @@ package final class PresenceDriver: Sendable {
     private let lastSeenIn: AsyncStream<LastSeenWrite>.Continuation
 
     /// Seconds between ticks: typing ends and servers are found gone within it.
-    package static let tickInterval = 0.2
+    static let tickInterval = 0.2
 
     /// A user's last seen, to be recorded.
     package struct LastSeenWrite: Sendable {
