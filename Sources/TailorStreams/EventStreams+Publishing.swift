@@ -57,8 +57,8 @@ extension EventStreams {
             if let position { state.published = max(state.published, position) }
             var deliveries = DeliveryBatches()
             // Notifications first: each has its message's position, at most the
-            // pass's, which the view models have; a stream's loop may take
-            // what is queued between two pushes, and ids must not go back.
+            // pass's, which the view models have, and ids must not go back
+            // along a stream.
             for notification in notifications {
                 let event = StreamEvent(id: notification.position, name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(chatID: notification.chatID, contact: notification.contact, text: notification.text))))
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))

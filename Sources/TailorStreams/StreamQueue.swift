@@ -5,9 +5,10 @@ import TailorLoop
 /// machine without I/O: each transition changes the queue and says what its
 /// caller must do (queue a delivery on the loop, write, close).
 ///
-/// A stream has no task of its own: its loop writes it, from a `deliver` job
-/// queued when an idle stream gets new events, so that a fan-out to thousands
-/// of streams is one job per loop and one `sendmsg` per stream. One write at a
+/// A stream has no task of its own: its lane's loop writes it, delivering an
+/// idle stream's new events once the pass that queued them leaves the lane's
+/// state (`DeliveryBatches`), so that a fan-out to thousands of streams is a
+/// few jobs and one `sendmsg` per stream. One write at a
 /// time: events that come while a chunk is being written, or while the rest of
 /// one waits for room in the socket, wait for that write to finish.
 package struct StreamQueue {
