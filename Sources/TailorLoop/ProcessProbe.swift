@@ -34,18 +34,40 @@ public struct ProcessProbe: Sendable {
         return seconds
     }
 
-    /// Times its threads that still run gave up the CPU so far, waiting
-    /// (voluntary) or pre-empted: each is a switch of the core to another
-    /// thread, and a hand-off between two threads costs one at least.
-    public var contextSwitches: Int {
-        var switches = 0
+    /// Times a thread gave up its core: waiting (a hand-off between two
+    /// threads costs one at least) or pre-empted.
+    public struct ContextSwitches: Sendable {
+        public var voluntary = 0
+        public var forced = 0
+
+        public init() {}
+
+        public var total: Int { voluntary + forced }
+    }
+
+    /// The context switches so far of the process's threads that still run,
+    /// added up by name as `threadCPUSeconds` adds their time.
+    public var threadContextSwitches: [String: ContextSwitches] {
+        var switches: [String: ContextSwitches] = [:]
         for task in FolderNames.names(in: "/proc/\(pid)/task") ?? [] {
             guard let id = Int(task), let text = Self.read("/proc/\(pid)/task/\(id)/status") else { continue }
-            for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {
-                switches += Int(line.split(separator: "\t").last ?? "0") ?? 0
+            var name = ""
+            var counted = ContextSwitches()
+            for line in text.split(separator: "\n") {
+                let value = line.split(separator: "\t").last.map(String.init) ?? ""
+                if line.hasPrefix("Name:") { name = value }
+                if line.hasPrefix("voluntary_ctxt_switches:") { counted.voluntary = Int(value) ?? 0 }
+                if line.hasPrefix("nonvoluntary_ctxt_switches:") { counted.forced = Int(value) ?? 0 }
             }
+            switches[name, default: ContextSwitches()].voluntary += counted.voluntary
+            switches[name, default: ContextSwitches()].forced += counted.forced
         }
         return switches
+    }
+
+    /// The context switches so far of all its threads that still run.
+    public var contextSwitches: Int {
+        threadContextSwitches.values.reduce(0) { $0 + $1.total }
     }
 
     /// The name and the CPU time of a process or thread, from its stat file.

@@ -100,7 +100,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         log("sending \(Int(rate)) messages/s for \(Int(duration)) s")
         let serverCPU = server?.cpuTime
         let serverThreads = server?.threadCPUSeconds ?? [:]
-        let serverSwitches = server?.contextSwitches
+        let serverSwitches = server?.threadContextSwitches ?? [:]
         let clientCPU = ProcessProbe.current.cpuSeconds
         let commitsBefore = await scenario.writerCommits()
         let elapsed = await scenario.run()
@@ -111,7 +111,7 @@ struct ScenarioCommand: AsyncParsableCommand {
         }
         let serverSeconds = serverSpent.map { $0.user + $0.system } ?? 0
         let threadSeconds = server.map { (before: serverThreads, after: $0.threadCPUSeconds) }
-        let switches = server.map { $0.contextSwitches - (serverSwitches ?? 0) }
+        let switches = server.map { (before: serverSwitches, after: $0.threadContextSwitches) }
         let clientSeconds = ProcessProbe.current.cpuSeconds - clientCPU
         log("comparing the streams' last view models with the server's")
         let check = await scenario.checkFinalViewModels()
@@ -133,11 +133,14 @@ struct ScenarioCommand: AsyncParsableCommand {
     }
 
     private func makeReport(scenario: Scenario, elapsed: Double, check: Scenario.FinalCheck,
-                            server: LoadReport.Process?, serverSpent: (user: Double, system: Double)?, switches: Int?, threadSeconds: (before: [String: Double], after: [String: Double])?,
+                            server: LoadReport.Process?, serverSpent: (user: Double, system: Double)?, switches: (before: [String: ProcessProbe.ContextSwitches], after: [String: ProcessProbe.ContextSwitches])?, threadSeconds: (before: [String: Double], after: [String: Double])?,
                             clientSeconds: Double, commits: LoadReport.Commits?) -> LoadReport {
         let statistics = scenario.statistics.snapshot
         let counts = scenario.ledger.counts(hasStream: scenario.hasStream)
-        let threads = threadSeconds.map { ThreadLoad.loads(from: $0.before, to: $0.after, seconds: elapsed, messages: counts.accepted) }
+        let threads = threadSeconds.map { seconds in
+            ThreadLoad.loads(from: seconds.before, to: seconds.after, switchesFrom: switches?.before ?? [:], to: switches?.after ?? [:],
+                             seconds: elapsed, messages: counts.accepted)
+        }
         let ceiling = threads.flatMap(ThreadLoad.serialCeiling(of:))
         let routes = statistics.routes.sorted { $0.key < $1.key }.map { LoadReport.Latency(name: $0.key, histogram: $0.value) }
         let requests = statistics.routes.values.reduce(0) { $0 + $1.count }
@@ -155,7 +158,10 @@ struct ScenarioCommand: AsyncParsableCommand {
             errors: statistics.errors, viewModelsChecked: check.checked, viewModelsStale: check.stale, staleExamples: check.examples,
             server: server,
             serverCPUPerMessage: serverSpent.map { LoadReport.CPUPerMessage(user: $0.user, system: $0.system, messages: counts.accepted) },
-            serverContextSwitchesPerMessage: switches.map { Double($0) / Double(max(counts.accepted, 1)) },
+            serverContextSwitchesPerMessage: switches.map { switches in
+                let total = { (counted: [String: ProcessProbe.ContextSwitches]) in counted.values.reduce(0) { $0 + $1.total } }
+                return Double(total(switches.after) - total(switches.before)) / Double(max(counts.accepted, 1))
+            },
             commits: commits, threads: threads, serialCeilingMessagesPerSecond: ceiling?.rate, serialCeilingThread: ceiling?.thread,
             client: LoadReport.Process(cpuPercent: clientSeconds / elapsed * 100, rssMiB: Double(client.now) / 1024, peakRssMiB: Double(client.peak) / 1024),
             intervalSeconds: interval, intervals: intervals(scenario))

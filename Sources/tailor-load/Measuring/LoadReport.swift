@@ -156,7 +156,8 @@ struct LoadReport: Encodable {
             lines.append("commits        \(Self.number(commits.perSecond, 0))/s, \(Self.number(commits.eventsPerCommit, 2)) events each")
         }
         for thread in threads ?? [] where thread.cpuPercent >= 0.5 {
-            lines.append("  thread \(thread.name.padding(to: 16)) CPU \(Self.number(thread.cpuPercent, 0).padded(to: 3))% of one core, \(Self.number(thread.microsecondsPerMessage, 0)) µs per message")
+            lines.append("  thread \(thread.name.padding(to: 16)) CPU \(Self.number(thread.cpuPercent, 0).padded(to: 3))% of one core, \(Self.number(thread.microsecondsPerMessage, 0)) µs per message, "
+                + "switches \(Self.number(thread.voluntarySwitchesPerMessage, 2)) waiting + \(Self.number(thread.forcedSwitchesPerMessage, 2)) pre-empted")
         }
         if let ceiling = serialCeilingMessagesPerSecond, let thread = serialCeilingThread {
             lines.append("serial ceiling \(Self.number(ceiling, 0)) messages/s, when \(thread) would need a whole core (numbered threads grow with the cores)")

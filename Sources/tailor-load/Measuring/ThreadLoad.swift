@@ -8,6 +8,9 @@ struct ThreadLoad: Encodable {
     let name: String
     let cpuPercent: Double
     let microsecondsPerMessage: Double
+    /// Its context switches per message, waiting and pre-empted.
+    let voluntarySwitchesPerMessage: Double
+    let forcedSwitchesPerMessage: Double
 
     /// The CPU seconds each thread name spent between two readings of
     /// `ProcessProbe.threadCPUSeconds`. A thread that ended in between is
@@ -17,10 +20,19 @@ struct ThreadLoad: Encodable {
     }
 
     /// Every thread's load over `seconds` in which `messages` were accepted,
-    /// busiest first.
-    static func loads(from before: [String: Double], to after: [String: Double], seconds: Double, messages: Int) -> [ThreadLoad] {
-        spent(from: before, to: after)
-            .map { ThreadLoad(name: $0.key, cpuPercent: $0.value / seconds * 100, microsecondsPerMessage: $0.value * 1e6 / Double(max(messages, 1))) }
+    /// busiest first: from two readings of `ProcessProbe.threadCPUSeconds`
+    /// and of `ProcessProbe.threadContextSwitches`.
+    static func loads(from before: [String: Double], to after: [String: Double],
+                      switchesFrom switchesBefore: [String: ProcessProbe.ContextSwitches], to switchesAfter: [String: ProcessProbe.ContextSwitches],
+                      seconds: Double, messages: Int) -> [ThreadLoad] {
+        let perMessage = 1 / Double(max(messages, 1))
+        return spent(from: before, to: after)
+            .map { name, cpu in
+                let (was, now) = (switchesBefore[name] ?? .init(), switchesAfter[name] ?? .init())
+                return ThreadLoad(name: name, cpuPercent: cpu / seconds * 100, microsecondsPerMessage: cpu * 1e6 * perMessage,
+                                  voluntarySwitchesPerMessage: Double(max(now.voluntary - was.voluntary, 0)) * perMessage,
+                                  forcedSwitchesPerMessage: Double(max(now.forced - was.forced, 0)) * perMessage)
+            }
             .sorted { $0.cpuPercent > $1.cpuPercent }
     }
 
