@@ -19,10 +19,9 @@ import TailorViews
 /// once subscribed, its loop writes it, and closes it when it ends.
 ///
 /// It lives on its user's lane's loop, with its socket: the lane queues
-/// events on it and the loop writes them, so its queue is one thread's and
-/// needs no lock. `@unchecked Sendable` for that confinement, asserted at
-/// every touch of the queue.
-package final class Subscriber: @unchecked Sendable {
+/// events on it and the loop writes them, so its queue is one thread's
+/// (`ThreadConfined`) and needs no lock.
+package final class Subscriber: Sendable {
     package let user: Int
     /// The token hash of the browser session the stream was opened with; nil for the account token.
     package let session: [UInt8]?
@@ -32,7 +31,8 @@ package final class Subscriber: @unchecked Sendable {
     /// On the lane's loop, as the subscriber is.
     package let stream: ResponseStream
 
-    private var queue: StreamQueue
+    /// Touched only on the stream's loop.
+    private let queue: ThreadConfined<QueueBox>
     private let memory: StreamMemory
     /// Takes the ended stream out of every index, then closes its socket on its loop.
     private let leave: @Sendable (Subscriber) -> Void
@@ -46,13 +46,21 @@ package final class Subscriber: @unchecked Sendable {
         self.stream = stream
         self.memory = memory
         self.leave = leave
-        queue = StreamQueue(topicCount: topics.count, takesPatches: takesPatches)
+        queue = ThreadConfined(QueueBox(StreamQueue(topicCount: topics.count, takesPatches: takesPatches)))
+    }
+
+    private final class QueueBox {
+        var queue: StreamQueue
+
+        init(_ queue: StreamQueue) {
+            self.queue = queue
+        }
     }
 
     /// The queue, for `body`; on the stream's loop only.
     private func withQueue<Result>(_ body: (inout StreamQueue) -> Result) -> Result {
         assert(stream.loop.inLoopThread, "a stream's queue touched off its loop")
-        return body(&queue)
+        return body(&queue.value.queue)
     }
 
     /// Whether the stream is to end: it takes no part in memory decisions then.
