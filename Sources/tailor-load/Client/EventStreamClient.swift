@@ -6,17 +6,10 @@ import TailorWire
 ///
 /// `@unchecked Sendable`: read only by tasks on its socket's loop.
 final class EventStreamClient: @unchecked Sendable {
-    struct Event {
-        let name: String
-        /// The stream's last event id, if it has had one.
-        let id: String?
-        let data: ArraySlice<UInt8>
-    }
-
     private let socket: SocketConnection
     private var raw: [UInt8] = []       // bytes read, not yet de-chunked
     private var events = EventStreamParser()
-    private var ready: [Event] = []     // events read, not yet handed on
+    private var ready: [EventStreamEvent] = []  // events read, not yet handed on
     private var chunkLeft = 0           // bytes still to come in the current chunk
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     private(set) var isClosed = false
@@ -49,7 +42,7 @@ final class EventStreamClient: @unchecked Sendable {
     }
 
     /// Reads events and hands each to `handle` until the stream ends or is closed.
-    func read(_ handle: (Event) -> Void) async {
+    func read(_ handle: (EventStreamEvent) -> Void) async {
         while !isClosed {
             decodeChunks()
             for event in ready { handle(event) }
@@ -77,9 +70,7 @@ final class EventStreamClient: @unchecked Sendable {
         while index < raw.count {
             if chunkLeft > 0 {
                 let take = min(chunkLeft, raw.count - index)
-                for event in events.read(raw[index..<(index + take)]) {
-                    ready.append(Event(name: event.name, id: event.lastEventID.isEmpty ? nil : event.lastEventID, data: event.data[...]))
-                }
+                ready += events.read(raw[index..<(index + take)])
                 index += take
                 chunkLeft -= take
                 continue

@@ -45,30 +45,30 @@ extension Scenario {
             statistics.recordEvent(named: event.name, bytes: event.data.count)
             switch event.name {
             case StreamTopic.notificationEventName:
-                ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
+                ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data[...]), by: user.index, at: now)
             case let patched where StreamTopic.isPatch(eventName: patched):
                 let name = String(patched.dropLast(StreamTopic.patchSuffix.count))
                 // A new message is an `add` whose value is its JSON.
-                if name == "chat" { ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now) }
+                if name == "chat" { ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data[...]), by: user.index, at: now) }
                 apply(event, to: name, of: user)
                 if name == "chat", let unread = user.held["chat"]?.document["unreadMessageCount"]?.text.flatMap(Int.init), unread > 0 {
                     askToMarkRead(user, at: now)
                 }
             default:
-                user.latest[event.name] = Array(event.data)
+                user.latest[event.name] = event.data
                 if settings.patches { hold(event, as: event.name, for: user) }
                 if event.name == "chat" {
-                    ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data), by: user.index, at: now)
-                    if (JSONScan.lastInteger(named: "unreadMessageCount", in: event.data) ?? 0) > 0 { askToMarkRead(user, at: now) }
+                    ledger.seen(JSONScan.numbers(after: Self.messagePrefix, in: event.data[...]), by: user.index, at: now)
+                    if (JSONScan.lastInteger(named: "unreadMessageCount", in: event.data[...]) ?? 0) > 0 { askToMarkRead(user, at: now) }
                 }
             }
         }
     }
 
     /// Keeps a whole view model for the patches that follow it.
-    private func hold(_ event: EventStreamClient.Event, as name: String, for user: SimulatedUser) {
+    private func hold(_ event: EventStreamEvent, as name: String, for user: SimulatedUser) {
         do {
-            user.held[name] = (event.id ?? "", try PatchableJSON.parse(event.data))
+            user.held[name] = (event.lastEventID, try PatchableJSON.parse(event.data[...]))
         } catch {
             statistics.recordError("unreadable view model (\(error))", route: "stream \(name)")
             user.held[name] = nil
@@ -78,14 +78,14 @@ extension Scenario {
     /// Applies a patch to the view model it names as its base. One that does
     /// not apply is an error, and the view model is dropped, so that the final
     /// check finds the stream's view stale.
-    private func apply(_ event: EventStreamClient.Event, to name: String, of user: SimulatedUser) {
+    private func apply(_ event: EventStreamEvent, to name: String, of user: SimulatedUser) {
         do {
-            let data = try PatchableJSON.parse(event.data)
+            let data = try PatchableJSON.parse(event.data[...])
             guard var held = user.held[name], let base = data["base"]?.text, base == held.id, let patch = data["patch"] else {
                 throw PatchableJSON.Failure(description: "not for the version held")
             }
             try held.document.apply(patch: patch)
-            held.id = event.id ?? ""
+            held.id = event.lastEventID
             user.held[name] = held
         } catch {
             statistics.recordError("patch not applied (\(error))", route: "stream \(name)")
