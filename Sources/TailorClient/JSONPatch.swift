@@ -5,7 +5,7 @@ import TailorWire
 /// (`TailorWire`). A patch that does not fit the document is an error: the
 /// stream then starts over from whole view models.
 struct JSONPatch: Decodable, Sendable {
-    struct Operation: Decodable, Sendable {
+    struct Operation: Sendable {
         let op: String
         let path: String
         let value: JSONValue?
@@ -15,8 +15,23 @@ struct JSONPatch: Decodable, Sendable {
 
     let operations: [Operation]
 
+    /// The patch read from the JSON array a patch event holds, as it was
+    /// parsed with the event: not written out and decoded again.
+    init(_ patch: JSONValue) throws(JSONPatchMismatch) {
+        guard case .array(let items) = patch else { throw JSONPatchMismatch("a patch is an array of operations") }
+        var operations: [Operation] = []
+        operations.reserveCapacity(items.count)
+        for item in items {
+            guard case .string(let op)? = item["op"], case .string(let path)? = item["path"] else {
+                throw JSONPatchMismatch("an operation without its op or path")
+            }
+            operations.append(Operation(op: op, path: path, value: item["value"]))
+        }
+        self.operations = operations
+    }
+
     init(from decoder: any Decoder) throws {
-        operations = try [Operation](from: decoder)
+        try self.init(JSONValue(from: decoder))
     }
 
     func applied(to document: JSONValue) throws(JSONPatchMismatch) -> JSONValue {

@@ -165,7 +165,7 @@ actor LiveUpdates {
             guard case .string(let patchedTopic)? = json["topic"], let base = json["base"], let operations = json["patch"],
                   let kept = held[patchedTopic], kept.id == Self.text(of: base) else { return false }
             do {
-                (topic, value) = (patchedTopic, try operations.decoded(as: JSONPatch.self).applied(to: kept.value))
+                (topic, value) = (patchedTopic, try JSONPatch(operations).applied(to: kept.value))
             } catch {
                 return false
             }
