@@ -65,11 +65,6 @@ public struct ProcessProbe: Sendable {
         return switches
     }
 
-    /// The context switches so far of all its threads that still run.
-    public var contextSwitches: Int {
-        threadContextSwitches.values.reduce(0) { $0 + $1.total }
-    }
-
     /// The name and the CPU time of a process or thread, from its stat file.
     private static func statistics(at path: String) -> (name: String, cpu: (user: Double, system: Double))? {
         // The name is between the first '(' and the last ')' (it may hold
