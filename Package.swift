@@ -87,7 +87,7 @@ let package = Package(
         // The event streams: subscribers and their queues, the lanes, resume, patches between versions, slow readers.
         .target(
             name: "TailorStreams",
-            dependencies: ["TailorDomain", "TailorViews", "TailorStore", "TailorHTTP", "TailorLoop", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TailorDomain", "TailorViews", "TailorStore", "TailorHTTP", "TailorLoop", "TailorWire", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The change feed on this server: its entries' encoding, and the followers

@@ -4,6 +4,7 @@ import TailorHTTP
 import TailorLoop
 import TailorStore
 import TailorViews
+import TailorWire
 
 /// Publishing: a lane's pass, which builds each followed view model once and
 /// gives its event to every stream that follows it.
@@ -60,7 +61,7 @@ extension EventStreams {
             // pass's, which the view models have, and ids must not go back
             // along a stream.
             for notification in notifications {
-                let event = StreamEvent(id: notification.position, name: "notification", json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(chatID: notification.chatID, contact: notification.contact, text: notification.text))))
+                let event = StreamEvent(id: notification.position, name: StreamTopic.notificationEventName, json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(chatID: notification.chatID, contact: notification.contact, text: notification.text))))
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
                 for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {
