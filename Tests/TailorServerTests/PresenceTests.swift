@@ -17,7 +17,7 @@ import Testing
 
     private static func state(_ event: SSEClient.Event) -> String? { status(event)?["state"] as? String }
 
-    /// The server's feed position, from the answer to a write (`Tailor-Position`).
+    /// The feed position the server has applied (`/metrics`).
     private static func feedPosition(_ app: TestApp) throws -> Int {
         let metrics = try MetricsTests.scrape(app)
         return Int(try #require(metrics[MetricsTests.Sample(name: "tailor_feed_applied_position", labels: [:])]))
@@ -40,9 +40,13 @@ import Testing
         return (alice, bob, chatID)
     }
 
-    static func talk(_ alice: APIClient, _ bob: APIClient, in chatID: String) throws {
+    /// Returns the feed position of the last message (`Tailor-Position`).
+    @discardableResult
+    static func talk(_ alice: APIClient, _ bob: APIClient, in chatID: String) throws -> Int {
         #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hello bob"}"#).status == 201)
-        #expect(try bob.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hello alice"}"#).status == 201)
+        let last = try bob.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hello alice"}"#)
+        #expect(last.status == 201)
+        return try #require(last.header("tailor-position").flatMap { Int($0) })
     }
 
     /// A gauge of `/metrics`, by name.
@@ -190,11 +194,14 @@ import Testing
         let location = try TestDatabase.fresh(.postgres)
         let configure: (inout TailorConfiguration) -> Void = { $0.offlineGrace = 0.3 }
         let (a, b) = (try TestApp(database: location, configure: configure), try TestApp(database: location, configure: configure))
-        let (alice, bob, chatID) = try Self.talking(a)
+        let (alice, bob, chatID) = try a.aliceAndBobInAChat()
+        let written = try Self.talk(alice, bob, in: chatID)
+        // Once the other server has applied the messages written through the
+        // first: until then it does not know that alice wrote, and shows bob
+        // no status of hers.
+        let before = try Self.feedPosition(b, reaching: written)
         let screen = try SSEClient(port: b.port, token: bob.token, topics: "chat:\(chatID),chats")
         for _ in 0..<2 { #expect(Self.state(try screen.next()) == "away") }
-        // Once the other server has applied the messages written through the first.
-        let before = try Self.feedPosition(b, reaching: try Self.feedPosition(a))
 
         var aliceStream: SSEClient? = try SSEClient(port: a.port, token: alice.token, topics: "badge")
         _ = try aliceStream?.next()
