@@ -266,8 +266,11 @@ import Testing
         let alice = try APIClient.signedUp("alice", port: doomed.port)
         let bob = try APIClient.signedUp("bob", port: survivor.port)
         let chatID = try #require(try alice.send("POST", "/api/chats", json: #"{"contact":"bob"}"#).json["id"] as? String)
-        try Self.talk(alice, bob, in: chatID)
-        let screen = try SSEClient(port: survivor.port, token: bob.token, topics: "chat:\(chatID)", timeout: 15)
+        let written = try Self.talk(alice, bob, in: chatID)
+        // Named, the position makes the survivor answer once it knows that
+        // alice wrote, which shows bob her presence.
+        let screen = try SSEClient(port: survivor.port, token: bob.token, topics: "chat:\(chatID)", timeout: 15,
+                                   headers: ["Tailor-Position: \(written)"])
         #expect(Self.state(try screen.next()) == "away")
         let aliceStream = try SSEClient(port: doomed.port, token: alice.token, topics: "badge")
         _ = try aliceStream.next()
