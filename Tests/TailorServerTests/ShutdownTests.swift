@@ -150,6 +150,21 @@ import Testing
         #expect(log == 0)
     }
 
+    /// `--db :memory:` is a file in `TMPDIR`, as for any program, removed
+    /// when the server stops.
+    @Test func aTemporaryDatabaseLivesInTMPDIRUntilTheServerStops() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tailor-temporary-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try RunningServer(environment: ["TMPDIR": folder.path])
+        let files = { try FileManager.default.contentsOfDirectory(atPath: folder.path) }
+        let running = try files()
+        #expect(running.contains { $0.hasPrefix("tailor-") && $0.hasSuffix(".sqlite") }, "\(running)")
+        kill(server.process.processIdentifier, SIGTERM)
+        #expect(server.waitForExit(timeout: 20) == 0)
+        #expect(try files().isEmpty)
+    }
+
     /// With fewer descriptors than `--max-connections` asks for, the limit is
     /// lowered at start and said; connections past it get 503 instead of
     /// running the process out of descriptors, and the server keeps answering.

@@ -17,7 +17,7 @@ final class SQLiteFile: Sendable {
         var file = path
         var temporary = false
         if path == ":memory:" {
-            file = "/tmp/tailor-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).sqlite"
+            file = "\(temporaryFolder)/tailor-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).sqlite"
             temporary = true
         } else if let slash = path.lastIndex(of: "/") {
             try makeFolders(String(path[..<slash]))
@@ -39,6 +39,12 @@ final class SQLiteFile: Sendable {
             lock.release()
             throw error
         }
+    }
+
+    /// Where a temporary database goes: `TMPDIR`, as for any program, or /tmp.
+    private static var temporaryFolder: String {
+        guard let folder = getenv("TMPDIR"), folder.pointee != 0 else { return "/tmp" }
+        return String(cString: folder)
     }
 
     /// The size the write-ahead log file is cut back to when it starts over: a
