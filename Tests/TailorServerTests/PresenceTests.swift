@@ -165,6 +165,9 @@ import Testing
             let (alice, bob, chatID) = try Self.talking(app)
             let stream = try SSEClient(port: app.port, token: alice.token, topics: "badge")
             _ = try stream.next()
+            // Presence hears of a stream after its first event: once it shows
+            // alice online, she is one of the users the server has.
+            #expect(try eventually { try Self.gauge("tailor_presence_users_online", of: app) == 1 })
             tokens = (bob.token, chatID)
             // The server stops here, with the stream open or in its grace.
         }
