@@ -16,25 +16,17 @@ package final class Lane: Sendable {
     package let index: Int
     package let loop: EventLoop
     /// Touched only on `loop`, so it needs no lock.
-    private let stored: ThreadConfined<Box>
+    private let stored: ThreadConfined<State>
     /// What waits for the next pass: shared with every thread that hands work over.
     private let inbox = Mutex(LaneInbox())
     /// Counts kept beside the state for threads that only read them (metrics).
     let streamCount = Atomic<Int>(0)
     let followedKeyCount = Atomic<Int>(0)
 
-    private final class Box {
-        var state: State
-
-        init(_ state: consuming State) {
-            self.state = state
-        }
-    }
-
     init(index: Int, loop: EventLoop, state: consuming State) {
         self.index = index
         self.loop = loop
-        stored = ThreadConfined(Box(state))
+        stored = ThreadConfined(state)
     }
 
     // MARK: - The state, on the loop
@@ -42,11 +34,12 @@ package final class Lane: Sendable {
     /// Runs `body` on the state; call on the lane's loop.
     func with<Result>(_ body: (inout State) -> Result) -> Result {
         assert(loop.inLoopThread, "a lane's state touched off its loop")
-        let box = stored.value
-        let result = body(&box.state)
-        streamCount.store(box.state.subscribers.count, ordering: .relaxed)
-        followedKeyCount.store(box.state.subscribers.followedKeyCount, ordering: .relaxed)
-        return result
+        return stored.withValue { state in
+            let result = body(&state)
+            streamCount.store(state.subscribers.count, ordering: .relaxed)
+            followedKeyCount.store(state.subscribers.followedKeyCount, ordering: .relaxed)
+            return result
+        }
     }
 
     /// Runs `body` on the state in a job of the lane's loop, after the

@@ -32,7 +32,7 @@ package final class Subscriber: Sendable {
     package let stream: ResponseStream
 
     /// Touched only on the stream's loop.
-    private let queue: ThreadConfined<QueueBox>
+    private let queue: ThreadConfined<StreamQueue>
     private let memory: StreamMemory
     /// Takes the ended stream out of every index, then closes its socket on its loop.
     private let leave: @Sendable (Subscriber) -> Void
@@ -46,21 +46,13 @@ package final class Subscriber: Sendable {
         self.stream = stream
         self.memory = memory
         self.leave = leave
-        queue = ThreadConfined(QueueBox(StreamQueue(topicCount: topics.count, takesPatches: takesPatches)))
-    }
-
-    private final class QueueBox {
-        var queue: StreamQueue
-
-        init(_ queue: StreamQueue) {
-            self.queue = queue
-        }
+        queue = ThreadConfined(StreamQueue(topicCount: topics.count, takesPatches: takesPatches))
     }
 
     /// The queue, for `body`; on the stream's loop only.
     private func withQueue<Result>(_ body: (inout StreamQueue) -> Result) -> Result {
         assert(stream.loop.inLoopThread, "a stream's queue touched off its loop")
-        return body(&queue.value.queue)
+        return queue.withValue(body)
     }
 
     /// Whether the stream is to end: it takes no part in memory decisions then.

@@ -36,11 +36,7 @@ final class EventHandler: FeedHandler {
     private let streams: EventStreams
     /// Senders' names read for notifications: touched only on the feed's
     /// thread, which applies the feed in order, so they need no lock.
-    private let names = ThreadConfined(KnownNames())
-
-    private final class KnownNames {
-        var byUser: [Int: String] = [:]
-    }
+    private let names = ThreadConfined([Int: String]())
     /// Reads that failed while the feed was followed: each costs a little
     /// (a chat not kept, a notification not sent), and none stops the feed,
     /// but each is said.
@@ -119,7 +115,7 @@ final class EventHandler: FeedHandler {
     /// user's name never changes. At most `maxKeptNames`; past it the memory
     /// starts over.
     private func name(of user: Int, in snapshot: FeedSnapshot) -> String? {
-        if let name = names.value.byUser[user] { return name }
+        if let name = names.value[user] { return name }
         // A name that cannot be read costs only this notification (the views
         // still change): the feed must go on, not stop at a failed read.
         let found: User?
@@ -130,9 +126,10 @@ final class EventHandler: FeedHandler {
             return nil
         }
         guard let found else { return nil }
-        let known = names.value
-        if known.byUser.count >= Self.maxKeptNames { known.byUser.removeAll() }
-        known.byUser[user] = found.name
+        names.withValue { known in
+            if known.count >= Self.maxKeptNames { known.removeAll() }
+            known[user] = found.name
+        }
         return found.name
     }
 

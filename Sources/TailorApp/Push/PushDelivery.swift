@@ -118,11 +118,7 @@ final class PushDelivery: Sendable {
         let loop: EventLoop
         /// The pushes in flight: touched only on the loop, where every task of
         /// the delivery runs, so they need no lock.
-        private let inFlight = ThreadConfined(InFlight())
-
-        private final class InFlight {
-            var pushes = PushesInFlight()
-        }
+        private let inFlight = ThreadConfined(PushesInFlight())
         let wake: @Sendable () -> Void
 
         init(events: EventRouter, client: PushClient, key: VAPIDKey, settings: PushSettings, metrics: ServerMetrics, logger: Logger,
@@ -139,7 +135,7 @@ final class PushDelivery: Sendable {
         }
 
         func deliverDue() async {
-            let (room, busy) = (settings.inFlight - inFlight.value.pushes.count, inFlight.value.pushes.subscriptions)
+            let (room, busy) = inFlight.withValue { (settings.inFlight - $0.count, $0.subscriptions) }
             guard room > 0, !Task.isCancelled else { return }
             let claim: PushClaim
             do {
@@ -165,7 +161,7 @@ final class PushDelivery: Sendable {
             let candidates = zip(claim.jobs, hosts).map { job, host in
                 PushesInFlight.Candidate(subscription: job.subscription.id, user: job.subscription.userID, host: host)
             }
-            let admitted = inFlight.value.pushes.admit(candidates, settings: settings)
+            let admitted = inFlight.withValue { $0.admit(candidates, settings: settings) }
             for (index, job) in claim.jobs.enumerated() {
                 let (endpoint, host) = (endpoints[index], hosts[index])
                 guard admitted[index] else {
@@ -176,7 +172,7 @@ final class PushDelivery: Sendable {
                 Task(executorPreference: loop) { [self] in
                     let response = await client.send { try self.request(for: job, to: endpoint.get()) }
                     await settle(job, response)
-                    inFlight.value.pushes.leave(subscription: job.subscription.id, host: host)
+                    inFlight.withValue { $0.leave(subscription: job.subscription.id, host: host) }
                     wake()
                 }
             }
