@@ -46,13 +46,48 @@ package struct DateText: Sendable {
         Self.clock(localTime(milliseconds).secondOfDay)
     }
 
-    /// Milliseconds until the next midnight in this time zone, when date texts change.
+    /// Milliseconds until the next midnight in this time zone, when date
+    /// texts change: the first second whose local date is after now's. Where
+    /// daylight saving time skips midnight (America/Havana, 23:59:59 then
+    /// 01:00) that is the change itself; where it goes back an hour at 24:00
+    /// (America/Santiago), the midnight after the repeated hour. Always after
+    /// `now`, so that whoever waits for it finds the date changed.
     package func millisecondsUntilMidnight(now: Int) -> Int {
-        let midnightLocal = (localTime(now).days + 1) * 86_400
-        // The offset at midnight may differ from now's (a change of daylight time).
-        var utc = midnightLocal - Int64(zone.offset(atUTC: Int64(now / 1000)))
-        utc = midnightLocal - Int64(zone.offset(atUTC: utc))
-        return max(Int(utc * 1000) - now, 1)
+        let today = localTime(now).days
+        let midnight = (today + 1) * 86_400
+        // Midnight at the offset of now, then at the offset of that instant:
+        // one of them is the answer unless a change of offset lands near midnight.
+        let atNowsOffset = midnight - Int64(zone.offset(atUTC: Int64(now).floorDivided(by: 1000)))
+        let atItsOwnOffset = midnight - Int64(zone.offset(atUTC: atNowsOffset))
+        let second: Int64
+        if startsNextDay(min(atNowsOffset, atItsOwnOffset), after: today, now: now) {
+            second = min(atNowsOffset, atItsOwnOffset)
+        } else if startsNextDay(max(atNowsOffset, atItsOwnOffset), after: today, now: now) {
+            second = max(atNowsOffset, atItsOwnOffset)
+        } else {
+            second = firstSecond(after: today, from: Int64(now).floorDivided(by: 1000))
+        }
+        return max(Int(second * 1000) - now, 1)
+    }
+
+    /// Whether the UTC second `utc`, after `now`, is the first whose local date is after `today`.
+    private func startsNextDay(_ utc: Int64, after today: Int64, now: Int) -> Bool {
+        Int(utc * 1000) > now && localTime(Int(utc * 1000)).days > today && localTime(Int((utc - 1) * 1000)).days <= today
+    }
+
+    /// The first UTC second after `start` whose local date is after `today`,
+    /// searched for: an hour at a time, then halving the last hour.
+    private func firstSecond(after today: Int64, from start: Int64) -> Int64 {
+        var before = start, after = start + 3600
+        while localTime(Int(after * 1000)).days <= today {
+            before = after
+            after += 3600
+        }
+        while after - before > 1 {
+            let middle = before + (after - before) / 2
+            if localTime(Int(middle * 1000)).days > today { after = middle } else { before = middle }
+        }
+        return after
     }
 
     /// `2026-11-21T14:05:09Z`.
