@@ -134,9 +134,15 @@ package final class PresenceDriver: Sendable {
         perform([.announce(.applied(position: position))])
     }
 
-    /// From the feed: `user`'s last seen is recorded, on this server or another.
-    package func lastSeenCommitted(of user: Int) {
-        perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
+    /// The chats of a user with the contact in each, read where the caller
+    /// reads (the feed, in its snapshot); nil when they could not be read.
+    package typealias ContactsReader = (_ user: Int) -> [(chat: Int, contact: Int)]?
+
+    /// From the feed: `user`'s last seen is recorded, on this server or
+    /// another. The contacts' views it changes are dropped before the feed
+    /// goes on, read through `contacts` when the kept chats do not know them.
+    package func lastSeenCommitted(of user: Int, contacts: @escaping ContactsReader) {
+        perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) }, contacts: contacts)
     }
 
     private func heard(_ payload: String) {
@@ -149,7 +155,9 @@ package final class PresenceDriver: Sendable {
 
     // MARK: What it asks for
 
-    private func perform(_ actions: [PresenceTracker.Action]) {
+    /// Does what presence asked; a user to show is shown through `contacts`
+    /// when given and the kept chats do not know them, else after a read of its own.
+    private func perform(_ actions: [PresenceTracker.Action], contacts: ContactsReader? = nil) {
         for action in actions {
             switch action {
             case .announce(let signal):
@@ -157,7 +165,7 @@ package final class PresenceDriver: Sendable {
             case .recordLastSeen(let user, let time):
                 recordLastSeen(of: user, at: time)
             case .show(let user):
-                showContacts(of: user)
+                showContacts(of: user, contacts: contacts)
             case .showTyping(let chat, _, let contact):
                 refresh([.chat(user: contact, id: chat), .chats(user: contact)])
             case .serverGone(let name, let users):
@@ -177,16 +185,18 @@ package final class PresenceDriver: Sendable {
         perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
     }
 
-    /// `user`'s privacy setting changed: their contacts' screens and lists
-    /// show their presence or stop, and theirs show their contacts' or stop.
-    package func visibilityChanged(of user: Int) {
-        showContacts(of: user, andTheirOwn: true)
+    /// From the feed: `user`'s privacy setting changed: their contacts'
+    /// screens and lists show their presence or stop, and theirs show their
+    /// contacts' or stop; dropped before the feed goes on, so that a read
+    /// after the write sees it, whether or not their chats are kept.
+    package func visibilityChanged(of user: Int, contacts: @escaping ContactsReader) {
+        showContacts(of: user, andTheirOwn: true, contacts: contacts)
     }
 
     /// Builds again the chat screens and lists that show `user` as a contact
     /// (and with `andTheirOwn`, `user`'s own): their chats from the kept
-    /// chats, else read.
-    private func showContacts(of user: Int, andTheirOwn: Bool = false) {
+    /// chats, else through `contacts` at once, else read off the loop.
+    private func showContacts(of user: Int, andTheirOwn: Bool = false, contacts read: ContactsReader? = nil) {
         func changes(_ contacts: [(chat: Int, contact: Int)]) -> Set<TopicChange> {
             var changes = Self.changes(showing: contacts)
             if andTheirOwn {
@@ -195,7 +205,7 @@ package final class PresenceDriver: Sendable {
             }
             return changes
         }
-        if let contacts = directory.contacts(of: user) {
+        if let contacts = directory.contacts(of: user) ?? read?(user) {
             refresh(changes(contacts))
             return
         }

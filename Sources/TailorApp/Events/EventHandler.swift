@@ -81,9 +81,9 @@ final class EventHandler: FeedHandler {
                 news.queued(.init(message: message, chat: chat.id, recipient: recipient))
             case .lastSeen(let user, _):
                 // After the kept chats took the time: the contacts' views are built with it.
-                presence.lastSeenCommitted(of: user)
+                presence.lastSeenCommitted(of: user) { [self] in contacts(of: $0, in: snapshot) }
             case .privacyChanged(let user, _):
-                presence.visibilityChanged(of: user)
+                presence.visibilityChanged(of: user) { [self] in contacts(of: $0, in: snapshot) }
             case .accountDisabled(let user):
                 credentials.forget(user: user)
                 streams.endStreams(ofUser: user)
@@ -134,6 +134,20 @@ final class EventHandler: FeedHandler {
     }
 
     static let maxKeptNames = 100_000
+
+    /// The chats of `user` and the contact in each, for a change of their
+    /// presence whose user the kept chats do not hold: read here, in the
+    /// feed's snapshot, so that the views that show it are dropped before
+    /// the write is answered. nil when the read failed: presence then reads
+    /// them itself, and the views change a moment later.
+    private func contacts(of user: Int, in snapshot: FeedSnapshot) -> [(chat: Int, contact: Int)]? {
+        do {
+            return try snapshot.reading().chatContacts(of: user)
+        } catch {
+            failures.log("the contacts of user \(user) could not be read with the feed: they are read apart: \(error)")
+            return nil
+        }
+    }
 
     /// Adds the topics one change touched to `topics` (straight in: a list
     /// made per change and thrown away was a visible part of the feed's work).
