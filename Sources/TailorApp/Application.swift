@@ -29,7 +29,9 @@ public final class Application: Sendable {
         self.configuration = configuration
         let now = Self.now
         let metrics = ServerMetrics(startTime: Double(now()) / 1000)
-        let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous)
+        let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous,
+                                                   settings: configuration.postgresSettings,
+                                                   lockWait: .milliseconds(Int(configuration.lockWait * 1000)))
         let position = try Store(writer).lastPosition()
         let readModel = try ReadModel(configuration: configuration, database: database, store: Store(writer), now: now)
         // The loops serve the connections and build their users' view models:

@@ -62,6 +62,22 @@ public struct TailorConfiguration: Sendable {
     /// Seconds the writer rests after a batch, so that the events arriving
     /// meanwhile share the next commit (see `GroupCommit`); 0 never rests.
     public var commitDelay = 0.0013
+    /// Seconds the writer waits for a lock another server's transaction holds
+    /// (PostgreSQL): past it that write is answered 503 and the rest of its
+    /// batch commits.
+    public var lockWait = 1.0
+    /// Seconds PostgreSQL lets a transaction of this server's wait for it (a
+    /// server frozen or cut off inside a commit) before it ends the session
+    /// and undoes the transaction, releasing its locks.
+    public var idleTransactionTimeout = 5.0
+
+    /// What each of this server's PostgreSQL connections is told as it opens.
+    var postgresSettings: PostgresSessionSettings {
+        var settings = PostgresSessionSettings()
+        settings.idleInTransaction = .milliseconds(Int(idleTransactionTimeout * 1000))
+        return settings
+    }
+
     /// Seconds a request that carries a feed position (a write answered by
     /// another server) waits for this server to apply it; then 503.
     public var positionWait = 2.0

@@ -23,22 +23,26 @@ public final class Database: Sendable {
 
     private enum Engine: Sendable {
         case sqlite(SQLiteFile)
-        case postgres(url: String)
+        case postgres(url: String, settings: PostgresSessionSettings)
     }
 
     /// Opens and migrates the database, and returns the writer connection with
     /// it. A SQLite file that another server already uses is refused
     /// (`DatabaseInUse`); a PostgreSQL database is shared by every server
     /// pointed at it, which follow each other's writes through the change feed.
-    public static func open(_ location: DatabaseLocation, synchronous: Synchronous = .normal) throws -> (Database, writer: any DatabaseConnection) {
+    /// Each PostgreSQL connection opens with `settings`; the writer's waits for
+    /// a lock another server holds last at most `lockWait`.
+    public static func open(_ location: DatabaseLocation, synchronous: Synchronous = .normal,
+                            settings: PostgresSessionSettings = PostgresSessionSettings(),
+                            lockWait: Duration = .seconds(1)) throws -> (Database, writer: any DatabaseConnection) {
         switch location {
         case .sqlite(let path):
             let (file, writer) = try SQLiteFile.open(path: path, synchronous: synchronous)
             return (Database(location: location, engine: .sqlite(file)), writer)
         case .postgres(let url):
-            let writer = try PostgresConnection(url: url)
+            let writer = try PostgresConnection(url: url, settings: settings.waitingForLocks(atMost: lockWait))
             try PostgresSchema.migrate(writer)
-            return (Database(location: location, engine: .postgres(url: url)), writer)
+            return (Database(location: location, engine: .postgres(url: url, settings: settings)), writer)
         }
     }
 
@@ -111,7 +115,7 @@ public final class Database: Sendable {
     private func openReader() throws -> any DatabaseConnection {
         switch engine {
         case .sqlite(let file): try file.openReader()
-        case .postgres(let url): try PostgresConnection(url: url)
+        case .postgres(let url, let settings): try PostgresConnection(url: url, settings: settings)
         }
     }
 

@@ -49,7 +49,7 @@ public final class FeedAppender {
             defer { next += 1 }
             return next
         case .postgres:
-            if let horizon = pruneThrough { try store.pruneChanges(through: horizon) }
+            if let horizon = pruneThrough { store.pruneChanges(through: horizon) }
             let position = try store.appendChangeAndCommit(body(), origin: origin)
             // The latest entry always stays.
             pruneThrough = position % min(Self.pruneEvery, window) == 0 ? position - window : nil

@@ -50,6 +50,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds the writer rests after a batch, so that the events arriving meanwhile share the next commit (\(defaults.commitDelay)); 0 never rests.")
     var commitDelay: Double?
 
+    @Option(help: "Seconds the writer waits for a lock another server's transaction holds, on PostgreSQL (\(defaults.lockWait)); past it that write gets 503 and the rest of its batch commits.")
+    var lockWait: Double?
+
+    @Option(help: "Seconds PostgreSQL lets a transaction of this server wait for it before it ends the session and undoes it (\(defaults.idleTransactionTimeout)).")
+    var idleTransactionTimeout: Double?
+
     @Option(help: "Seconds between heartbeat comments on event streams (\(defaults.heartbeat)).")
     var heartbeat: Double?
 
@@ -187,6 +193,10 @@ struct ServeCommand: ParsableCommand {
         configuration.presenceLifetime = try check(try settings.value(presenceLifetime, "presence-lifetime", default: defaults.presenceLifetime),
                                                    in: 0.3...3600, "presence-lifetime")
         configuration.commitDelay = try check(try settings.value(commitDelay, "commit-delay", default: defaults.commitDelay), in: 0...1, "commit-delay")
+        configuration.lockWait = try check(try settings.value(lockWait, "lock-wait", default: defaults.lockWait), in: 0.001...3600, "lock-wait")
+        configuration.idleTransactionTimeout = try check(try settings.value(idleTransactionTimeout, "idle-transaction-timeout",
+                                                                            default: defaults.idleTransactionTimeout),
+                                                         in: 0.1...3600, "idle-transaction-timeout")
         configuration.demo = try settings.switchValue(demo, "demo", default: defaults.demo)
         configuration.memoryBudget = try check(try settings.value(memoryBudget, "memory-budget", default: defaults.memoryBudget),
                                                in: (1 << 20)...(1 << 42), "memory-budget")

@@ -189,4 +189,55 @@ import Testing
         #expect(try connection.first("SELECT current_setting('jit')") { $0.text(0) } == "off")
         #expect(!plan.contains { $0.contains("JIT") }, "compiled: \(plan)")
     }
+
+    /// A transaction its server left open (frozen, cut off between the round
+    /// trips of a commit) is ended by PostgreSQL, its locks with it; the
+    /// server, back, finds its connection lost, and the next use reconnects.
+    @Test func aTransactionLeftOpenIsEndedAndItsLocksReleased() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        var settings = PostgresSessionSettings()
+        settings.idleInTransaction = .milliseconds(300)
+        let stalled = try PostgresConnection(url: url, settings: settings)
+        try stalled.execute("CREATE TABLE t (id SERIAL PRIMARY KEY, name TEXT UNIQUE NOT NULL); INSERT INTO t (name) VALUES ('row')")
+        try stalled.execute("BEGIN")
+        try stalled.run("UPDATE t SET name = 'held' WHERE id = 1")
+        let waiting = try PostgresConnection(url: url, settings: settings.waitingForLocks(atMost: .seconds(30)))
+        // Waits for the lock until PostgreSQL ends the stalled transaction.
+        #expect(try waiting.run("UPDATE t SET name = 'taken' WHERE id = 1") == 1)
+        let lost = #expect(throws: PostgresError.self) { try stalled.run("UPDATE t SET name = 'late' WHERE id = 1") }
+        #expect(lost?.isConnectionLost == true)
+        #expect(try stalled.first("SELECT name FROM t WHERE id = 1") { $0.text(0) } == "taken")
+    }
+
+    /// A lock held by another transaction past the lock wait fails the
+    /// statement as a lock wait that ran out, which may pass.
+    @Test func aLockHeldPastTheWaitFailsAsALockWaitTimeout() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let holder = try PostgresConnection(url: url)
+        try holder.execute("CREATE TABLE t (id SERIAL PRIMARY KEY, name TEXT UNIQUE NOT NULL); INSERT INTO t (name) VALUES ('row')")
+        try holder.execute("BEGIN")
+        try holder.run("UPDATE t SET name = 'held' WHERE id = 1")
+        let writer = try PostgresConnection(url: url, settings: PostgresSessionSettings().waitingForLocks(atMost: .milliseconds(100)))
+        let timedOut = #expect(throws: PostgresError.self) { try writer.run("UPDATE t SET name = 'mine' WHERE id = 1") }
+        #expect(timedOut?.isLockWaitTimeout == true)
+        #expect(timedOut?.mayPass == true)
+        try holder.execute("ROLLBACK")
+    }
+
+    /// Every connection notices a peer that vanished within seconds: TCP
+    /// keepalives and a user timeout on the client's side, the same on the
+    /// server's, and an idle transaction's timeout.
+    @Test func aConnectionStartsWithItsTimeouts() throws {
+        guard case .postgres(let url) = try TestDatabase.fresh(.postgres) else { return }
+        let connection = try PostgresConnection(url: url, settings: PostgresSessionSettings().waitingForLocks(atMost: .milliseconds(1500)))
+        func setting(_ name: String) throws -> String? {
+            try connection.first("SELECT setting FROM pg_settings WHERE name = ?", name) { $0.text(0) }
+        }
+        #expect(try setting("idle_in_transaction_session_timeout") == "5000")
+        #expect(try setting("lock_timeout") == "1500")
+        #expect(try setting("tcp_user_timeout") == "10000" || url.contains("host=/"), "set where the connection is TCP")
+        let reader = try PostgresConnection(url: url)
+        #expect(try reader.first("SELECT setting FROM pg_settings WHERE name = 'lock_timeout'") { $0.text(0) } == "0",
+                "only the writer bounds its lock waits")
+    }
 }

@@ -208,7 +208,8 @@ import Testing
     /// PostgreSQL undoes one, and says so in a way the writer retries.
     @Test func aDeadlockBetweenTwoWritersIsToldApart() throws {
         let location = try TestDatabase.fresh(.postgres)
-        let (database, writer) = try Database.open(location)
+        // PostgreSQL looks for the deadlock after a second: the writer's lock wait must not end first.
+        let (database, writer) = try Database.open(location, lockWait: .seconds(60))
         defer { database.close() }
         guard case .postgres(let url) = location else { return }
         let store = Store(writer)

@@ -21,18 +21,28 @@ struct EventApplier {
         return try store.chat(id: id)
     }
 
+    /// The chat whose lock `event` takes in a batch, and whether it takes it
+    /// exclusively (a read mark) or shares it (a message); nil for an event
+    /// that takes no chat's lock.
+    static func lockedChat(of event: Event) -> (chat: Int, exclusively: Bool)? {
+        switch event {
+        case .message(.send(let chat, _, _, _)): (chat, false)
+        case .message(.read(let chat, _)): (chat, true)
+        default: nil
+        }
+    }
+
     /// Takes the chat locks that the messages and read marks among `events`
-    /// will need, in one order on every server (see `Store.lockChats`).
-    func lockChats(of events: some Sequence<Event>) {
+    /// will need, in one order on every server (see `Store.lockChats`); the
+    /// chats of `withoutWaiting` only if no other transaction holds them. The
+    /// answer is those of them taken.
+    func lockChats(of events: some Sequence<Event>, withoutWaiting tried: Set<Int>) -> Later<Set<Int>> {
         var sharing = Set<Int>(), exclusively = Set<Int>()
         for event in events {
-            switch event {
-            case .message(.send(let chat, _, _, _)): sharing.insert(chat)
-            case .message(.read(let chat, _)): exclusively.insert(chat)
-            default: continue
-            }
+            guard let (chat, exclusive) = Self.lockedChat(of: event) else { continue }
+            if exclusive { exclusively.insert(chat) } else { sharing.insert(chat) }
         }
-        store.lockChats(sharing: sharing, exclusively: exclusively)
+        return store.lockChats(sharing: sharing, exclusively: exclusively, withoutWaiting: tried)
     }
 
     /// Applies `event` and reads its outcome.

@@ -46,6 +46,7 @@ public final class EventRouter: Sendable {
     private let feed: FeedApplier
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
     private let conflicts = Logger(label: "tailor.writer")
+    private let lockWaits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
 
     /// The largest batch written in one transaction.
     static let maxBatch = 512
@@ -155,23 +156,38 @@ public final class EventRouter: Sendable {
         let connection = writer.value.connection
         let store = Store(connection)
         let applier = EventApplier(store: store, quotas: quotas, committedChats: writer.value.committedChats, pushDelay: pushDelay)
+        let events = batch.map(\.event)
+        let chats = Set(events.compactMap { EventApplier.lockedChat(of: $0)?.chat })
         var results: [Result<EventOutcome, any Error>] = []
         results.reserveCapacity(batch.count)
         let started = MonotonicClock.now
         defer { note(batch.count, since: started) }
         var entry: FeedEntry?
         var eachAlone = false
+        // After a lock wait ran out: no chat of the batch is waited for.
+        var triesEveryChat = false
         var attempt = 1
         while true {
+            let tried = triesEveryChat ? chats : writer.value.heldElsewhere.among(chats)
+            var held: Set<Int> = []
             do {
                 results.removeAll(keepingCapacity: true)
                 entry = try committing { try connection.transaction {
                     let time = now()
                     // Before any event: savepoints undone later keep these locks.
-                    applier.lockChats(of: batch.lazy.map(\.event))
+                    let taken = applier.lockChats(of: events, withoutWaiting: tried)
+                    if !tried.isEmpty { held = tried.subtracting(try taken.value()) }
+                    func heldElsewhere(_ event: Event) -> HeldElsewhere? {
+                        guard !held.isEmpty, let chat = EventApplier.lockedChat(of: event)?.chat, held.contains(chat) else { return nil }
+                        return HeldElsewhere(chat: chat)
+                    }
                     if eachAlone {
-                        for pending in batch {
-                            let result = Result { try connection.savepoint { try applier.apply(pending.event, at: time) } }
+                        for event in events {
+                            if let refusal = heldElsewhere(event) {
+                                results.append(.failure(refusal))
+                                continue
+                            }
+                            let result = Result { try connection.savepoint { try applier.apply(event, at: time) } }
                             // A deadlock with another server's transaction: undoing
                             // this event alone would leave both holding their locks.
                             if case .failure(let error) = result, Self.isConflictWithAnotherTransaction(error) { throw error }
@@ -181,16 +197,20 @@ public final class EventRouter: Sendable {
                         do {
                             // Every event asks before any answer is read: the
                             // first read sends all their statements together.
-                            let outcomes = try batch.map { try applier.start($0.event, at: time) }
-                            for outcome in outcomes { results.append(.success(try outcome.value())) }
+                            let outcomes = try events.map { event in
+                                try heldElsewhere(event).map { Later(result: .failure($0)) } ?? applier.start(event, at: time)
+                            }
+                            for outcome in outcomes { results.append(Result { try outcome.value() }) }
+                            for case .failure(let error) in results where !(error is HeldElsewhere) { throw error }
                         } catch {
-                            if Self.isConflictWithAnotherTransaction(error) { throw error }
+                            if Self.isConflictWithAnotherTransaction(error) || Self.isLockWaitTimeout(error) { throw error }
                             throw RefusedBesideOthers(error: error)
                         }
                     }
                     return try recordInFeed(results, store: store)
                 } }
                 writer.value.committedChats.noteCommitted(results)
+                writer.value.heldElsewhere.tried(tried, held: held)
                 break
             } catch let refused as RefusedBesideOthers {
                 writer.value.feed.rolledBack()
@@ -200,6 +220,17 @@ public final class EventRouter: Sendable {
                     return
                 }
                 eachAlone = true
+            } catch let error as any DatabaseFailure where error.isLockWaitTimeout && attempt < Self.attemptsPerBatch {
+                // Another transaction held a lock past the wait. Written again
+                // at once, trying its chats' locks without waiting and each
+                // event in a savepoint: a write whose chat is still held is
+                // refused, one that waits on another row fails alone, and the
+                // rest commits.
+                writer.value.feed.rolledBack()
+                lockWaits.log("a batch of \(batch.count) events is written again, each alone, after a lock wait ran out: \(error)")
+                triesEveryChat = true
+                eachAlone = true
+                attempt += 1
             } catch let error as any DatabaseFailure where error.isConflictWithAnotherTransaction && attempt < Self.attemptsPerBatch {
                 // The database chose this batch to undo; the other goes on. Again.
                 writer.value.feed.rolledBack()
@@ -244,6 +275,12 @@ extension EventRouter {
         (error as? any DatabaseFailure)?.isConflictWithAnotherTransaction == true
     }
 
+    /// A lock another transaction holds was not granted in time (and not
+    /// because the writer itself found the chat held: that is one event's answer).
+    private static func isLockWaitTimeout(_ error: any Error) -> Bool {
+        !(error is HeldElsewhere) && (error as? any DatabaseFailure)?.isLockWaitTimeout == true
+    }
+
     /// Records the batch's changes in the feed, in its transaction; nil when
     /// none of its events changed what anyone sees.
     private func recordInFeed(_ results: [Result<EventOutcome, any Error>], store: Store) throws -> FeedEntry? {
@@ -269,6 +306,7 @@ private final class WriterConnection {
     let connection: any DatabaseConnection
     let feed: FeedAppender
     let committedChats = CommittedChats()
+    var heldElsewhere = ChatsHeldElsewhere()
 
     init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String) throws {
         self.connection = connection

@@ -36,6 +36,11 @@ enum APIError {
     static let notJSON = HTTPError(.unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as Content-Type: application/json.")
     static let unavailable = HTTPError(.serviceUnavailable, code: "unavailable", message: "The store could not be reached; try again.",
                                        headers: [HTTPField("Retry-After", "1")])
+    /// A write that waited for a lock another server's transaction holds:
+    /// that server is slow or stopped inside it, and PostgreSQL ends it soon.
+    static let locked = HTTPError(.serviceUnavailable, code: "unavailable",
+                                  message: "Another server's transaction holds what this write needs; nothing was stored. Try again.",
+                                  headers: [HTTPField("Retry-After", "1")])
     static let behind = HTTPError(.serviceUnavailable, code: "behind",
                                   message: "This server has not yet caught up with your last write; try again.",
                                   headers: [HTTPField("Retry-After", "1")])
@@ -49,6 +54,7 @@ enum APIError {
     static func answer(for failure: any Error) -> HTTPError? {
         guard let failure = failure as? any DatabaseFailure else { return nil }
         if failure.isStorageFull { return storageFull }
+        if failure.isLockWaitTimeout { return locked }
         if failure.mayPass { return unavailable }
         return nil
     }

@@ -139,6 +139,9 @@ public protocol DatabaseFailure: Error, CustomStringConvertible {
     /// The database undid this transaction for another's sake (a deadlock, a
     /// serialization failure): the whole transaction may be tried again.
     var isConflictWithAnotherTransaction: Bool { get }
+    /// A lock another transaction holds was not granted within the writer's
+    /// lock wait: that transaction is slow, or its server stopped inside it.
+    var isLockWaitTimeout: Bool { get }
     /// A UNIQUE, CHECK, NOT NULL or foreign-key rule said no.
     var isConstraintViolation: Bool { get }
 }

@@ -25,6 +25,7 @@ public final class PostgresConnection: DatabaseConnection {
     /// nil while the server cannot be reached: a reconnection failed.
     var handle: OpaquePointer?
     private let url: String
+    private let settings: PostgresSessionSettings
     public var engine: DatabaseEngine { .postgres }
     /// What each SQL text was prepared as, by the text the store wrote.
     var statements: [String: PreparedStatement] = [:]
@@ -73,17 +74,32 @@ public final class PostgresConnection: DatabaseConnection {
         }
     }
 
-    public init(url: String) throws {
+    public init(url: String, settings: PostgresSessionSettings = PostgresSessionSettings()) throws {
         self.url = url
-        handle = try Self.connect(url)
+        self.settings = settings
+        handle = try Self.connect(url, settings)
     }
 
     deinit {
         if let handle { PQfinish(handle) }
     }
 
-    private static func connect(_ url: String) throws -> OpaquePointer {
-        guard let handle = PQconnectdb(url) else { throw PostgresError.connection("libpq could not allocate a connection") }
+    private static func connect(_ url: String, _ settings: PostgresSessionSettings) throws -> OpaquePointer {
+        // The URL comes last: its own options override the settings' (libpq keeps the last value of a key).
+        let options = settings.connectionOptions + [("dbname", url)]
+        let keys = options.map { strdup($0.key) }
+        let values = options.map { strdup($0.value) }
+        defer { (keys + values).forEach { free($0) } }
+        let connection = (keys + [nil]).withUnsafeBufferPointer { keys in
+            (values + [nil]).withUnsafeBufferPointer { values in
+                keys.withMemoryRebound(to: UnsafePointer<CChar>?.self) { keys in
+                    values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                        PQconnectdbParams(keys.baseAddress, values.baseAddress, 1)
+                    }
+                }
+            }
+        }
+        guard let handle = connection else { throw PostgresError.connection("libpq could not allocate a connection") }
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(handle))
             PQfinish(handle)
@@ -92,13 +108,9 @@ public final class PostgresConnection: DatabaseConnection {
         // Notices ("relation already exists, skipping") are not errors: libpq
         // would print them on standard error.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
-        // Every statement here is small and by index. Compiling one costs
-        // milliseconds, and PostgreSQL does it whenever the planner's estimate
-        // is large, as on a table not yet analyzed (a new feed in its first
-        // minute), where compiling a read costs a hundred times running it.
-        let settings = PQexec(handle, "SET jit = off")
-        defer { PQclear(settings) }
-        guard PQresultStatus(settings) == PGRES_COMMAND_OK else {
+        let applied = PQexec(handle, settings.statements)
+        defer { PQclear(applied) }
+        guard PQresultStatus(applied) == PGRES_COMMAND_OK else {
             let message = String(cString: PQerrorMessage(handle))
             PQfinish(handle)
             throw PostgresError.connection(message)
@@ -112,7 +124,7 @@ public final class PostgresConnection: DatabaseConnection {
             if PQstatus(handle) == CONNECTION_OK { return handle }
             disconnect()
         }
-        let fresh = try Self.connect(url)
+        let fresh = try Self.connect(url, settings)
         handle = fresh
         return fresh
     }

@@ -30,20 +30,25 @@ public struct PostgresError: DatabaseFailure, Sendable {
     public var isStorageFull: Bool { sqlState == "53100" }
 
     /// Connection failures (class 08), a server shutting down or starting
-    /// (57P01–57P03), too many connections, and conflicts between
-    /// transactions that a retry resolves (serialization, deadlock, lock wait).
+    /// (57P01–57P03), a session ended for idling in its transaction (25P03),
+    /// too many connections, and conflicts between transactions that a retry
+    /// resolves (serialization, deadlock, lock wait).
     public var mayPass: Bool {
-        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01", "55P03"].contains(sqlState)
+        isConnectionLost || ["53300", "40001", "40P01", "55P03"].contains(sqlState)
     }
 
-    /// A connection exception (08…) or the server shutting the session down (57P01–57P03).
+    /// A connection exception (08…), the server shutting the session down
+    /// (57P01–57P03), or ending it because its transaction idled too long (25P03).
     public var isConnectionLost: Bool {
-        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25P03"].contains(sqlState)
     }
 
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
     public var isConflictWithAnotherTransaction: Bool { sqlState == "40P01" || sqlState == "40001" }
+
+    /// `lock_timeout` passed (lock_not_available).
+    public var isLockWaitTimeout: Bool { sqlState == "55P03" }
 
     public var isConstraintViolation: Bool { sqlState.hasPrefix("23") }
 }

@@ -181,6 +181,8 @@ public enum PostgresSchema {
     /// an earlier release left it (for tests of the migrations after it).
     public static func migrate(_ connection: PostgresConnection, upTo target: Int = currentVersion) throws {
         try connection.transaction {
+            // Another server's migration may take longer than a write's lock wait.
+            try connection.execute("SET LOCAL lock_timeout = 0")
             try connection.run("SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", migrationLock)
             try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             let version = try connection.first("SELECT version FROM schema_version", binding: []) { $0.int(0) }

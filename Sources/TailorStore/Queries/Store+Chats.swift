@@ -24,12 +24,23 @@ extension Store {
     /// this before its writes cannot deadlock with another server's batch on
     /// chat locks; the writes' own lock statements then find them held.
     /// Queued (see `Later`): they go in the batch's first round trip. Only
-    /// PostgreSQL has several writers; on SQLite this does nothing.
-    public func lockChats(sharing: Set<Int>, exclusively: Set<Int>) {
-        guard connection.engine == .postgres else { return }
+    /// PostgreSQL has several writers; on SQLite this takes nothing.
+    ///
+    /// The chats of `withoutWaiting` are not waited for (`SKIP LOCKED`): the
+    /// answer is those of them taken, and the others are held by another
+    /// transaction. Reading it sends the locks.
+    public func lockChats(sharing: Set<Int>, exclusively: Set<Int>, withoutWaiting tried: Set<Int> = []) -> Later<Set<Int>> {
+        guard connection.engine == .postgres else { return .known(tried) }
+        var taken: [Later<Int?>] = []
         for chat in sharing.union(exclusively).sorted() {
-            _ = connection.runLater(exclusively.contains(chat) ? Self.lockForReadMark : Self.lockForMessage, chat)
+            let lock = exclusively.contains(chat) ? Self.lockForReadMark : Self.lockForMessage
+            if tried.contains(chat) {
+                taken.append(connection.firstLater(lock + " SKIP LOCKED", chat) { $0.int(0) })
+            } else {
+                _ = connection.runLater(lock, chat)
+            }
         }
+        return Later { Set(try taken.compactMap { try $0.value() }) }
     }
 
     /// The chat's lock a message takes before its id is drawn: it lets other

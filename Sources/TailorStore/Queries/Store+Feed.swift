@@ -89,8 +89,10 @@ extension Store {
     /// deleted already, and until autovacuum removes them for good a search
     /// from the start would step over every one (tens of thousands a minute
     /// under load, which made this statement 20 ms instead of 1).
-    func pruneChanges(through horizon: Int) throws {
-        try connection.run("""
+    /// Queued: it goes with the entry and the commit, so the horizon's row is
+    /// never held while the writer waits.
+    func pruneChanges(through horizon: Int) {
+        _ = connection.runLater("""
             WITH old AS (SELECT position FROM feed_horizon),
                  moved AS (UPDATE feed_horizon SET position = greatest(position, ?1))
             DELETE FROM changes WHERE position > (SELECT position FROM old) AND position <= ?1

@@ -44,4 +44,7 @@ public struct SQLiteError: DatabaseFailure, Sendable {
 
     /// One writer: no transaction is undone for another's sake.
     public var isConflictWithAnotherTransaction: Bool { false }
+
+    /// One writer: its lock waits are the busy timeout's.
+    public var isLockWaitTimeout: Bool { false }
 }

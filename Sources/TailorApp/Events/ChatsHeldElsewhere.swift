@@ -1,0 +1,51 @@
+import TailorLoop
+import TailorStore
+
+/// The chats whose lock another server's transaction held past the writer's
+/// lock wait: that server is slow, or stopped inside its transaction (frozen,
+/// cut off) until PostgreSQL ends it. The writer's batches only try these
+/// chats' locks (`SKIP LOCKED`): a write to one of them that finds it still
+/// held is answered at once with `HeldElsewhere`, and the rest of the batch,
+/// and every write to another chat, commits without waiting. A chat is let go
+/// once a batch takes its lock. Used by the writer's thread alone.
+struct ChatsHeldElsewhere {
+    /// Each chat and when it was found held, in monotonic nanoseconds.
+    private var found: [Int: UInt64] = [:]
+
+    /// A chat found held this long ago and not asked for since is let go:
+    /// PostgreSQL ends an abandoned transaction well before.
+    static let forgetAfter: UInt64 = 60_000_000_000
+
+    /// Those of `chats` found held and not taken since.
+    func among(_ chats: Set<Int>) -> Set<Int> {
+        found.isEmpty ? [] : chats.filter { found[$0] != nil }
+    }
+
+    /// A batch tried `tried` and found `held` still held: the others are free again.
+    mutating func tried(_ tried: Set<Int>, held: Set<Int>, at now: UInt64 = MonotonicClock.now) {
+        for chat in tried.subtracting(held) { found[chat] = nil }
+        for chat in held where found[chat] == nil { found[chat] = now }
+        if !held.isEmpty { found = found.filter { now &- $0.value < Self.forgetAfter } }
+    }
+
+    var count: Int { found.count }
+}
+
+/// A write refused because another server's transaction holds its chat: it
+/// was not stored, and may be sent again (`Retry-After`) once that
+/// transaction ends, by its commit or by PostgreSQL's idle timeout.
+struct HeldElsewhere: DatabaseFailure {
+    let chat: Int
+
+    var description: String {
+        "chat \(chat) is locked by another server's transaction that has not ended; the write was not stored"
+    }
+
+    var isStorageFull: Bool { false }
+    var mayPass: Bool { true }
+    var isConnectionLost: Bool { false }
+    var isUniqueViolation: Bool { false }
+    var isConflictWithAnotherTransaction: Bool { false }
+    var isLockWaitTimeout: Bool { true }
+    var isConstraintViolation: Bool { false }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import TailorStore
+import TailorTestSupport
+import Testing
+
+/// Another server stopped in the middle of a commit (frozen, cut off), its
+/// transaction open and holding a chat's lock or a message's client id: the
+/// writes that need what it holds wait a bounded time and are answered 503,
+/// every other write commits, and readiness stays true. Here the other
+/// server is a connection of the test's own that holds the same locks a
+/// batch's first round trip takes.
+@Suite struct LockHeldElsewhereTests {
+    /// A transaction left open by "another server", holding what `statement` locks.
+    private static func holder(_ location: DatabaseLocation, _ statement: String, _ values: any DatabaseBindable...) throws -> PostgresConnection {
+        guard case .postgres(let url) = location else { throw TestSkipped() }
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("BEGIN")
+        try connection.run(statement, binding: values)
+        return connection
+    }
+
+    private struct TestSkipped: Error {}
+
+    @Test func aReadMarkOfAChatHeldElsewhereIsRefusedAndOtherChatsCommit() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let app = try TestApp(database: location) { $0.lockWait = 0.2 }
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        _ = try app.user("carol")
+        let otherChat = try MultiInstanceTests.chat(between: alice, and: "carol")
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hi"}"#).status == 201)
+        // As a message of another server's open batch holds its chat.
+        let other = try Self.holder(location, "SELECT id FROM chats WHERE id = ? FOR KEY SHARE", try #require(Int(chatID)))
+
+        let refused = try bob.send("POST", "/api/chats/\(chatID)/read")
+        #expect(refused.status == 503)
+        #expect(refused.header("retry-after") == "1")
+        #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "unavailable")
+        // Known held now: refused without a wait of its own, and again.
+        #expect(try bob.send("POST", "/api/chats/\(chatID)/read").status == 503)
+        // Every other chat's writes commit, and messages share the held lock.
+        #expect(try alice.send("POST", "/api/chats/\(otherChat)/messages", json: #"{"text":"to carol"}"#).status == 201)
+        #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"again"}"#).status == 201)
+        #expect(try app.client().get("/readyz").status == 200)
+
+        try other.execute("ROLLBACK")
+        let read = try bob.send("POST", "/api/chats/\(chatID)/read")
+        #expect(read.status == 200)
+        #expect(read.json["read"] as? Int == 2)
+    }
+
+    @Test func aRetryOfAMessageInAnotherServersOpenBatchFailsAloneAndIsStoredOnce() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let app = try TestApp(database: location) { $0.lockWait = 0.2 }
+        let (alice, _, chatID) = try app.aliceAndBobInAChat()
+        _ = try app.user("carol")
+        let otherChat = try MultiInstanceTests.chat(between: alice, and: "carol")
+        let sender = try #require((try alice.get("/api/me").json["user"] as? [String: Any])?["id"] as? String)
+        // The first try of the message, sent through another server whose batch has not committed.
+        let other = try Self.holder(location, """
+            INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) VALUES (?, ?, 'once', 'c-1', 0)
+            """, try #require(Int(chatID)), try #require(Int(sender)))
+
+        let retried = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"c-1"}"#)
+        #expect(retried.status == 503)
+        #expect(retried.header("retry-after") == "1")
+        #expect(try alice.send("POST", "/api/chats/\(otherChat)/messages", json: #"{"text":"to carol"}"#).status == 201)
+        #expect(try app.client().get("/readyz").status == 200)
+
+        try other.execute("COMMIT")
+        let again = try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"once","clientId":"c-1"}"#)
+        #expect(again.status == 200)
+        let verify = try TestDatabase.connection(to: location)
+        #expect(try verify.first("SELECT count(*) FROM messages WHERE client_id = 'c-1'", binding: []) { $0.int(0) } == 1)
+    }
+}
