@@ -55,6 +55,11 @@ public final class EventRouter: Sendable {
     /// Chat locks are taken in one order, so a conflict is rare: each one is
     /// logged.
     static let attemptsPerBatch = 5
+    /// Milliseconds a batch written again after a lock wait ran out waits for
+    /// a lock: long enough for a healthy transaction to commit, short enough
+    /// that an event stuck behind another server's open transaction holds
+    /// the rest of its batch only briefly a second time.
+    static let lockWaitAfterTimeout = 100
     /// Whose timer gives up a readiness write that does not commit in time.
     private let timers: EventLoop
     /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
@@ -174,6 +179,8 @@ public final class EventRouter: Sendable {
                 results.removeAll(keepingCapacity: true)
                 entry = try committing { try connection.transaction {
                     let time = now()
+                    // What held a lock past the wait once is not waited for as long again.
+                    if triesEveryChat { store.waitForLocks(atMost: Self.lockWaitAfterTimeout) }
                     // Before any event: savepoints undone later keep these locks.
                     let taken = applier.lockChats(of: events, withoutWaiting: tried)
                     if !tried.isEmpty { held = tried.subtracting(try taken.value()) }

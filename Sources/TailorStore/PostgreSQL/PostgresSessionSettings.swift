@@ -20,19 +20,25 @@ public struct PostgresSessionSettings: Sendable, Equatable {
     public var keepaliveCount = 3
     /// Data sent and not acknowledged this long means the connection is gone.
     public var userTimeout: Duration = .seconds(10)
+    /// Added to the connection's `application_name` (`tailor-writer`), so
+    /// that `pg_stat_activity` tells the writer apart; letters and `-` only.
+    public var nameSuffix = ""
 
     public init() {}
 
-    /// The settings of the writer's connection: these, and a bounded lock wait.
+    /// The settings of the writer's connection: these, a bounded lock wait,
+    /// and `-writer` after its name.
     public func waitingForLocks(atMost wait: Duration) -> PostgresSessionSettings {
         var settings = self
         settings.lockWait = wait
+        settings.nameSuffix = "-writer"
         return settings
     }
 
     /// libpq's connection options, given before the URL so that the URL's win.
     var connectionOptions: [(key: String, value: String)] {
-        [("keepalives", "1"),
+        [("fallback_application_name", "tailor"),
+         ("keepalives", "1"),
          ("keepalives_idle", String(keepaliveIdleSeconds)),
          ("keepalives_interval", String(keepaliveIntervalSeconds)),
          ("keepalives_count", String(keepaliveCount)),
@@ -45,7 +51,10 @@ public struct PostgresSessionSettings: Sendable, Equatable {
     /// (compiling one costs milliseconds, and PostgreSQL does it whenever the
     /// planner's estimate is large, as on a table not yet analyzed).
     var statements: String {
-        var settings = [
+        var settings = nameSuffix.isEmpty ? [] : [
+            "SELECT set_config('application_name', left(current_setting('application_name') || '\(nameSuffix)', 63), false)",
+        ]
+        settings += [
             "SET jit = off",
             "SET idle_in_transaction_session_timeout = \(Self.milliseconds(idleInTransaction))",
             // The server's side of the same connection: it notices a client gone.

@@ -43,6 +43,14 @@ extension Store {
         return Later { Set(try taken.compactMap { try $0.value() }) }
     }
 
+    /// For the rest of the transaction, a lock another transaction holds is
+    /// waited for `milliseconds` at most (PostgreSQL's `lock_timeout`);
+    /// queued, it goes with the next round trip. Nothing on SQLite.
+    public func waitForLocks(atMost milliseconds: Int) {
+        guard connection.engine == .postgres else { return }
+        _ = connection.runLater("SELECT set_config('lock_timeout', ?, true)", String(milliseconds))
+    }
+
     /// The chat's lock a message takes before its id is drawn: it lets other
     /// messages in, and keeps a read mark out until it commits.
     private static let lockForMessage = "SELECT id FROM chats WHERE id = ? FOR KEY SHARE"
