@@ -45,8 +45,8 @@ public struct TailorConfiguration: Sendable {
     var viewCacheBudget: Int { viewCacheBytes ?? memoryBudget / 8 }
     /// Chats kept in memory for their users' lists, badges and screens: a
     /// quarter of the memory budget (a user's list read back from the database
-    /// costs far more than the memory), and at least the kept chats' own default.
-    var keptChatBudget: Int { max(ChatDirectory.defaultChatBudget, memoryBudget / 4 / ChatDirectory.bytesPerChat) }
+    /// costs far more than the memory), whatever the budget.
+    var keptChatBudget: Int { memoryBudget / 4 / ChatDirectory.bytesPerChat }
     /// What all event streams together may hold for unsent events: a quarter.
     var streamBudget: Int { memoryBudget / 4 }
     /// What one user's event streams may hold for unsent events: a thirty-second.

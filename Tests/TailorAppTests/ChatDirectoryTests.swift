@@ -339,7 +339,10 @@ import Testing
             try writer.send("hello \(index)", from: first, in: chat)
             pairs.append((first, second, chat))
             #expect(directory.keptChatCount <= 8)
+            #expect(directory.figures.bytes <= 8 * ChatDirectory.bytesPerChat)
         }
+        let letGo = directory.figures
+        #expect(letGo.chats == directory.keptChatCount && letGo.users > 0 && letGo.usersLetGo >= 8 && letGo.usersReadAgain == 0, "\(letGo)")
         let (first, second, chat) = pairs[0]
         #expect(directory.summaries(of: first.id) == nil)
         #expect(directory.screen(of: chat.id, for: first.id) == nil)
@@ -347,6 +350,7 @@ import Testing
         try writer.send("back", from: second, in: chat)
         try expectKept(first, in: writer)
         try expectKept(second, in: writer)
+        #expect(directory.figures.usersReadAgain == 2)
     }
 
     /// A read that fails while the feed is followed comes back to the caller,

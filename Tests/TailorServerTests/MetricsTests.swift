@@ -84,6 +84,11 @@ import Testing
         #expect(value(after, "tailor_writer_batch_events_count") > value(before, "tailor_writer_batch_events_count"))
         #expect(value(after, "tailor_view_cache_hits_total") + value(after, "tailor_view_cache_misses_total") > 0)
         #expect(value(after, "tailor_sqlite_log_frames") > 0, "the message's commit is in the log")
+        // The message kept alice's and bob's chat, changed in place since.
+        #expect(value(after, "tailor_kept_users") == 2)
+        #expect(value(after, "tailor_kept_chats") == 1)
+        #expect(value(after, "tailor_kept_chat_bytes") > 0 && value(after, "tailor_kept_chat_bytes") < 10_000)
+        #expect(after.keys.contains(Sample(name: "tailor_kept_users_let_go_total", labels: [:])))
         #expect(value(after, "process_resident_memory_bytes") > 1_000_000)
         #expect(value(after, "process_open_fds") > 3)
         // The process's figures by Prometheus's own names.

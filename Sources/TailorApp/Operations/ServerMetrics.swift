@@ -2,6 +2,7 @@ import CoreMetrics
 import Prometheus
 import Synchronization
 import TailorHTTP
+import TailorViews
 
 /// What an operator scrapes at `GET /metrics`, in Prometheus's text format.
 ///
@@ -25,6 +26,7 @@ final class ServerMetrics: Sendable {
         var sqliteLogFrames = 0
         var usersOnline = 0
         var otherServers = 0
+        var kept = ChatDirectory.Figures()
         var totals = Totals()
         /// This process's CPU time, resident memory and open files (`ProcessProbe`).
         var cpuSeconds = 0.0
@@ -137,6 +139,7 @@ final class ServerMetrics: Sendable {
             "tailor_feed_lag_positions": max(sample.feedLatestSeen - sample.feedApplied, 0),
             "tailor_sqlite_log_frames": sample.sqliteLogFrames,
             "tailor_presence_users_online": sample.usersOnline, "tailor_presence_other_servers": sample.otherServers,
+            "tailor_kept_users": sample.kept.users, "tailor_kept_chats": sample.kept.chats, "tailor_kept_chat_bytes": sample.kept.bytes,
             "process_resident_memory_bytes": sample.residentBytes, "process_open_fds": sample.openFiles,
         ]
         // The registry hands back the figure a name already has: named here
@@ -149,6 +152,7 @@ final class ServerMetrics: Sendable {
             "tailor_checkpoints_total": sample.totals.checkpointsOnOwnThread,
             "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
             "tailor_feed_reads_total": sample.totals.feedReads,
+            "tailor_kept_users_let_go_total": sample.kept.usersLetGo, "tailor_kept_users_read_again_total": sample.kept.usersReadAgain,
         ]
         counted.withLock { last in
             for (name, total) in totals {

@@ -25,7 +25,7 @@ package final class ChatDirectory: Sendable {
     /// Chats kept at most over both generations, unless told otherwise.
     package static let defaultChatBudget = 10_000
     /// What a kept chat holds, about: a page of message states and a few whole messages.
-    package static let bytesPerChat = 2048
+    package static let bytesPerChat = 2560
 
     /// Chats the users of both generations may hold (a user without chats
     /// counts as one).
@@ -37,6 +37,8 @@ package final class ChatDirectory: Sendable {
     /// and their views are built from the database.
     package let maxChatsPerUser: Int
     package static let defaultMaxChatsPerUser = 1024
+    /// Users let go whom a read tells apart as read again.
+    static let rememberedLetGo = 100_000
 
     package init(chatBudget: Int = defaultChatBudget, maxChatsPerUser: Int = defaultMaxChatsPerUser) {
         self.chatBudget = max(chatBudget, 2)
@@ -45,6 +47,35 @@ package final class ChatDirectory: Sendable {
 
     /// Chats kept now.
     package var keptChatCount: Int { state.withLock { $0.chats.count } }
+
+    /// What is kept and how it turned over, for `/metrics`.
+    package struct Figures: Sendable, Equatable {
+        package var users = 0
+        package var chats = 0
+        /// The kept chats' memory, about (`KeptChat.approximateBytes`) and
+        /// their entries in the tables that find them.
+        package var bytes = 0
+        /// Users let go: their generation turned, or their chats changed unread.
+        package var usersLetGo = 0
+        /// Users read again after they were let go.
+        package var usersReadAgain = 0
+
+        package init(users: Int = 0, chats: Int = 0, bytes: Int = 0, usersLetGo: Int = 0, usersReadAgain: Int = 0) {
+            (self.users, self.chats, self.bytes, self.usersLetGo, self.usersReadAgain) = (users, chats, bytes, usersLetGo, usersReadAgain)
+        }
+    }
+
+    /// Walks every kept chat: for a scrape, not for every request.
+    package var figures: Figures {
+        state.withLock { state in
+            Figures(users: state.newer.count + state.older.count, chats: state.chats.count,
+                    bytes: state.chats.values.reduce(0) { $0 + $1.approximateBytes + Self.bytesPerEntry },
+                    usersLetGo: state.usersLetGo, usersReadAgain: state.usersReadAgain)
+        }
+    }
+
+    /// A kept chat's entries in the tables around it: by id, by member, in its users' lists.
+    static let bytesPerEntry = 160
 
     private struct State {
         var chats: [Int: KeptChat] = [:]
@@ -57,6 +88,16 @@ package final class ChatDirectory: Sendable {
         /// The kept chats of each of their members, kept or not: a user's
         /// last seen or privacy changes their chats, not every kept chat.
         var chatsOfMember: [Int: Set<Int>] = [:]
+        /// Counted for `figures`; `letGo` remembers whom, up to `rememberedLetGo`.
+        var usersLetGo = 0
+        var usersReadAgain = 0
+        var letGo = Set<Int>()
+
+        mutating func noteLetGo(_ users: some Collection<Int>) {
+            usersLetGo += users.count
+            if letGo.count + users.count > ChatDirectory.rememberedLetGo { letGo.removeAll() }
+            letGo.formUnion(users)
+        }
 
         func chatIDs(of user: Int) -> [Int]? { newer[user] ?? older[user] }
 
@@ -166,6 +207,7 @@ package final class ChatDirectory: Sendable {
         })
         state.withLock { state in
             for (id, kept) in read.chats where state.chats[id] == nil { state.add(kept) }
+            for user in read.users.keys where state.letGo.remove(user) != nil { state.usersReadAgain += 1 }
             for user in touched {
                 if let ids = read.users[user] {
                     Self.keep(user, chats: ids, in: &state)
@@ -284,6 +326,7 @@ package final class ChatDirectory: Sendable {
     private static func forget(_ user: Int, in state: inout State) {
         state.lists[user] = nil
         guard let ids = takeOut(user, from: &state) else { return }
+        state.noteLetGo(CollectionOfOne(user))
         evictChats(ids, in: &state)
     }
 
@@ -305,6 +348,7 @@ package final class ChatDirectory: Sendable {
         state.newer = [:]
         state.newerChats = 0
         for user in dropped.keys { state.lists[user] = nil }
+        state.noteLetGo(dropped.keys)
         for ids in dropped.values { evictChats(ids, in: &state) }
     }
 

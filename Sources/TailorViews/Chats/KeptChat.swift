@@ -66,6 +66,16 @@ package struct KeptChat: Sendable {
         stamp = Self.nextStamp()
     }
 
+    /// The memory this chat holds, about: itself, its page's states, its whole
+    /// messages and their texts, its users' names (a text of 15 bytes or
+    /// fewer lives inside its string).
+    package var approximateBytes: Int {
+        func heap(_ text: String?) -> Int { text.map { $0.utf8.count > 15 ? 32 + $0.utf8.count : 0 } ?? 0 }
+        return MemoryLayout<KeptChat>.stride + 32 + latest.capacity * MemoryLayout<Sent>.stride
+            + 32 + recentlySent.reduce(0) { $0 + MemoryLayout<Message>.stride + heap($1.text) + heap($1.clientID) }
+            + heap(userA.name) + heap(userB.name)
+    }
+
     /// Whether the message `id` that `sender` sent is read: the rule of the SQL.
     package func isRead(_ id: Int, sentBy sender: Int) -> Bool {
         id <= cursors.ofRecipient(whenSentBy: sender)
