@@ -11,11 +11,14 @@ import TailorViews
 /// order, and hands each to the handler, this server's own commits included.
 ///
 /// It runs on a thread of its own with a connection of its own, which LISTENs
-/// for the notification each commit sends. A notification only wakes it: the
-/// table is the truth, so a missed one costs at most `pollInterval`, after
-/// which it reads anyway. A commit of this server's own that comes right
-/// after the last position applied needs no read: nothing can come between
-/// the two, and the writer hands its entry over. When the connection fails
+/// for the notification each commit sends. The table is the truth; a
+/// notification wakes it, and carries its entry when the entry is small (the
+/// most): an entry that comes right after the last position applied needs no
+/// read, whether the writer handed it over (a commit here) or its
+/// notification carried it (another server's), since notifications come in
+/// commit order and nothing can come between the two. A position missing
+/// (an entry too large to carry, a notification missed) is read, at the
+/// latest after `pollInterval`, when it reads anyway. When the connection fails
 /// (the database restarts) it opens another after a growing pause, and reads
 /// on from where it was.
 package final class FeedFollower: Sendable {
@@ -46,6 +49,9 @@ package final class FeedFollower: Sendable {
     package static let pollInterval = 0.25
     /// Entries read and applied at once.
     static let batchSize = 500
+    /// Carried entries held at most while a position before them is missing:
+    /// past it, the rest are read.
+    static let carriedAtMost = 10_000
 
     /// Follows from where `progress` says this server is.
     package init(url: String, handler: any FeedHandler, progress: FeedProgress, logger: Logger) throws {
@@ -109,13 +115,15 @@ package final class FeedFollower: Sendable {
     private func follow(on connection: PostgresConnection) throws {
         var readNeeded = true
         var nextPoll: UInt64 = 0
+        // Other servers' entries their notifications carried, by position, not applied yet.
+        var carried: [Int: [UInt8]] = [:]
         while !stopping.load(ordering: .acquiring) {
             if readNeeded || MonotonicClock.now >= nextPoll {
                 while try applyNext(on: connection) == Self.batchSize {}
                 nextPoll = MonotonicClock.now + UInt64(Self.pollInterval * 1e9)
             }
-            let news = try waitForNews(on: connection, until: nextPoll)
-            try applyWrittenHere(on: connection)
+            let news = try waitForNews(on: connection, until: nextPoll, carrying: &carried)
+            try applyKnown(on: connection, carried: &carried)
             switch news {
             case .notified(let position): readNeeded = position > progress.applied
             // One left means a position before it is missing: another server's.
@@ -142,12 +150,20 @@ package final class FeedFollower: Sendable {
     /// the writer's hand-over says too, and is no reason to end the wait. A
     /// notification that came in with the last read's answers is in libpq's
     /// hands, not on the socket: it is looked at before waiting.
-    private func waitForNews(on connection: PostgresConnection, until deadline: UInt64) throws -> News {
+    private func waitForNews(on connection: PostgresConnection, until deadline: UInt64, carrying carried: inout [Int: [UInt8]]) throws -> News {
         while !stopping.load(ordering: .acquiring) {
             let applied = progress.applied
-            let notified = try connection.takeNotifications().map(Self.notification(from:))
-                .filter { $0.origin != origin }.map(\.position).max() ?? 0
-            if notified > applied { return .notified(notified) }
+            var notified = 0
+            for notification in try connection.takeNotifications().map(Self.notification(from:)) where notification.origin != origin {
+                notified = max(notified, notification.position)
+                if let body = notification.body, notification.position > applied, carried.count < Self.carriedAtMost {
+                    carried[notification.position] = Array(body.utf8)
+                }
+            }
+            if notified > applied {
+                latest.store(max(latest.load(ordering: .relaxed), notified), ordering: .relaxed)
+                return .notified(notified)
+            }
             let now = MonotonicClock.now
             guard now < deadline else { return .timeUp }
             if wake.wait(seconds: Double(deadline - now) / 1e9, orReadable: connection.socket),
@@ -156,15 +172,32 @@ package final class FeedFollower: Sendable {
         return .timeUp
     }
 
-    /// Applies this server's own commits that follow the last position
-    /// applied with none missing between: no other commit can come between
-    /// them, so they need no read of the feed. Under a single server (or
-    /// servers taking turns) that is nearly every entry.
-    private func applyWrittenHere(on connection: PostgresConnection) throws {
+    /// Applies the entries that follow the last position applied with none
+    /// missing between, known without a read: this server's own commits,
+    /// which the writer handed over, and other servers' whose notifications
+    /// carried them. Under a single server (or servers taking turns) that is
+    /// nearly every entry, and on several most of them.
+    private func applyKnown(on connection: PostgresConnection, carried: inout [Int: [UInt8]]) throws {
         // Taken before the snapshot can begin, so that it shows every one of
         // them: an entry handed over while they are applied waits for the next turn.
         var entries: [FeedEntry] = []
-        while let entry = takeWrittenHere(at: (entries.last?.position ?? progress.applied) + 1) { entries.append(entry) }
+        while true {
+            let next = (entries.last?.position ?? progress.applied) + 1
+            if let entry = takeWrittenHere(at: next) {
+                entries.append(entry)
+            } else if let body = carried.removeValue(forKey: next) {
+                do {
+                    entries.append(FeedEntry(position: next, changes: try ChangeEncoding.changes(from: body)))
+                } catch {
+                    // Left to the read, which says why it skips it.
+                    break
+                }
+            } else {
+                break
+            }
+        }
+        let applied = entries.last?.position ?? progress.applied
+        if !carried.isEmpty { carried = carried.filter { $0.key > applied } }
         guard let last = entries.last else { return }
         let store = Store(connection)
         try connection.readTransaction {
@@ -177,10 +210,11 @@ package final class FeedFollower: Sendable {
         latest.store(max(latest.load(ordering: .relaxed), last.position), ordering: .relaxed)
     }
 
-    /// A notification's position and the server that wrote it.
-    private static func notification(from payload: String) -> (position: Int, origin: Substring) {
-        let parts = payload.split(separator: " ", maxSplits: 1)
-        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "")
+    /// A notification's position, the server that wrote it and the entry's
+    /// body if it carries it (`Store.appendChangeAndCommit`).
+    private static func notification(from payload: String) -> (position: Int, origin: Substring, body: Substring?) {
+        let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : nil)
     }
 
     /// Reads the next entries and applies them; returns how many. The page

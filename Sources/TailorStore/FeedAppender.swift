@@ -23,6 +23,10 @@ public final class FeedAppender {
 
     /// Positions reserved at a time on SQLite.
     static let block = 1_000
+    /// An entry's body up to this size goes in its notification, which the
+    /// other servers apply without reading the feed: PostgreSQL takes
+    /// payloads under 8,000 bytes, and the position and the origin come first.
+    static let carriedBytes = 7_900
     /// Positions between two prunings of PostgreSQL's entries.
     static let pruneEvery = 1_000
 
@@ -50,7 +54,9 @@ public final class FeedAppender {
             return next
         case .postgres:
             if let horizon = pruneThrough { store.pruneChanges(through: horizon) }
-            let position = try store.appendChangeAndCommit(body(), origin: origin)
+            let bytes = body()
+            let carried = bytes.count <= Self.carriedBytes ? String(decoding: bytes, as: UTF8.self) : nil
+            let position = try store.appendChangeAndCommit(bytes, origin: origin, carried: carried)
             // The latest entry always stays.
             pruneThrough = position % min(Self.pruneEvery, window) == 0 ? position - window : nil
             return position

@@ -11,19 +11,21 @@ extension Store {
     ///
     /// One statement, sent with the commit: the lock is a row the insert
     /// joins, so it is taken before the position is drawn. The notification
-    /// (sent at commit) only wakes the servers that follow the feed, which
-    /// then read the table; it names the position and the server that wrote
-    /// it (`origin`), so that a server that has applied it already, or whose
-    /// writer hands it its own entry, need not read. It is the transaction's
-    /// last statement.
-    func appendChangeAndCommit(_ body: [UInt8], origin: String) throws -> Int {
+    /// (sent at commit, delivered in commit order) names the position and the
+    /// server that wrote it (`origin`), so that a server that has applied it
+    /// already, or whose writer hands it its own entry, need not read; and
+    /// it carries the entry's body when given (`carried`, small enough for a
+    /// notification), so that the other servers apply it without reading the
+    /// table at all. It is the transaction's last statement.
+    func appendChangeAndCommit(_ body: [UInt8], origin: String, carried: String?) throws -> Int {
         try expectRow(try connection.firstCommitting("""
             WITH locked AS (SELECT pg_advisory_xact_lock(?1, hashtext(current_schema()))),
                  entry AS (INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?2 AS BYTEA) FROM locked
                            RETURNING position),
-                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(), position::text || ' ' || ?3) FROM entry)
+                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(),
+                                            position::text || ' ' || ?3 || coalesce(' ' || CAST(?4 AS TEXT), '')) FROM entry)
             SELECT position FROM entry, woken
-            """, PostgresSchema.feedLock, body, origin) { $0.int(0) })
+            """, PostgresSchema.feedLock, body, origin, carried) { $0.int(0) })
     }
 
     /// Readies a PostgreSQL connection of its own to follow the feed: its
