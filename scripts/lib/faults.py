@@ -130,20 +130,24 @@ def send_messages(user, ledger, stop, give_up, interval, rng):
 
 
 def check_read_your_write(user, message, position, ledger):
-    """The other server, told the write's position, shows the message (503 `behind` is asked again)."""
-    deadline = time.monotonic() + 10
-    seen = False
-    while time.monotonic() < deadline and not seen:
+    """The other server, told the write's position, shows the message. A 503 (`behind`, or the
+    database away) is asked again for 30 s; a 200 without the message breaks the rule."""
+    deadline = time.monotonic() + 30
+    problem, status = None, 0
+    while time.monotonic() < deadline:
         status, _, body = request(user.other.address, "GET", f"/api/chats/{user.chat}", None, user.token,
                                   headers={"Tailor-Position": position or "0"}, timeout=SEND_TIMEOUT)
         if status == 200:
-            seen = any(m["id"] == message for m in json.loads(body)["messages"])
+            if not any(m["id"] == message for m in json.loads(body)["messages"]):
+                problem = f"{user.name}: {user.other.name} answered position {position} without message {message}"
             break
         time.sleep(0.2)
+    else:
+        problem = f"{user.name}: {user.other.name} did not answer position {position} within 30 s (last status {status})"
     with ledger.lock:
         ledger.read_your_writes[0] += 1
-        if not seen:
-            ledger.read_your_writes[1].append(f"{user.name}: message {message} not read on {user.other.name}")
+        if problem:
+            ledger.read_your_writes[1].append(problem)
 
 
 def aim(caught, attempt, release, tries=400):

@@ -8,9 +8,31 @@ import TailorStore
 /// held is answered at once with `HeldElsewhere`, and the rest of the batch,
 /// and every write to another chat, commits without waiting. A chat is let go
 /// once a batch takes its lock. Used by the writer's thread alone.
+///
+/// Such a transaction holds more than the chat found: every chat of its
+/// batch. So for a while after a lock wait ran out (`briefly`), every batch
+/// waits only briefly for any lock (`EventRouter.lockWaitAfterTimeout`): the
+/// next chat it holds costs one brief wait, not another whole one.
 struct ChatsHeldElsewhere {
     /// Each chat and when it was found held, in monotonic nanoseconds.
     private var found: [Int: UInt64] = [:]
+    /// Until when batches wait only briefly for a lock.
+    private var briefUntil: UInt64 = 0
+
+    /// Nanoseconds lock waits stay brief after one ran out: longer than
+    /// PostgreSQL lets a transaction idle (its default), so that the other
+    /// server's transaction has ended by then.
+    static let briefFor: UInt64 = 10_000_000_000
+
+    /// A lock wait ran out: waits are brief for a while.
+    mutating func lockWaitRanOut(at now: UInt64 = MonotonicClock.now) {
+        briefUntil = now + Self.briefFor
+    }
+
+    /// Whether a batch now waits only briefly for a lock.
+    func waitsBriefly(at now: UInt64 = MonotonicClock.now) -> Bool {
+        now < briefUntil
+    }
 
     /// A chat found held this long ago and not asked for since is let go:
     /// PostgreSQL ends an abandoned transaction well before.

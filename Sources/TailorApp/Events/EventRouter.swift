@@ -55,10 +55,11 @@ public final class EventRouter: Sendable {
     /// Chat locks are taken in one order, so a conflict is rare: each one is
     /// logged.
     static let attemptsPerBatch = 5
-    /// Milliseconds a batch written again after a lock wait ran out waits for
-    /// a lock: long enough for a healthy transaction to commit, short enough
-    /// that an event stuck behind another server's open transaction holds
-    /// the rest of its batch only briefly a second time.
+    /// Milliseconds a batch waits for a lock when written again after a lock
+    /// wait ran out, and every batch for a while after (`ChatsHeldElsewhere`):
+    /// long enough for a healthy transaction to commit, short enough that an
+    /// event stuck behind another server's open transaction holds the rest of
+    /// its batch only briefly.
     static let lockWaitAfterTimeout = 100
     /// Whose timer gives up a readiness write that does not commit in time.
     private let timers: EventLoop
@@ -180,7 +181,7 @@ public final class EventRouter: Sendable {
                 entry = try committing { try connection.transaction {
                     let time = now()
                     // What held a lock past the wait once is not waited for as long again.
-                    if triesEveryChat { store.waitForLocks(atMost: Self.lockWaitAfterTimeout) }
+                    if triesEveryChat || writer.value.heldElsewhere.waitsBriefly() { store.waitForLocks(atMost: Self.lockWaitAfterTimeout) }
                     // Before any event: savepoints undone later keep these locks.
                     let taken = applier.lockChats(of: events, withoutWaiting: tried)
                     if !tried.isEmpty { held = tried.subtracting(try taken.value()) }
@@ -234,6 +235,7 @@ public final class EventRouter: Sendable {
                 // refused, one that waits on another row fails alone, and the
                 // rest commits.
                 writer.value.feed.rolledBack()
+                writer.value.heldElsewhere.lockWaitRanOut()
                 lockWaits.log("a batch of \(batch.count) events is written again, each alone, after a lock wait ran out: \(error)")
                 triesEveryChat = true
                 eachAlone = true
