@@ -48,7 +48,12 @@ public final class Application: Sendable {
             let handler = EventHandler(cache: readModel.cache, directory: readModel.directory, credentials: readModel.credentials, streams: streams,
                                        presence: presence, news: news, logger: logger)
             let progress = FeedProgress(applied: position, isShared: configuration.sharedDatabaseURL != nil, timers: loops.next())
-            let follower = try configuration.sharedDatabaseURL.map { try FeedFollower(url: $0, handler: handler, progress: progress, logger: logger) }
+            // Presence's signals are heard on the follower's connection (see `PresenceChannel`).
+            var presenceHeard: (@Sendable (ChannelNews) -> Void)?
+            if let channel = presence.channel { presenceHeard = { channel.hear($0) } }
+            let follower = try configuration.sharedDatabaseURL.map { url in
+                try FeedFollower(url: url, handler: handler, progress: progress, presenceHeard: presenceHeard, logger: logger)
+            }
             let feed: FeedApplier = if let follower { .follower(follower) }
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
             let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,

@@ -38,6 +38,11 @@ package final class FeedFollower: Sendable {
     /// at those positions is the encoding of the very same changes. Handed
     /// over by the writer's thread, taken by the follower's.
     private let writtenHere = Mutex<[FeedEntry]>([])
+    /// Told of the presence signals this follower's connection hears for
+    /// presence (`PresenceChannel.hear`), when it listens for them too: one
+    /// listening connection a server rather than two halves the wake-ups of
+    /// PostgreSQL's backends at every commit.
+    private let presenceHeard: (@Sendable (ChannelNews) -> Void)?
     /// This server, as the notifications of its own commits name it: those
     /// are no reason to read, since the writer hands their entries over.
     package let origin = String(UInt64.random(in: 1...UInt64.max), radix: 36)
@@ -54,8 +59,10 @@ package final class FeedFollower: Sendable {
     static let carriedAtMost = 10_000
 
     /// Follows from where `progress` says this server is.
-    package init(url: String, handler: any FeedHandler, progress: FeedProgress, logger: Logger) throws {
+    package init(url: String, handler: any FeedHandler, progress: FeedProgress, presenceHeard: (@Sendable (ChannelNews) -> Void)? = nil,
+                 logger: Logger) throws {
         self.url = url
+        self.presenceHeard = presenceHeard
         self.handler = handler
         self.progress = progress
         wake = try WakeSignal()
@@ -107,7 +114,10 @@ package final class FeedFollower: Sendable {
     private func run() {
         ListeningConnection.keep(url: url, failing: "the change feed could not be read", log: { failures.log($0) }, wake: wake,
                                  isStopping: { stopping.load(ordering: .acquiring) },
-                                 prepare: { try Store.listenToFeed(on: $0, namedWith: Self.applicationNameSuffix) },
+                                 prepare: { connection in
+                                     try Store.listenToFeed(on: connection, namedWith: Self.applicationNameSuffix, andToPresence: presenceHeard != nil)
+                                     presenceHeard?(.listening)
+                                 },
                                  session: { try follow(on: $0) })
     }
 
@@ -154,7 +164,11 @@ package final class FeedFollower: Sendable {
         while !stopping.load(ordering: .acquiring) {
             let applied = progress.applied
             var notified = 0
-            for notification in try connection.takeNotifications().map(Self.notification(from:)) where notification.origin != origin {
+            var feedPayloads: [String] = []
+            for (channel, payload) in try connection.takeNotificationsWithChannels() {
+                if let presenceHeard, Store.isPresenceChannel(channel) { presenceHeard(.payload(payload)) } else { feedPayloads.append(payload) }
+            }
+            for notification in feedPayloads.map(Self.notification(from:)) where notification.origin != origin {
                 notified = max(notified, notification.position)
                 if let body = notification.body, notification.position > applied, carried.count < Self.carriedAtMost {
                     carried[notification.position] = Array(body.utf8)

@@ -5,9 +5,12 @@ import TailorLoop
 import TailorStore
 
 /// The servers' presence signals over PostgreSQL's notifications: sent with
-/// `pg_notify` and heard by `LISTEN`, on a connection and a thread
-/// (`presence`) of their own. Nothing is stored: a signal is a notification
-/// and no more, so typing costs the database no write.
+/// `pg_notify` on a connection and a thread (`presence`) of their own, and
+/// heard by `LISTEN` on the feed's follower's connection, which hands them
+/// here (`hear`): PostgreSQL wakes every listening connection at every
+/// notification, the feed's included, so one listening connection a server
+/// costs half the wake-ups of two. Nothing is stored: a signal is a
+/// notification and no more, so typing costs the database no write.
 ///
 /// When the connection fails it opens another after a growing pause and
 /// says so (`connected`): signals sent meanwhile may be lost, and the driver
@@ -17,6 +20,8 @@ package final class PresenceChannel: Sendable {
     private let url: String
     /// Signals to send: added wherever presence runs, taken by the channel's thread.
     private let waiting = Mutex<[String]>([])
+    /// What the listening connection heard: added by the feed's thread, taken by the channel's.
+    private let heardNews = Mutex<[ChannelNews]>([])
     private let stopping = Atomic<Bool>(false)
     /// Ends the thread's wait: a signal to send, or the stop.
     private let wake: WakeSignal
@@ -45,6 +50,16 @@ package final class PresenceChannel: Sendable {
         }
     }
 
+    /// From the connection that listens for presence signals: a signal, or
+    /// that it listens again after a failure (signals sent meanwhile are lost).
+    package func hear(_ news: ChannelNews) {
+        heardNews.withLock { heard in
+            if heard.count >= Self.maxWaiting { heard.removeFirst(heard.count - Self.maxWaiting + 1) }
+            heard.append(news)
+        }
+        wake.signal()
+    }
+
     package func send(_ payload: String) {
         waiting.withLock { waiting in
             if waiting.count >= Self.maxWaiting { waiting.removeFirst(waiting.count - Self.maxWaiting + 1) }
@@ -57,14 +72,19 @@ package final class PresenceChannel: Sendable {
         ListeningConnection.keep(url: url, failing: "presence signals could not be sent or heard", log: { failures.log($0) }, wake: wake,
                                  isStopping: { stopping.load(ordering: .acquiring) },
                                  prepare: { connection in
-                                     try Store.listenToPresence(on: connection, namedWith: Self.applicationNameSuffix)
+                                     try Store.name(connection, with: Self.applicationNameSuffix)
                                      connected()
                                  },
                                  session: { connection in
                                      while !stopping.load(ordering: .acquiring) {
                                          try sendWaiting(on: connection)
-                                         for payload in try connection.takeNotifications() { heard(payload) }
-                                         wake.wait(seconds: 0.5, orReadable: connection.socket)
+                                         for news in heardNews.withLock({ $0.take() }) {
+                                             switch news {
+                                             case .listening: connected()
+                                             case .payload(let payload): heard(payload)
+                                             }
+                                         }
+                                         wake.wait(seconds: 0.5)
                                      }
                                      // The last signals: a stopping server's goodbye.
                                      try sendWaiting(on: connection)

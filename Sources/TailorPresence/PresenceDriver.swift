@@ -14,7 +14,8 @@ import TailorViews
 /// typing and servers not heard from, and send this server's heartbeat.
 package final class PresenceDriver: Sendable {
     private let presence: Presence
-    private let channel: PresenceChannel?
+    /// The other servers' signals, on PostgreSQL.
+    package let channel: PresenceChannel?
     private let database: Database
     private let directory: ChatDirectory
     private let cache: ViewCache

@@ -26,3 +26,11 @@ package enum ListeningConnection {
         }
     }
 }
+
+/// What a listening connection hears for another part that listens through
+/// it: that it is listening again (what was sent meanwhile is lost), or a
+/// notification's payload.
+package enum ChannelNews: Sendable, Equatable {
+    case listening
+    case payload(String)
+}

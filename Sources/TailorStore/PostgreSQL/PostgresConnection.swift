@@ -269,13 +269,18 @@ public final class PostgresConnection: DatabaseConnection {
     /// The payloads of the notifications the server sent, those that came
     /// with earlier answers included; a lost connection throws.
     public func takeNotifications() throws -> [String] {
+        try takeNotificationsWithChannels().map(\.payload)
+    }
+
+    /// The notifications the server sent, each with the channel it came on.
+    public func takeNotificationsWithChannels() throws -> [(channel: String, payload: String)] {
         guard let handle, PQconsumeInput(handle) == 1 else { throw PostgresError.connection(lastError) }
-        var payloads: [String] = []
+        var notifications: [(channel: String, payload: String)] = []
         while let notification = PQnotifies(handle) {
-            payloads.append(String(cString: notification.pointee.extra))
+            notifications.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
             PQfreemem(notification)
         }
-        return payloads
+        return notifications
     }
 
     /// Undoes after a failure. When even that fails the connection is broken,

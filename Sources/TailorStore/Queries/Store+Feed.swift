@@ -32,16 +32,25 @@ extension Store {
     /// application name gets `suffix`, so that it is told apart from the
     /// server's other connections in `pg_stat_activity`, and it listens to the
     /// notifications `appendChangeAndCommit` sends, on the channel named after
-    /// the schema.
-    public static func listenToFeed(on connection: PostgresConnection, namedWith suffix: String) throws {
-        try listen(on: connection, to: "tailor_feed_", namedWith: suffix)
+    /// the schema; with `andToPresence`, to the servers' presence signals too.
+    /// PostgreSQL wakes every connection that listens in a database at every
+    /// notification, whatever its channel: one listening connection a server
+    /// is half the wake-ups of two.
+    public static func listenToFeed(on connection: PostgresConnection, namedWith suffix: String, andToPresence: Bool = false) throws {
+        try name(connection, with: suffix)
+        try listen(on: connection, to: "tailor_feed_")
+        if andToPresence { try listen(on: connection, to: "tailor_presence_") }
     }
 
-    /// Names `connection` with `suffix` and listens on the channel `prefix`
-    /// followed by the schema's name: one channel per schema, so that
-    /// databases side by side in one PostgreSQL database do not wake each other.
-    static func listen(on connection: PostgresConnection, to prefix: String, namedWith suffix: String) throws {
+    /// Adds `suffix` to the connection's application name.
+    public static func name(_ connection: PostgresConnection, with suffix: String) throws {
         try connection.run("SELECT set_config('application_name', left(current_setting('application_name') || ?, 63), false)", suffix)
+    }
+
+    /// Listens on the channel `prefix` followed by the schema's name: one
+    /// channel per schema, so that databases side by side in one PostgreSQL
+    /// database do not wake each other.
+    static func listen(on connection: PostgresConnection, to prefix: String) throws {
         let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
         let channel = prefix + schema
         // Quoted as an identifier, as `pg_notify` names it: any schema name.

@@ -4,7 +4,13 @@ extension Store {
     /// the schema's presence channel. Signals are notifications only:
     /// nothing of them is stored.
     public static func listenToPresence(on connection: PostgresConnection, namedWith suffix: String) throws {
-        try listen(on: connection, to: "tailor_presence_", namedWith: suffix)
+        try name(connection, with: suffix)
+        try listen(on: connection, to: "tailor_presence_")
+    }
+
+    /// Whether `channel` is the one presence signals come on (whatever the schema).
+    public static func isPresenceChannel(_ channel: String) -> Bool {
+        channel.hasPrefix("tailor_presence_")
     }
 
     /// Sends `payload` (at most 7,999 bytes) to every server listening for presence.
