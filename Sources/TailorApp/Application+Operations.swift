@@ -16,6 +16,12 @@ extension Application {
         streams.republishAll()
     }
 
+    /// What the midnight ticker does: every view model dropped from the cache
+    /// and every followed one built again, sent only where its bytes changed.
+    public func rebuildAsAtMidnight() {
+        Ticker.rebuildAsAtMidnight(cache: viewCache, streams: streams)
+    }
+
     /// Waits until `condition` holds for the number of open connections, or
     /// `timeout` seconds pass; whether it holds. A stream has left every index
     /// and released its bytes before its connection counts as closed.

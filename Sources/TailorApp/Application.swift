@@ -22,6 +22,7 @@ public final class Application: Sendable {
     let events: EventRouter
     let streams: EventStreams
     let credentials: CredentialCache
+    let viewCache: ViewCache
     let accessLog: AccessLog?
     let lifecycle: Lifecycle
 
@@ -73,8 +74,8 @@ public final class Application: Sendable {
                                     responder: routes.responder(configuration: configuration, auth: context.auth, progress: progress, database: database,
                                                                 metrics: metrics, accessLog: accessLog, logger: logger),
                                     logger: logger)
-            (self.database, self.events, self.streams, credentials, self.accessLog, routeTable) =
-                (database, events, streams, readModel.credentials, accessLog, routes.table)
+            (self.database, self.events, self.streams, credentials, viewCache, self.accessLog, routeTable) =
+                (database, events, streams, readModel.credentials, readModel.cache, accessLog, routes.table)
             lifecycle = Lifecycle(parts: Self.parts(configuration: configuration, server: server, database: database, events: events, follower: follower,
                                                     streams: streams, readModel: readModel, presence: presence, news: news, metrics: metrics,
                                                     accessLog: accessLog, shutdown: shutdownState, now: now, logger: logger),

@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorLoop
 import TailorViews
 
 /// Work handed to the lanes (each commit's changes, rebuilds, the feed
@@ -45,8 +46,13 @@ extension EventStreams {
 
     /// Every followed view model anew, for when their date texts change at
     /// midnight: calls before a lane's next pass come to one.
-    package func republishAll() {
-        for lane in lanes { hand(to: lane) { $0.rebuildsEveryFollowedTopic = true } }
+    package func republishAll(unlessSameAs before: [ViewKey: SharedBytes] = [:]) {
+        for lane in lanes {
+            hand(to: lane) { inbox in
+                inbox.rebuildsEveryFollowedTopic = true
+                inbox.rebuiltUnlessSameAs.merge(before) { _, newer in newer }
+            }
+        }
     }
 
     /// Hands topics of `lane`'s users to build again once `seconds` have
@@ -77,7 +83,8 @@ extension EventStreams {
     /// One pass over what `lane`'s inbox held.
     private func publish(_ work: LaneInbox, on lane: Lane) async {
         if work.changes.isEmpty && work.notifications.isEmpty && !work.everyFollowedTopic {
-            await publish(on: lane, work.rebuilds, notifications: [], everyFollowedTopic: work.rebuildsEveryFollowedTopic)
+            await publish(on: lane, work.rebuilds, notifications: [], everyFollowedTopic: work.rebuildsEveryFollowedTopic,
+                          unlessSameAs: work.rebuiltUnlessSameAs)
         } else {
             // Built in this pass, a rebuilt topic shows what a changed one does.
             await publish(on: lane, work.changes.union(work.rebuilds), notifications: work.notifications, position: work.position,

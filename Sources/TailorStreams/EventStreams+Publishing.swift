@@ -24,7 +24,7 @@ extension EventStreams {
     /// changed too (the feed started over). A view model that fails to build
     /// is not sent; it is built again later. Runs on the lane's loop.
     func publish(on lane: Lane, _ changes: Set<TopicChange>, notifications: [Notification], position: Int64? = nil,
-                 everyFollowedTopic: Bool = false) async {
+                 everyFollowedTopic: Bool = false, unlessSameAs before: [ViewKey: SharedBytes] = [:]) async {
         let (followed, bases) = lane.with { state -> (Set<ViewKey>, [ViewKey: Lane.PatchBase?]) in
             var keys = Set<ViewKey>()
             var bases: [ViewKey: Lane.PatchBase?] = [:]
@@ -69,6 +69,8 @@ extension EventStreams {
                 }
             }
             for topic in built {
+                // Built again with no change of its own, to the bytes its streams have: nothing to send.
+                if position == nil, let earlier = before[topic.key], earlier.hasSameBytes(as: topic.json) { continue }
                 // The version its patch followers have already (a stream that
                 // subscribed while the lane built it): nothing to send.
                 if topic.layout != nil, let current = state.patchBases[topic.key], current.document.json.hasSameBytes(as: topic.json) {

@@ -1,4 +1,5 @@
 import TailorHTTP
+import TailorLoop
 import TailorViews
 
 /// The work handed to a lane and not yet taken by a pass: changes that wait
@@ -15,6 +16,9 @@ struct LaneInbox {
     var everyFollowedTopic = false
     /// Every topic the lane's streams follow is to be built again (midnight).
     var rebuildsEveryFollowedTopic = false
+    /// The bytes followed topics had before they are built again with no
+    /// change of their own: one built to the same bytes is not sent.
+    var rebuiltUnlessSameAs: [ViewKey: SharedBytes] = [:]
     /// The feed position of the latest change waiting.
     var position: Int64 = 0
     /// Cached versions to free after the pass, off the thread that applies the feed.

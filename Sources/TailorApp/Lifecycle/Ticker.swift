@@ -41,9 +41,14 @@ final class Ticker: Sendable {
     /// writes: cached view models are dropped and followed ones sent anew.
     static func midnight(dates: DateText, cache: ViewCache, streams: EventStreams, now: @escaping @Sendable () -> Int, on loop: EventLoop) -> Ticker {
         Ticker("midnight", on: loop, pause: { dates.millisecondsUntilMidnight(now: now()) + 10 }) {
-            cache.removeAll()
-            streams.republishAll()
+            rebuildAsAtMidnight(cache: cache, streams: streams)
         }
+    }
+
+    /// Drops every cached view model and builds every followed one again; a
+    /// stream gets only those whose bytes changed (a date text).
+    static func rebuildAsAtMidnight(cache: ViewCache, streams: EventStreams) {
+        streams.republishAll(unlessSameAs: cache.takeAll())
     }
 
     /// A comment on every stream every `seconds`, so that proxies keep quiet streams open.

@@ -1,5 +1,6 @@
 import Synchronization
 import TailorHTTP
+import TailorLoop
 
 /// Every view model built, encoded once into a `CachedRepresentation` (bytes,
 /// gzip, ETags), until a change touches it; bounded by a byte budget, least
@@ -98,7 +99,23 @@ package final class ViewCache: Sendable {
         return dropped
     }
 
-    /// Drops everything, e.g. when date texts roll over at midnight.
+    /// Drops everything and returns each view model's bytes as they were,
+    /// when date texts roll over at midnight: a view built again to the same
+    /// bytes need not be sent again.
+    package func takeAll() -> [ViewKey: SharedBytes] {
+        state.withLock { state in
+            state.sequence += 1
+            var taken: [ViewKey: SharedBytes] = [:]
+            for (user, topics) in state.entries {
+                for (topic, entry) in topics { taken[ViewKey(user: user, topic: topic)] = entry.representation.identity }
+            }
+            state.entries.removeAll()
+            state.bytes = 0
+            return taken
+        }
+    }
+
+    /// Drops everything.
     package func removeAll() {
         state.withLock { state in
             state.sequence += 1
