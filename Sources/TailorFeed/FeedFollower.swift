@@ -159,7 +159,8 @@ package final class FeedFollower: Sendable {
     /// anyway. A commit here comes both ways: its notification only says what
     /// the writer's hand-over says too, and is no reason to end the wait. A
     /// notification that came in with the last read's answers is in libpq's
-    /// hands, not on the socket: it is looked at before waiting.
+    /// hands, not on the socket: it is looked at before waiting. Presence's
+    /// signals, heard on the same connection, are handed over as they come.
     private func waitForNews(on connection: PostgresConnection, until deadline: UInt64, carrying carried: inout [Int: [UInt8]]) throws -> News {
         while !stopping.load(ordering: .acquiring) {
             let applied = progress.applied
