@@ -21,12 +21,17 @@ import Testing
 
     private struct TestSkipped: Error {}
 
-    @Test func aReadMarkOfAChatHeldElsewhereIsRefusedAndOtherChatsCommit() throws {
+    /// A server with a short lock wait, alice's chat with bob, and alice's chat with carol beside it.
+    private static func aliceWithTwoChats() throws -> (DatabaseLocation, TestApp, alice: APIClient, bob: APIClient, chatID: String, otherChat: String) {
         let location = try TestDatabase.fresh(.postgres)
         let app = try TestApp(database: location) { $0.lockWait = 0.2 }
         let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         _ = try app.user("carol")
-        let otherChat = try MultiInstanceTests.chat(between: alice, and: "carol")
+        return (location, app, alice, bob, chatID, try MultiInstanceTests.chat(between: alice, and: "carol"))
+    }
+
+    @Test func aReadMarkOfAChatHeldElsewhereIsRefusedAndOtherChatsCommit() throws {
+        let (location, app, alice, bob, chatID, otherChat) = try Self.aliceWithTwoChats()
         #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"hi"}"#).status == 201)
         // As a message of another server's open batch holds its chat.
         let other = try Self.holder(location, "SELECT id FROM chats WHERE id = ? FOR KEY SHARE", try #require(Int(chatID)))
@@ -49,11 +54,7 @@ import Testing
     }
 
     @Test func aRetryOfAMessageInAnotherServersOpenBatchFailsAloneAndIsStoredOnce() throws {
-        let location = try TestDatabase.fresh(.postgres)
-        let app = try TestApp(database: location) { $0.lockWait = 0.2 }
-        let (alice, _, chatID) = try app.aliceAndBobInAChat()
-        _ = try app.user("carol")
-        let otherChat = try MultiInstanceTests.chat(between: alice, and: "carol")
+        let (location, app, alice, _, chatID, otherChat) = try Self.aliceWithTwoChats()
         let sender = try #require((try alice.get("/api/me").json["user"] as? [String: Any])?["id"] as? String)
         // The first try of the message, sent through another server whose batch has not committed.
         let other = try Self.holder(location, """

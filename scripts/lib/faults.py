@@ -280,8 +280,8 @@ def main():
             say(line)
             time.sleep(4)
 
-        during("B frozen inside a commit (SIGSTOP, 10 s)", b, a, lambda: b.signal(signal.SIGSTOP), 10 if not options.short else 6,
-               lambda: b.signal(signal.SIGCONT), aimed=True)
+        during("B frozen inside a commit (SIGSTOP, 10 s)", b, a, lambda: b.send(signal.SIGSTOP), 10 if not options.short else 6,
+               lambda: b.send(signal.SIGCONT), aimed=True)
         during("B cut off from PostgreSQL inside a commit (12 s)", b, a, lambda: network.cut(postgres.port), 12 if not options.short else 6,
                network.heal, aimed=True)
         def terminate():
@@ -290,7 +290,7 @@ def main():
                 time.sleep(1.6)
         during("PostgreSQL's backends ended three times in 5 s", b, None, terminate, 0, lambda: None)
         if not options.short:
-            during("A killed (SIGKILL) and started again", a, None, lambda: a.signal(signal.SIGKILL), 1, a.start)
+            during("A killed (SIGKILL) and started again", a, None, lambda: a.send(signal.SIGKILL), 1, a.start)
             during("PostgreSQL stopped (-m immediate) for 8 s", a, None, postgres.stop_immediately, 8, postgres.start)
             wait_ready(b)
 

@@ -3,6 +3,7 @@ servers as processes, HTTP requests and event streams with Python's own library.
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -119,14 +120,14 @@ class Server:
             raise RuntimeError(f"server {self.name} did not start: see {self.log}")
         threading.Thread(target=self.process.stdout.read, daemon=True).start()
 
-    def signal(self, number):
+    def send(self, number):
         self.process.send_signal(number)
-        if number == 9:
+        if number == signal.SIGKILL:
             self.process.wait()
 
     def stop(self):
         if self.process and self.process.poll() is None:
-            self.process.send_signal(18)  # SIGCONT: a stopped process cannot stop
+            self.process.send_signal(signal.SIGCONT)  # a stopped process cannot stop
             self.process.terminate()
             try:
                 self.process.wait(timeout=20)

@@ -38,9 +38,9 @@ struct ChatsHeldElsewhere {
     /// PostgreSQL ends an abandoned transaction well before.
     static let forgetAfter: UInt64 = 60_000_000_000
 
-    /// Those of `chats` found held and not taken since.
-    func among(_ chats: Set<Int>) -> Set<Int> {
-        found.isEmpty ? [] : chats.filter { found[$0] != nil }
+    /// Those of `chats` found held and not taken since; `chats` is made only when some are.
+    func among(_ chats: @autoclosure () -> Set<Int>) -> Set<Int> {
+        found.isEmpty ? [] : chats().filter { found[$0] != nil }
     }
 
     /// A batch tried `tried` and found `held` still held: the others are free again.

@@ -163,7 +163,8 @@ public final class EventRouter: Sendable {
         let store = Store(connection)
         let applier = EventApplier(store: store, quotas: quotas, committedChats: writer.value.committedChats, pushDelay: pushDelay)
         let events = batch.map(\.event)
-        let chats = Set(events.compactMap { EventApplier.lockedChat(of: $0)?.chat })
+        // The batch's chats, made only when some are to be tried rather than waited for.
+        func chats() -> Set<Int> { Set(events.compactMap { EventApplier.lockedChat(of: $0)?.chat }) }
         var results: [Result<EventOutcome, any Error>] = []
         results.reserveCapacity(batch.count)
         let started = MonotonicClock.now
@@ -174,7 +175,7 @@ public final class EventRouter: Sendable {
         var triesEveryChat = false
         var attempt = 1
         while true {
-            let tried = triesEveryChat ? chats : writer.value.heldElsewhere.among(chats)
+            let tried = triesEveryChat ? chats() : writer.value.heldElsewhere.among(chats())
             var held: Set<Int> = []
             do {
                 results.removeAll(keepingCapacity: true)

@@ -40,7 +40,7 @@ extension Store {
                 _ = connection.runLater(lock, chat)
             }
         }
-        return Later { Set(try taken.compactMap { try $0.value() }) }
+        return taken.isEmpty ? .known([]) : Later { Set(try taken.compactMap { try $0.value() }) }
     }
 
     /// For the rest of the transaction, a lock another transaction holds is

@@ -39,7 +39,7 @@ extension Store {
     public static func listenToFeed(on connection: PostgresConnection, namedWith suffix: String, andToPresence: Bool = false) throws {
         try name(connection, with: suffix)
         try listen(on: connection, to: "tailor_feed_")
-        if andToPresence { try listen(on: connection, to: "tailor_presence_") }
+        if andToPresence { try listen(on: connection, to: presenceChannel) }
     }
 
     /// Adds `suffix` to the connection's application name.

@@ -60,7 +60,10 @@ package struct DateText: Sendable {
         let atNowsOffset = midnight - Int64(zone.offset(atUTC: Int64(now).floorDivided(by: 1000)))
         let atItsOwnOffset = midnight - Int64(zone.offset(atUTC: atNowsOffset))
         let second: Int64
-        if startsNextDay(min(atNowsOffset, atItsOwnOffset), after: today, now: now) {
+        if atNowsOffset == atItsOwnOffset {
+            // The offset at midnight is now's: nearly every day, with two lookups.
+            second = atNowsOffset
+        } else if startsNextDay(min(atNowsOffset, atItsOwnOffset), after: today, now: now) {
             second = min(atNowsOffset, atItsOwnOffset)
         } else if startsNextDay(max(atNowsOffset, atItsOwnOffset), after: today, now: now) {
             second = max(atNowsOffset, atItsOwnOffset)
