@@ -91,7 +91,7 @@ package final class FeedFollower: Sendable {
     /// `applyWait` (the database unreachable, say) `answer` is called all the
     /// same, rather than its sources held without end or told to try again.
     package func apply(committedHere entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
-        progress.whenApplied(entry.position, within: Self.applyWait) { _ in answer() }
+        progress.whenApplied(entry.position, committedHere: true, within: Self.applyWait) { _ in answer() }
         writtenHere.withLock { $0.append(entry) }
         wake.signal()
     }

@@ -14,6 +14,8 @@ package final class FeedProgress: Sendable {
 
     private struct State {
         var applied: Int
+        /// The latest position this server's own writer committed.
+        var committedHere = 0
         /// Answers to give once the feed is applied up to their position.
         var waiting: [Waiting] = []
         /// When the waits past their deadline are next looked for, if a look
@@ -40,6 +42,12 @@ package final class FeedProgress: Sendable {
 
     package var applied: Int { state.withLock { $0.applied } }
 
+    /// The position a write's answer names: what this server applied, or its
+    /// own latest commit if that is later (a write answered before its entry
+    /// was applied, the database unreachable). Another server waits for it,
+    /// so the write is read there.
+    package var answered: Int { state.withLock { max($0.applied, $0.committedHere) } }
+
     /// Looks scheduled so far for waits past their deadline.
     package var looksScheduled: Int { state.withLock { $0.looksScheduled } }
 
@@ -61,9 +69,12 @@ package final class FeedProgress: Sendable {
     /// waits for positions that never come do not pile up. The look for waits
     /// given up is a dispatch timer, not a task, so that it comes even when
     /// the shared pool of tasks is busy.
-    package func whenApplied(_ position: Int, within seconds: Double, _ answer: @escaping @Sendable (Bool) -> Void) {
+    /// `committedHere`: the position is this server's own commit.
+    package func whenApplied(_ position: Int, committedHere: Bool = false, within seconds: Double,
+                             _ answer: @escaping @Sendable (Bool) -> Void) {
         let deadline = MonotonicClock.after(seconds: seconds)
         let (appliedAlready, look) = state.withLock { state -> (Bool, UInt64?) in
+            if committedHere { state.committedHere = max(state.committedHere, position) }
             guard state.applied < position else { return (true, nil) }
             state.waiting.append(Waiting(position: position, deadline: deadline, answer: answer))
             return (false, Self.scheduleLook(at: deadline, in: &state))

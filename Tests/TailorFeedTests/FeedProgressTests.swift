@@ -40,6 +40,22 @@ import Testing
         #expect(answers.withLock { $0 } == [false])
     }
 
+    /// A write answered before its own commit was applied (the database
+    /// unreachable) names its commit's position, not the one applied: another
+    /// server waits for it before it answers that client.
+    @Test func aWriteAnsweredBeforeItsCommitIsAppliedNamesItsCommit() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let progress = FeedProgress(applied: 3, isShared: true, timers: group.loops[0])
+        let answered = DispatchSemaphore(value: 0)
+        progress.whenApplied(8, committedHere: true, within: 0.05) { _ in answered.signal() }
+        answered.wait()
+        #expect(progress.applied == 3)
+        #expect(progress.answered == 8)
+        progress.advance(to: 9)
+        #expect(progress.answered == 9)
+    }
+
     /// Under load every batch waits a moment for the feed: one scheduled look
     /// for the waits given up serves them all, not a timer for each.
     @Test func manyWaitsShareOneLookForThoseGivenUp() throws {

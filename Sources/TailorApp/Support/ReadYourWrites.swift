@@ -30,7 +30,7 @@ struct ReadYourWrites: Sendable {
         }
         var response = try await handler(request)
         if request.method != .get, request.method != .head, response.status.code < 400 {
-            let position = progress.applied
+            let position = progress.answered
             response.headers.append(HTTPField(Self.header, String(position)))
             response.headers.append(HTTPField("Set-Cookie",
                 "\(Self.cookieName)=\(position); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(Self.cookieSeconds)" + Authenticator.secure(request)))
