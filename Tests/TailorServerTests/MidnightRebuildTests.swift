@@ -13,7 +13,13 @@ import Testing
         let stream = try SSEClient(port: app.port, token: bob.token, topics: "chats,badge,chat:\(chatID)")
         for _ in 0..<3 { _ = try stream.next() }
         // Today's texts read the same after the rebuild: nothing to send.
+        // Its pass is over once it has counted its three view models: a
+        // message sent before that could be in them, and be sent twice.
+        let published = MetricsTests.Sample(name: "tailor_stream_events_published_total", labels: [:])
+        let before = try MetricsTests.scrape(app)[published] ?? 0
         app.application.rebuildAsAtMidnight()
+        let rebuilt = try MetricsTests.scrape(app) { ($0[published] ?? 0) >= before + 3 }
+        #expect((rebuilt[published] ?? 0) >= before + 3)
         #expect(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after"}"#).status == 201)
         // Every event up to the message's badge: none of the rebuild's came before it.
         var events: [String] = []

@@ -8,8 +8,10 @@ import TailorLoop
 ///
 /// A read that missed builds from a reader connection and then offers its result.
 /// A write that committed meanwhile may have made that result stale, so every
-/// change bumps a sequence number and an offer is taken only if the sequence is
-/// still the one seen before the read began.
+/// change bumps a sequence number and is remembered for a while: an offer is
+/// taken unless a change since the sequence seen before the read began touched
+/// its topic. (Refusing it after any change at all would refuse most builds
+/// under load, and leave followed view models out that midnight compares with.)
 package final class ViewCache: Sendable {
     private struct Entry {
         let representation: CachedRepresentation
@@ -24,7 +26,34 @@ package final class ViewCache: Sendable {
         var bytes = 0
         var clock: UInt64 = 0
         var sequence: UInt64 = 0
+        /// The latest changes, oldest first, each with the sequence it made.
+        var recentChanges: [(sequence: UInt64, changes: Set<TopicChange>)] = []
+        /// Offers of builds begun before this sequence are refused: the
+        /// changes since are no longer all remembered.
+        var rememberedSince: UInt64 = 0
+
+        /// Whether a view of `key` built from what was committed at `sequence` still holds.
+        func holds(_ key: ViewKey, builtAfter sequence: UInt64) -> Bool {
+            if sequence == self.sequence { return true }
+            guard sequence >= rememberedSince else { return false }
+            let touching = TopicChange(key.topic, of: key.user)
+            for recent in recentChanges.reversed() {
+                if recent.sequence <= sequence { break }
+                if recent.changes.contains(touching) { return false }
+            }
+            return true
+        }
+
+        mutating func forgetEveryChange() {
+            sequence += 1
+            recentChanges.removeAll()
+            rememberedSince = sequence
+        }
     }
+
+    /// How many changes are remembered for offers: builds that take longer
+    /// than this many commits are not kept.
+    private static let changesRemembered = 64
 
     package let budgetBytes: Int
     private let state = Mutex(State())
@@ -60,12 +89,12 @@ package final class ViewCache: Sendable {
     /// Bytes of the representations kept.
     package var byteCount: Int { state.withLock { $0.bytes } }
 
-    /// Keeps `representation` unless a change happened since `sequence`.
+    /// Keeps `representation` unless a change that touched it happened since `sequence`.
     package func offer(_ representation: CachedRepresentation, for key: ViewKey, builtAfter sequence: UInt64) {
         let size = representation.byteCount
         guard size <= budgetBytes / 4 else { return }
         state.withLock { state in
-            guard state.sequence == sequence else { return }
+            guard state.holds(key, builtAfter: sequence) else { return }
             state.clock += 1
             let entry = Entry(representation: representation, lastUsed: state.clock, bytes: size)
             if let old = state.entries[key.user]?.updateValue(entry, forKey: key.topic) {
@@ -85,6 +114,10 @@ package final class ViewCache: Sendable {
         var dropped: [CachedRepresentation] = []
         state.withLock { state in
             state.sequence += 1
+            if state.recentChanges.count == Self.changesRemembered {
+                state.rememberedSince = state.recentChanges.removeFirst().sequence
+            }
+            state.recentChanges.append((state.sequence, changes))
             for change in changes {
                 guard let user = state.entries.index(forKey: change.user) else { continue }
                 // Changed where it is, through its index: the user's topics are neither copied nor hashed in again.
@@ -104,7 +137,7 @@ package final class ViewCache: Sendable {
     /// bytes need not be sent again.
     package func takeAll() -> [ViewKey: SharedBytes] {
         state.withLock { state in
-            state.sequence += 1
+            state.forgetEveryChange()
             var taken: [ViewKey: SharedBytes] = [:]
             for (user, topics) in state.entries {
                 for (topic, entry) in topics { taken[ViewKey(user: user, topic: topic)] = entry.representation.identity }
@@ -118,7 +151,7 @@ package final class ViewCache: Sendable {
     /// Drops everything.
     package func removeAll() {
         state.withLock { state in
-            state.sequence += 1
+            state.forgetEveryChange()
             state.entries.removeAll()
             state.bytes = 0
         }

@@ -1,0 +1,55 @@
+import TailorHTTP
+import Testing
+@testable import TailorViews
+
+/// The view cache alone: what an offer made after a read keeps, with the
+/// changes that committed while the read went on.
+@Suite struct ViewCacheTests {
+    let bobsChats = ViewKey(user: 2, topic: .chats(page: .first))
+    let bobsBadge = ViewKey(user: 2, topic: .badge)
+
+    func representation(_ text: String) -> CachedRepresentation {
+        CachedRepresentation(Array(text.utf8), contentType: HTTPResponse.jsonContentType)
+    }
+
+    @Test func aChangeToOtherTopicsDuringTheReadKeepsItsView() {
+        let cache = ViewCache(budgetBytes: 1 << 20)
+        let began = cache.sequence
+        _ = cache.apply([.chats(user: 1), .badge(user: 2)])
+        cache.offer(representation(#"{"items":[]}"#), for: bobsChats, builtAfter: began)
+        #expect(cache.lookup(bobsChats) != nil)
+    }
+
+    @Test func aChangeToItsTopicDuringTheReadRefusesIt() {
+        let cache = ViewCache(budgetBytes: 1 << 20)
+        let began = cache.sequence
+        _ = cache.apply([.chats(user: 2)])
+        _ = cache.apply([.badge(user: 3)])
+        cache.offer(representation(#"{"items":[]}"#), for: bobsChats, builtAfter: began)
+        #expect(cache.lookup(bobsChats) == nil)
+        // A read that began after that change is kept.
+        let later = cache.sequence
+        cache.offer(representation(#"{"items":[1]}"#), for: bobsChats, builtAfter: later)
+        #expect(cache.lookup(bobsChats) != nil)
+    }
+
+    @Test func aReadLongerThanTheChangesRememberedIsRefused() {
+        let cache = ViewCache(budgetBytes: 1 << 20)
+        let began = cache.sequence
+        for user in 100..<300 { _ = cache.apply([.chats(user: user)]) }
+        cache.offer(representation("0"), for: bobsBadge, builtAfter: began)
+        #expect(cache.lookup(bobsBadge) == nil)
+    }
+
+    @Test func takingEverythingRefusesEveryReadBegunBefore() {
+        let cache = ViewCache(budgetBytes: 1 << 20)
+        cache.offer(representation("1"), for: bobsBadge, builtAfter: cache.sequence)
+        let began = cache.sequence
+        #expect(cache.takeAll()[bobsBadge] != nil)
+        cache.offer(representation("1"), for: bobsBadge, builtAfter: began)
+        #expect(cache.lookup(bobsBadge) == nil)
+        cache.removeAll()
+        cache.offer(representation("1"), for: bobsBadge, builtAfter: began)
+        #expect(cache.lookup(bobsBadge) == nil)
+    }
+}
