@@ -64,6 +64,9 @@ import Testing
         func reads() throws -> Double {
             try #require(try MetricsTests.scrape(a)[MetricsTests.Sample(name: "tailor_feed_reads_total", labels: [:])])
         }
+        func applies() throws -> Double {
+            try #require(try MetricsTests.scrape(a)[MetricsTests.Sample(name: "tailor_feed_applies_total", labels: [:])])
+        }
         let before = try reads()
         let started = Date()
         for index in 1...40 { try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"own \#(index)"}"#) }
@@ -76,12 +79,16 @@ import Testing
         // The other server's commits come with their entries in their
         // notifications: applied without a read of their own either.
         let startedOther = Date()
+        let appliesBefore = try applies()
         for index in 1...40 { try aliceOnB.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"other \#(index)"}"#) }
         let stream = try SSEClient(port: a.port, token: alice.token, topics: "chat:\(chatID)")
         _ = try stream.next(where: { lastText($0) == "other 40" })
         let otherPolls = (Date().timeIntervalSince(startedOther) / FeedFollower.pollInterval).rounded(.down)
         let afterOther = try reads()
         #expect(afterOther - afterOwn <= otherPolls + 5, "\(afterOther - afterOwn) reads in \(otherPolls) polls' time")
+        // Each apply took one or more of them, and is counted.
+        let appliedOther = try applies() - appliesBefore
+        #expect(appliedOther >= 1 && appliedOther <= 40, "\(appliedOther) applies")
     }
 
     /// Commits handed from the writer to the follower while it applies

@@ -19,6 +19,7 @@ enum MetricHelp {
         "tailor_feed_applied_position": "The change feed's position this server has applied.",
         "tailor_feed_lag_positions": "How far the latest feed position this server has seen is ahead of the one applied.",
         "tailor_feed_reads_total": "Reads of the change feed by the follower (PostgreSQL).",
+        "tailor_feed_applies_total": "Times the follower applied entries it knew without a read, however many at once (PostgreSQL).",
         "tailor_view_cache_hits_total": "View-model cache lookups that found a version.",
         "tailor_view_cache_misses_total": "View-model cache lookups that found none.",
         "tailor_view_cache_bytes": "Bytes of view models in the cache.",

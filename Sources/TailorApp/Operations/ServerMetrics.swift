@@ -44,6 +44,8 @@ final class ServerMetrics: Sendable {
         var checkpointsByWriter = 0
         /// Reads of PostgreSQL's feed by the follower.
         var feedReads = 0
+        /// Times the follower applied entries it knew without a read, however many at once.
+        var feedApplies = 0
     }
 
     /// The figures of every route, made before the first request so that
@@ -152,6 +154,7 @@ final class ServerMetrics: Sendable {
             "tailor_checkpoints_total": sample.totals.checkpointsOnOwnThread,
             "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
             "tailor_feed_reads_total": sample.totals.feedReads,
+            "tailor_feed_applies_total": sample.totals.feedApplies,
             "tailor_kept_users_let_go_total": sample.kept.usersLetGo, "tailor_kept_users_read_again_total": sample.kept.usersReadAgain,
         ]
         counted.withLock { last in
