@@ -53,8 +53,6 @@ package final class FeedFollower: Sendable {
 
     /// Seconds between reads of the feed when no notification came.
     package static let pollInterval = 0.25
-    /// Seconds at least between two applies of other servers' news (`gather`).
-    package static let gatherInterval = 0.002
     /// Entries read and applied at once.
     static let batchSize = 500
     /// Carried entries held at most while a position before them is missing:
@@ -89,7 +87,7 @@ package final class FeedFollower: Sendable {
     /// How many times the feed was read.
     package var reads: Int { readCount.load(ordering: .relaxed) }
 
-    /// How many times entries were applied, however many at once.
+    /// How many times entries known without a read were applied, however many at once.
     package var applies: Int { applyCount.load(ordering: .relaxed) }
 
     /// This server committed `entry`: applies it with what other servers
@@ -133,18 +131,13 @@ package final class FeedFollower: Sendable {
         var nextPoll: UInt64 = 0
         // Other servers' entries their notifications carried, by position, not applied yet.
         var carried: [Int: [UInt8]] = [:]
-        var lastApply: UInt64 = 0
         while !stopping.load(ordering: .acquiring) {
             if readNeeded || MonotonicClock.now >= nextPoll {
                 while try applyNext(on: connection) == Self.batchSize {}
                 nextPoll = MonotonicClock.now + UInt64(Self.pollInterval * 1e9)
             }
-            var news = try waitForNews(on: connection, until: nextPoll, carrying: &carried)
-            if case .notified(let position) = news {
-                news = .notified(max(position, try gather(on: connection, after: lastApply, carrying: &carried)))
-            }
+            let news = try waitForNews(on: connection, until: nextPoll, carrying: &carried)
             try applyKnown(on: connection, carried: &carried)
-            lastApply = MonotonicClock.now
             switch news {
             case .notified(let position): readNeeded = position > progress.applied
             // One left means a position before it is missing: another server's.
@@ -175,49 +168,27 @@ package final class FeedFollower: Sendable {
     private func waitForNews(on connection: PostgresConnection, until deadline: UInt64, carrying carried: inout [Int: [UInt8]]) throws -> News {
         while !stopping.load(ordering: .acquiring) {
             let applied = progress.applied
-            let notified = try takeNews(on: connection, carrying: &carried)
-            if notified > applied { return .notified(notified) }
+            var notified = 0
+            var feedPayloads: [String] = []
+            for (channel, payload) in try connection.takeNotificationsWithChannels() {
+                if let presenceHeard, Store.isPresenceChannel(channel) { presenceHeard(.payload(payload)) } else { feedPayloads.append(payload) }
+            }
+            for notification in feedPayloads.map(Self.notification(from:)) where notification.origin != origin {
+                notified = max(notified, notification.position)
+                if let body = notification.body, notification.position > applied, carried.count < Self.carriedAtMost {
+                    carried[notification.position] = Array(body.utf8)
+                }
+            }
+            if notified > applied {
+                latest.store(max(latest.load(ordering: .relaxed), notified), ordering: .relaxed)
+                return .notified(notified)
+            }
             let now = MonotonicClock.now
             guard now < deadline else { return .timeUp }
             if wake.wait(seconds: Double(deadline - now) / 1e9, orReadable: connection.socket),
                writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return .committedHere }
         }
         return .timeUp
-    }
-
-    /// Takes the notifications that came: presence's are handed over, other
-    /// servers' entries they carry are kept in `carried`. Returns the latest
-    /// position another server's notified (0 for none).
-    private func takeNews(on connection: PostgresConnection, carrying carried: inout [Int: [UInt8]]) throws -> Int {
-        let applied = progress.applied
-        var notified = 0
-        var feedPayloads: [String] = []
-        for (channel, payload) in try connection.takeNotificationsWithChannels() {
-            if let presenceHeard, Store.isPresenceChannel(channel) { presenceHeard(.payload(payload)) } else { feedPayloads.append(payload) }
-        }
-        for notification in feedPayloads.map(Self.notification(from:)) where notification.origin != origin {
-            notified = max(notified, notification.position)
-            if let body = notification.body, notification.position > applied, carried.count < Self.carriedAtMost {
-                carried[notification.position] = Array(body.utf8)
-            }
-        }
-        if notified > applied { latest.store(max(latest.load(ordering: .relaxed), notified), ordering: .relaxed) }
-        return notified
-    }
-
-    /// Under load other servers' commits come faster than this server can
-    /// pay for each alone (a wake of this thread and of the lanes, per commit
-    /// and per server, which grows with the servers): news that comes within
-    /// `gatherInterval` of the last apply waits for the rest of it, and what
-    /// was notified meanwhile is applied with it. A commit here ends the wait
-    /// at once, since its sources wait for it; news after a quiet spell does
-    /// not wait. Returns the latest position notified meanwhile (0 for none).
-    private func gather(on connection: PostgresConnection, after lastApply: UInt64, carrying carried: inout [Int: [UInt8]]) throws -> Int {
-        let end = lastApply + UInt64(Self.gatherInterval * 1e9)
-        let now = MonotonicClock.now
-        guard now < end, !stopping.load(ordering: .acquiring) else { return 0 }
-        _ = wake.wait(seconds: Double(end - now) / 1e9)
-        return try takeNews(on: connection, carrying: &carried)
     }
 
     /// Applies the entries that follow the last position applied with none
