@@ -20,7 +20,9 @@ extension EventStreams {
         for notification in notifications { work[lane(of: notification.recipient).index].notifications.append(notification) }
         var unhanded = consume toFree
         for (lane, work) in zip(lanes, work) where !work.changes.isEmpty || !work.notifications.isEmpty {
-            hand(to: lane) { $0.add(work.changes, notifications: work.notifications, position: position, freeing: &unhanded) }
+            if lane.hand({ $0.add(work.changes, notifications: work.notifications, position: position, freeing: &unhanded) }) {
+                startPasses(on: lane)
+            }
         }
     }
 
@@ -63,7 +65,7 @@ extension EventStreams {
 
     /// Adds to what waits in `lane`'s inbox, and starts its passes unless they are going.
     private func hand(to lane: Lane, _ update: (inout LaneInbox) -> Void) {
-        if lane.hand(update) { startPasses(on: lane) }
+        if lane.hand({ update(&$0); return true }) { startPasses(on: lane) }
     }
 
     /// Passes on the lane's loop until nothing waits. A pass that reads the

@@ -61,7 +61,7 @@ extension EventStreams {
             // pass's, which the view models have, and ids must not go back
             // along a stream.
             for notification in notifications {
-                let event = StreamEvent(id: notification.position, name: StreamTopic.notificationEventName, json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(chatID: notification.chatID, contact: notification.contact, text: notification.text))))
+                let event = notification.event
                 state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
                 for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {

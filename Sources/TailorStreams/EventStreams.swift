@@ -5,6 +5,7 @@ import TailorHTTP
 import TailorLoop
 import TailorStore
 import TailorViews
+import TailorWire
 
 /// Every open event stream.
 ///
@@ -47,6 +48,12 @@ package final class EventStreams: Sendable {
             self.contact = contact
             self.text = text
             self.position = position
+        }
+
+        /// Its event, as a stream that does not show the chat gets it.
+        var event: StreamEvent {
+            StreamEvent(id: position, name: StreamTopic.notificationEventName,
+                        json: SharedBytes(ViewModelEncoding.json(NotificationViewModel(chatID: chatID, contact: contact, text: text))))
         }
     }
 
@@ -159,6 +166,8 @@ package final class EventStreams: Sendable {
         let lane = lane(of: subscriber.user)
         let resendTopics = await lane.ask { [streamChangesIn] state -> [Topic]? in
             guard !state.closed else { return nil }
+            // Before the log is read: the work that waited for want of a stream is in it.
+            if let quiet = lane.follow(subscriber.user) { state.logQuietWork(quiet) }
             state.subscribers.insert(subscriber)
             // On the lane's loop, as its closing is: they come in order.
             streamChangesIn.yield(StreamChange(user: subscriber.user, opened: true))
@@ -236,6 +245,7 @@ package final class EventStreams: Sendable {
         lane.loop.execute { [streamChangesIn] in
             lane.with { state in
                 guard state.subscribers.remove(subscriber) else { return }
+                lane.unfollow(subscriber.user)
                 streamChangesIn.yield(StreamChange(user: subscriber.user, opened: false))
                 for topic in subscriber.topics where subscriber.takesPatches {
                     let key = ViewKey(user: subscriber.user, topic: topic)

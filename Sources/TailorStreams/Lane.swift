@@ -71,13 +71,14 @@ package final class Lane: Sendable {
 
     // MARK: - The inbox, from any thread
 
-    /// Adds to what waits for the next pass; true when no pass is going or
-    /// due, and the caller must start them (`EventStreams.startPasses`).
-    func hand(_ update: (inout LaneInbox) -> Void) -> Bool {
+    /// Adds to what waits for the next pass; `update` says whether what it
+    /// added needs a pass. True when it does and none is going or due: the
+    /// caller must start them (`EventStreams.startPasses`).
+    func hand(_ update: (inout LaneInbox) -> Bool) -> Bool {
         inbox.withLock { inbox in
-            update(&inbox)
-            defer { inbox.passScheduled = true }
-            return !inbox.passScheduled
+            guard update(&inbox), !inbox.passScheduled else { return false }
+            inbox.passScheduled = true
+            return true
         }
     }
 
@@ -88,8 +89,34 @@ package final class Lane: Sendable {
                 inbox.passScheduled = false
                 return nil
             }
-            defer { inbox = LaneInbox(passScheduled: true) }
-            return inbox
+            var taken = LaneInbox(passScheduled: true)
+            swap(&taken.followers, &inbox.followers)
+            swap(&taken, &inbox)
+            return taken
+        }
+    }
+
+    /// A stream of `user` opens: their work no longer waits. Returns the
+    /// quiet work waiting when no pass is going or due, taken for the
+    /// caller to log before it looks at the log (`State.logQuietWork`).
+    /// Under the inbox's lock, as every hand-over is: one that found the
+    /// user not followed came before, and is in what is taken.
+    func follow(_ user: Int) -> LaneInbox? {
+        inbox.withLock { inbox in
+            inbox.followers[user, default: 0] += 1
+            guard !inbox.passScheduled, inbox.hasWork else { return nil }
+            var taken = LaneInbox()
+            swap(&taken.followers, &inbox.followers)
+            swap(&taken, &inbox)
+            return taken
+        }
+    }
+
+    /// A stream of `user` ended.
+    func unfollow(_ user: Int) {
+        inbox.withLock { inbox in
+            guard let count = inbox.followers[user] else { return }
+            inbox.followers[user] = count > 1 ? count - 1 : nil
         }
     }
 }

@@ -25,6 +25,16 @@ struct LaneInbox {
     var toFree: [CachedRepresentation] = []
     /// A pass is going or due, and takes what is added.
     var passScheduled = false
+    /// The lane's users that some stream follows, with their streams' count.
+    /// Changes and notifications for anyone else need no pass of their own
+    /// (on a database several servers write, most of other servers' users
+    /// have no stream here): they wait, quiet, for the next pass that comes
+    /// anyway, or for a stream of one of theirs to open (`Lane.follow`).
+    var followers: [Int: Int] = [:]
+    /// Changes and notifications waiting that no stream followed when they came.
+    var quiet = 0
+    /// Quiet work past this many waits no longer: a pass takes it.
+    static let quietAtMost = 1_000
 
     var hasWork: Bool {
         !changes.isEmpty || !notifications.isEmpty || !rebuilds.isEmpty || everyFollowedTopic || rebuildsEveryFollowedTopic
@@ -32,9 +42,12 @@ struct LaneInbox {
 
     /// Adds changes at `position`, never below what was added before, and
     /// takes the versions `handed` to free after the pass, leaving none with
-    /// the caller.
+    /// the caller. True when they need a pass: some stream follows one of
+    /// their users, there are versions to free, or quiet work piled up.
     mutating func add(_ changes: Set<TopicChange>, notifications: [EventStreams.Notification], position: Int64,
-                      freeing handed: inout [CachedRepresentation]) {
+                      freeing handed: inout [CachedRepresentation]) -> Bool {
+        let followed = changes.contains { followers[$0.user] != nil } || notifications.contains { followers[$0.recipient] != nil }
+        if !followed { quiet += changes.count + notifications.count }
         // Most often nothing waits: the set is taken as it is, not copied into another.
         if self.changes.isEmpty { self.changes = changes } else { self.changes.formUnion(changes) }
         self.notifications += notifications
@@ -45,5 +58,6 @@ struct LaneInbox {
             handed.removeAll()
         }
         self.position = position
+        return followed || !toFree.isEmpty || quiet > Self.quietAtMost
     }
 }

@@ -59,6 +59,17 @@ extension Lane {
 
         var entries: ArraySlice<LogEntry> { log[logStart...] }
 
+        /// Logs work that waited without a pass, since no stream followed
+        /// it (`LaneInbox.followers`), as a pass would have: a stream that
+        /// resumes from the log sees it, and the lane has published its position.
+        mutating func logQuietWork(_ work: LaneInbox) {
+            for change in work.changes { append(.change(id: work.position, change)) }
+            for notification in work.notifications {
+                append(.notification(notification.event, recipient: notification.recipient, chatID: notification.chatID))
+            }
+            published = max(published, work.position)
+        }
+
         mutating func nextVersion() -> UInt64 {
             lastVersion += 1
             return lastVersion

@@ -59,6 +59,7 @@ import Testing
         defer { group.shutdown() }
         let lane = Self.lane(on: group.loops[0])
         var none: [CachedRepresentation] = []
+        #expect(lane.follow(1) == nil)
         #expect(lane.hand { $0.add([TopicChange(.badge, of: 1)], notifications: [], position: 3, freeing: &none) })
         // A pass is due: the next hand-off waits for it, asking for nothing.
         #expect(!lane.hand { $0.add([TopicChange(.badge, of: 2)], notifications: [], position: 4, freeing: &none) })
@@ -66,12 +67,53 @@ import Testing
         #expect(first.changes == [TopicChange(.badge, of: 1), TopicChange(.badge, of: 2)])
         #expect(first.position == 4)
         // While that pass runs, more comes: the running passes take it.
-        #expect(!lane.hand { $0.rebuilds.insert(TopicChange(.badge, of: 1)) })
+        #expect(!lane.hand { $0.rebuilds.insert(TopicChange(.badge, of: 1)); return true })
         let second = try #require(lane.takeWork())
         #expect(second.changes.isEmpty && second.rebuilds == [TopicChange(.badge, of: 1)])
         // Nothing left: the passes stop, and the next hand-off asks for them again.
         #expect(lane.takeWork() == nil)
-        #expect(lane.hand { $0.rebuildsEveryFollowedTopic = true })
+        #expect(lane.hand { $0.rebuildsEveryFollowedTopic = true; return true })
+    }
+
+    /// Work for users no stream of the lane follows (on several servers,
+    /// most of the others' users) asks for no pass: it waits for one that
+    /// comes anyway, or for a stream of theirs, which logs it first.
+    @Test func workNoStreamFollowsWaitsUntilAStreamOfItsUserOpens() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let lane = Self.lane(on: group.loops[0])
+        var none: [CachedRepresentation] = []
+        let note = EventStreams.Notification(recipient: 5, chatID: 9, contact: "alice", text: "hi", position: 7)
+        #expect(!lane.hand { $0.add([TopicChange(.badge, of: 5)], notifications: [note], position: 7, freeing: &none) })
+        #expect(!lane.hand { $0.add([TopicChange(.chats(page: .first), of: 6)], notifications: [], position: 8, freeing: &none) })
+        // A stream of user 5 opens: what waited is handed to it to log, and no pass is due.
+        let waited = try #require(lane.follow(5))
+        #expect(waited.changes == [TopicChange(.badge, of: 5), TopicChange(.chats(page: .first), of: 6)])
+        #expect(waited.notifications.map(\.position) == [7] && waited.position == 8)
+        #expect(lane.takeWork() == nil)
+        // Now followed, their work asks for a pass; another user's still waits with it.
+        #expect(!lane.hand { $0.add([TopicChange(.badge, of: 6)], notifications: [], position: 9, freeing: &none) })
+        #expect(lane.hand { $0.add([TopicChange(.badge, of: 5)], notifications: [], position: 10, freeing: &none) })
+        // A stream opening while a pass is due leaves the work to the pass.
+        #expect(lane.follow(6) == nil)
+        #expect(try #require(lane.takeWork()).changes == [TopicChange(.badge, of: 6), TopicChange(.badge, of: 5)])
+        #expect(lane.takeWork() == nil)
+        // Its last stream gone, the user's work waits again.
+        lane.unfollow(5)
+        #expect(!lane.hand { $0.add([TopicChange(.badge, of: 5)], notifications: [], position: 11, freeing: &none) })
+    }
+
+    @Test func quietWorkThatPilesUpAsksForAPass() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let lane = Self.lane(on: group.loops[0])
+        var none: [CachedRepresentation] = []
+        var asked = 0
+        for user in 0...LaneInbox.quietAtMost {
+            if lane.hand({ $0.add([TopicChange(.badge, of: user)], notifications: [], position: Int64(user + 1), freeing: &none) }) { asked += 1 }
+        }
+        #expect(asked == 1)
+        #expect(lane.takeWork()?.changes.count == LaneInbox.quietAtMost + 1)
     }
 
     @Test func versionsToFreeLeaveTheCallerWhetherOrNotOthersWait() throws {
