@@ -89,10 +89,7 @@ package final class Lane: Sendable {
                 inbox.passScheduled = false
                 return nil
             }
-            var taken = LaneInbox(passScheduled: true)
-            swap(&taken.followers, &inbox.followers)
-            swap(&taken, &inbox)
-            return taken
+            return inbox.takeWork(passScheduled: true)
         }
     }
 
@@ -105,10 +102,7 @@ package final class Lane: Sendable {
         inbox.withLock { inbox in
             inbox.followers[user, default: 0] += 1
             guard !inbox.passScheduled, inbox.hasWork else { return nil }
-            var taken = LaneInbox()
-            swap(&taken.followers, &inbox.followers)
-            swap(&taken, &inbox)
-            return taken
+            return inbox.takeWork(passScheduled: false)
         }
     }
 

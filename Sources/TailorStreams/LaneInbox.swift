@@ -36,6 +36,14 @@ struct LaneInbox {
     /// Quiet work past this many waits no longer: a pass takes it.
     static let quietAtMost = 1_000
 
+    /// Takes what waits, leaving the followers and `passScheduled`.
+    mutating func takeWork(passScheduled: Bool) -> LaneInbox {
+        var taken = LaneInbox(passScheduled: passScheduled)
+        swap(&taken.followers, &followers)
+        swap(&taken, &self)
+        return taken
+    }
+
     var hasWork: Bool {
         !changes.isEmpty || !notifications.isEmpty || !rebuilds.isEmpty || everyFollowedTopic || rebuildsEveryFollowedTopic
     }
