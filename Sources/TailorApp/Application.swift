@@ -33,7 +33,13 @@ public final class Application: Sendable {
         let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous,
                                                    settings: configuration.postgresSettings,
                                                    lockWait: .milliseconds(Int(configuration.lockWait * 1000)))
-        let position = try Store(writer).lastPosition()
+        let (position, settled) = try Store(writer).settledPosition()
+        if !settled {
+            logger.warning("""
+                started following the change feed at \(position) while transactions begun before were still running: \
+                an entry they commit below it would not be applied here
+                """)
+        }
         let readModel = try ReadModel(configuration: configuration, database: database, store: Store(writer), now: now)
         // The loops serve the connections and build their users' view models:
         // a lane on each (see `Lane`).

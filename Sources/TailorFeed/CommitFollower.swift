@@ -53,6 +53,6 @@ package final class CommitFollower: Sendable {
     /// A reader's store, in a read transaction not begun yet: its first read
     /// runs under the gate.
     private func snapshot(of store: Store) -> FeedSnapshot {
-        FeedSnapshot(begunBy: { [gate] in (store, try gate.beginSnapshot { _ = try store.lastPosition() }) })
+        FeedSnapshot(begunBy: { [gate] in (store, FeedPlace(through: try gate.beginSnapshot { _ = try store.lastPosition() })) })
     }
 }

@@ -129,32 +129,47 @@ package final class FeedFollower: Sendable {
     private func follow(on connection: PostgresConnection) throws {
         var readNeeded = true
         var nextPoll: UInt64 = 0
+        // When a gap before known entries is read for, if its commit's notification has not filled it.
+        var gapRead: UInt64?
+        var gaps = FeedGaps()
         // Other servers' entries their notifications carried, by position, not applied yet.
         var carried: [Int: [UInt8]] = [:]
         while !stopping.load(ordering: .acquiring) {
-            if readNeeded || MonotonicClock.now >= nextPoll {
-                while try applyNext(on: connection) == Self.batchSize {}
+            if readNeeded || MonotonicClock.now >= min(nextPoll, gapRead ?? .max) {
+                while try applyNext(on: connection, gaps: &gaps) {}
                 nextPoll = MonotonicClock.now + UInt64(Self.pollInterval * 1e9)
+                gapRead = nil
             }
-            let news = try waitForNews(on: connection, until: nextPoll, carrying: &carried)
+            let news = try waitForNews(on: connection, until: min(nextPoll, gapRead ?? .max), carrying: &carried)
             try applyKnown(on: connection, carried: &carried)
+            // Entries known past a missing position: the commit that took it is
+            // under way, and its notification comes first; one undone never comes.
+            if !carried.isEmpty || gaps.isWaiting || writtenHere.withLock({ !$0.isEmpty }) {
+                gapRead = gapRead ?? MonotonicClock.now + UInt64(Self.gapPause * 1e9)
+            } else {
+                gapRead = nil
+            }
             switch news {
-            case .notified(let position): readNeeded = position > progress.applied
-            // One left means a position before it is missing: another server's.
-            case .committedHere: readNeeded = writtenHere.withLock { !$0.isEmpty }
+            case .notified(let needsRead): readNeeded = needsRead
+            case .committedHere: readNeeded = false
             case .timeUp: readNeeded = true
             }
         }
     }
 
+    /// Seconds a missing position is waited for before the feed is read:
+    /// longer than a commit takes to be heard, nearly always.
+    static let gapPause = 0.02
+
     /// What a wait for news ended with.
     private enum News {
-        /// Another server's notification of a position not applied yet
-        /// (`Int.max`: one that names no position, an older server's).
-        case notified(Int)
+        /// Another server's notification of a position not applied yet;
+        /// `needsRead`: one came without its entry (too large to carry, or
+        /// from an older server), which only a read gets.
+        case notified(needsRead: Bool)
         /// This server committed what is not applied yet.
         case committedHere
-        /// The poll interval passed, or the follower is to stop.
+        /// The time to read came, or the follower is to stop.
         case timeUp
     }
 
@@ -169,19 +184,23 @@ package final class FeedFollower: Sendable {
         while !stopping.load(ordering: .acquiring) {
             let applied = progress.applied
             var notified = 0
+            var needsRead = false
             var feedPayloads: [String] = []
             for (channel, payload) in try connection.takeNotificationsWithChannels() {
                 if let presenceHeard, Store.isPresenceChannel(channel) { presenceHeard(.payload(payload)) } else { feedPayloads.append(payload) }
             }
             for notification in feedPayloads.map(Self.notification(from:)) where notification.origin != origin {
                 notified = max(notified, notification.position)
-                if let body = notification.body, notification.position > applied, carried.count < Self.carriedAtMost {
+                guard notification.position > applied else { continue }
+                if let body = notification.body, carried.count < Self.carriedAtMost {
                     carried[notification.position] = Array(body.utf8)
+                } else {
+                    needsRead = true
                 }
             }
             if notified > applied {
-                latest.store(max(latest.load(ordering: .relaxed), notified), ordering: .relaxed)
-                return .notified(notified)
+                latest.store(max(latest.load(ordering: .relaxed), min(notified, Int.max - 1)), ordering: .relaxed)
+                return .notified(needsRead: needsRead)
             }
             let now = MonotonicClock.now
             guard now < deadline else { return .timeUp }
@@ -199,9 +218,10 @@ package final class FeedFollower: Sendable {
     private func applyKnown(on connection: PostgresConnection, carried: inout [Int: [UInt8]]) throws {
         // Taken before the snapshot can begin, so that it shows every one of
         // them: an entry handed over while they are applied waits for the next turn.
+        let from = progress.applied
         var entries: [FeedEntry] = []
         while true {
-            let next = (entries.last?.position ?? progress.applied) + 1
+            let next = (entries.last?.position ?? from) + 1
             if let entry = takeWrittenHere(at: next) {
                 entries.append(entry)
             } else if let body = carried.removeValue(forKey: next) {
@@ -215,13 +235,13 @@ package final class FeedFollower: Sendable {
                 break
             }
         }
-        let applied = entries.last?.position ?? progress.applied
+        let applied = entries.last?.position ?? from
         if !carried.isEmpty { carried = carried.filter { $0.key > applied } }
         guard let last = entries.last else { return }
         applyCount.add(1, ordering: .relaxed)
         let store = Store(connection)
         try connection.readTransaction {
-            let snapshot = FeedSnapshot(takenWhenRead: store)
+            let snapshot = FeedSnapshot(takenWhenRead: store, pastApplied: from)
             for entry in entries {
                 handler.committed(entry, snapshot: snapshot)
                 progress.advance(to: entry.position)
@@ -237,27 +257,37 @@ package final class FeedFollower: Sendable {
         return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : nil)
     }
 
-    /// Reads the next entries and applies them; returns how many. The page
-    /// is one statement, a snapshot of its own; what the handler reads
+    /// Reads the next entries and applies them, up to a position still
+    /// missing (`FeedGaps`); returns whether more may be read at once. The
+    /// page is one statement, a snapshot of its own; what the handler reads
     /// besides, it reads in one snapshot begun with its first read, and most
     /// pages need none: then the read is one round trip, with no transaction.
-    private func applyNext(on connection: PostgresConnection) throws -> Int {
+    private func applyNext(on connection: PostgresConnection, gaps: inout FeedGaps) throws -> Bool {
         let from = progress.applied
         let store = Store(connection)
-        let page = try store.feedPage(after: from, limit: Self.batchSize)
+        let page = try store.feedPage(after: from, limit: Self.batchSize, settling: gaps.waiting?.snapshot)
         readCount.add(1, ordering: .relaxed)
         latest.store(page.latest, ordering: .relaxed)
-        guard !page.entries.isEmpty else { return 0 }
+        guard !page.entries.isEmpty else { return false }
         if from < page.horizon {
             failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
                 + "\(page.horizon)): its caches start over and every stream gets its view models anew")
             handler.startOver(at: page.latest)
             progress.advance(to: page.latest)
-            return 0
+            gaps = FeedGaps(patience: gaps.patienceSeconds)
+            return false
         }
+        let waitedBelow = gaps.waiting?.below
+        let (count, unsettled) = gaps.applicable(after: from, positions: page.entries.map(\.position), snapshot: page.snapshot,
+                                                 earlierSettled: page.earlierSettled, now: MonotonicClock.now)
+        if unsettled, let waitedBelow {
+            failures.log("the change feed's positions missing below \(waitedBelow) were given up after \(gaps.patienceSeconds) s "
+                + "while transactions begun before were still running: an entry one of them commits there is not applied here")
+        }
+        guard count > 0 else { return false }
         try connection.readTransaction {
-            let snapshot = FeedSnapshot(takenWhenRead: store)
-            for row in page.entries {
+            let snapshot = FeedSnapshot(takenWhenRead: store, pastApplied: from)
+            for row in page.entries.prefix(count) {
                 do {
                     let entry = try takeWrittenHere(at: row.position)
                         ?? FeedEntry(position: row.position, changes: ChangeEncoding.changes(from: row.body))
@@ -270,6 +300,6 @@ package final class FeedFollower: Sendable {
                 progress.advance(to: row.position)
             }
         }
-        return page.entries.count
+        return count == Self.batchSize
     }
 }

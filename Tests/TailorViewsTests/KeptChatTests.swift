@@ -14,7 +14,7 @@ import Testing
         var cursors = ReadCursors()
         cursors.readThrough = [1: 0, 2: 0]
         return KeptChat(chat: Chat(id: 7, userA: 1, userB: 2, createdAt: 0), userA: alice, userB: bob, latest: [], hasEarlier: false,
-                        cursors: cursors, unreadOfA: 0, unreadOfB: 0, recent: [], relations: ChatRelations(), asOf: position)
+                        cursors: cursors, unreadOfA: 0, unreadOfB: 0, recent: [], relations: ChatRelations(), asOf: FeedPlace(through: position))
     }
 
     func message(_ id: Int, from sender: Int) -> Message {
@@ -74,11 +74,11 @@ import Testing
         let chat = try store.findOrCreateChat(between: alice.id, and: bob.id, at: 1).chat
         let carol = try store.insertUser(name: "carol", at: 1)
         let other = try store.findOrCreateChat(between: carol.id, and: alice.id, at: 1).chat
-        var kept = try #require(try KeptChat.read([chat.id], from: store, asOf: 0)[chat.id])
+        var kept = try #require(try KeptChat.read([chat.id], from: store, asOf: FeedPlace(through: 0))[chat.id])
         func same(_ step: String) throws {
             let page = try store.messagePageOutline(chat: chat.id, before: nil, limit: KeptChat.pageSize)
             #expect(kept.outline == page, "after \(step)")
-            let read = try KeptChat.read([other.id, chat.id, 999_999], from: store, asOf: 0)
+            let read = try KeptChat.read([other.id, chat.id, 999_999], from: store, asOf: FeedPlace(through: 0))
             #expect(read.count == 2, "a chat that does not exist is left out")
             let fresh = try #require(read[chat.id])
             #expect(fresh.outline == kept.outline && fresh.recent == kept.recent && fresh.relations == kept.relations, "after \(step)")

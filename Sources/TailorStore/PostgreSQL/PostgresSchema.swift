@@ -76,8 +76,8 @@ public enum PostgresSchema {
         INSERT INTO users (name, name_key, created_at) VALUES ('bot', 'bot', (extract(epoch FROM now()) * 1000)::BIGINT);
         """,
         // 2: the change feed: each commit that changed what users see, at its
-        // position. Positions come from the sequence under a lock held until
-        // commit (see `Store.appendChangeAndCommit`), so they are visible in their order.
+        // position, drawn from the sequence in the commit's last statement
+        // (see `Store.appendChangeAndCommit`).
         """
         CREATE SEQUENCE changes_position;
         CREATE TABLE changes (
@@ -172,8 +172,7 @@ public enum PostgresSchema {
     /// schema's name hashed: tests run many databases side by side in one
     /// PostgreSQL database, one schema each.
     private static let migrationLock = 7_301
-    /// Held from a commit's taking of its feed position until it commits.
-    static let feedLock = 7_303
+    // 7_303 held the feed's order once: no longer taken, not to be used again.
 
     /// Brings the database up to `currentVersion` in one transaction, under a
     /// lock, so that servers starting at once migrate it once. A database newer

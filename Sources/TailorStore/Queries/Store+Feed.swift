@@ -1,31 +1,32 @@
+import Glibc
+
 extension Store {
     /// Records what a commit changed in PostgreSQL's feed, inside its
-    /// transaction, and returns its position. Several servers commit at once,
-    /// and a sequence number drawn early may become visible after a later one.
-    /// So the position is drawn under a lock that the transaction holds until
-    /// it commits: the next commit draws its position only after this one is
-    /// visible, since PostgreSQL makes a commit visible before it releases its
-    /// locks. The lock is taken last in the transaction, so it is held only
-    /// for the commit itself. A server that has read position p has then seen
-    /// every earlier one.
+    /// transaction, and returns its position: the sequence's next, drawn as
+    /// the commit's last statement. Servers commit at once and no commit waits
+    /// for another's: a position may become visible before a smaller one (a
+    /// commit under way) or instead of it (a commit undone). Followers apply
+    /// the feed in order all the same (`FeedGaps`), which needs one thing of
+    /// this statement: the transaction has its id before it draws the
+    /// position, so that a snapshot taken once a later position is visible
+    /// lists it as in progress. The id is asked for first and the position
+    /// drawn only for the row it gives.
     ///
-    /// One statement, sent with the commit: the lock is a row the insert
-    /// joins, so it is taken before the position is drawn. The notification
-    /// (sent at commit, delivered in commit order) names the position and the
-    /// server that wrote it (`origin`), so that a server that has applied it
-    /// already, or whose writer hands it its own entry, need not read; and
-    /// it carries the entry's body when given (`carried`, small enough for a
-    /// notification), so that the other servers apply it without reading the
-    /// table at all. It is the transaction's last statement.
+    /// One statement, sent with the commit. The notification (sent at commit,
+    /// delivered in commit order) names the position and the server that
+    /// wrote it (`origin`), so that a server whose writer hands it its own
+    /// entry need not read; and it carries the entry's body when given
+    /// (`carried`, small enough for a notification), so that the other
+    /// servers apply it without reading the table at all.
     func appendChangeAndCommit(_ body: [UInt8], origin: String, carried: String?) throws -> Int {
         try expectRow(try connection.firstCommitting("""
-            WITH locked AS (SELECT pg_advisory_xact_lock(?1, hashtext(current_schema()))),
-                 entry AS (INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?2 AS BYTEA) FROM locked
-                           RETURNING position),
+            WITH own AS MATERIALIZED (SELECT pg_current_xact_id() AS id),
+                 entry AS (INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?1 AS BYTEA) FROM own
+                           WHERE own.id IS NOT NULL RETURNING position),
                  woken AS (SELECT pg_notify('tailor_feed_' || current_schema(),
-                                            position::text || ' ' || ?3 || coalesce(' ' || CAST(?4 AS TEXT), '')) FROM entry)
+                                            position::text || ' ' || ?2 || coalesce(' ' || CAST(?3 AS TEXT), '')) FROM entry)
             SELECT position FROM entry, woken
-            """, PostgresSchema.feedLock, body, origin, carried) { $0.int(0) })
+            """, body, origin, carried) { $0.int(0) })
     }
 
     /// Readies a PostgreSQL connection of its own to follow the feed: its
@@ -63,24 +64,64 @@ extension Store {
     }
 
     /// What a server following PostgreSQL's feed reads at once: up to `limit`
-    /// entries after `position`, in order, with the latest position and the
-    /// horizon as of the same snapshot. One statement, one round trip: the
+    /// entries after `position`, in order, with the latest position, the
+    /// horizon and the snapshot as of the same statement, and whether every
+    /// transaction in progress at `earlier` (a snapshot a read returned
+    /// before) had ended when it began. One statement, one round trip: the
     /// follower reads after nearly every commit.
-    public func feedPage(after position: Int, limit: Int) throws -> FeedPage {
+    public func feedPage(after position: Int, limit: Int, settling earlier: String? = nil) throws -> FeedPage {
         var page = FeedPage()
         _ = try connection.query("""
-            SELECT h.position, l.position, c.position, c.body
+            SELECT h.position, l.position, s.snapshot, s.settled, c.position, c.body
             FROM feed_horizon h
             CROSS JOIN (SELECT coalesce(max(position), 0) AS position FROM changes) l
+            CROSS JOIN (SELECT pg_current_snapshot()::text AS snapshot,
+                               CAST((SELECT coalesce(bool_and(pg_visible_in_snapshot(x, pg_current_snapshot())), true)
+                                     FROM pg_snapshot_xip(CAST(?3 AS pg_snapshot)) x) AS INTEGER) AS settled) s
             LEFT JOIN LATERAL (SELECT position, body FROM changes WHERE position > ?1 ORDER BY position LIMIT ?2) c ON true
             ORDER BY c.position
-            """, position, limit) { row in
+            """, position, limit, earlier) { row in
             page.horizon = row.int(0)
             page.latest = row.int(1)
-            if let position = row.optionalInt(2) { page.entries.append((position, row.blob(3))) }
+            page.snapshot = row.text(2)
+            page.earlierSettled = row.int(3) != 0
+            if let position = row.optionalInt(4) { page.entries.append((position, row.blob(5))) }
         }
         return page
     }
+
+    /// Which entries past `applied` the snapshot of the read transaction this
+    /// store is in shows; its first statement begins it. The follower has
+    /// seen every entry through `applied` committed or given up, so the
+    /// snapshot shows all of those.
+    public func feedPlace(after applied: Int) throws -> FeedPlace {
+        FeedPlace(through: applied, beyond: try connection.query("SELECT position FROM changes WHERE position > ? ORDER BY position",
+                                                                 applied) { $0.int(0) })
+    }
+
+    /// The position a server starts following PostgreSQL's feed from: the
+    /// latest visible, once every commit in progress when it was read has
+    /// ended, so that no entry before it can still come. Past `patience`
+    /// seconds (a long transaction of some other program) it starts there all
+    /// the same; `settled` says whether it waited long enough.
+    public func settledPosition(patience: Double = 10) throws -> (position: Int, settled: Bool) {
+        guard connection.engine == .postgres else { return (try lastPosition(), true) }
+        let (latest, snapshot) = try expectRow(try connection.first(
+            "SELECT coalesce(max(position), 0), pg_current_snapshot()::text FROM changes", binding: []) { ($0.int(0), $0.text(1)) })
+        var waits = Int(patience / Self.settlingPause)
+        while try !expectRow(try connection.first("""
+            SELECT coalesce(bool_and(pg_visible_in_snapshot(x, pg_current_snapshot())), true) :: INTEGER
+            FROM pg_snapshot_xip(CAST(? AS pg_snapshot)) x
+            """, snapshot) { $0.int(0) != 0 }) {
+            guard waits > 0 else { return (latest, false) }
+            waits -= 1
+            usleep(useconds_t(Self.settlingPause * 1e6))
+        }
+        return (latest, true)
+    }
+
+    /// Seconds between two looks at whether the commits in progress ended.
+    static let settlingPause = 0.005
 
     /// The latest position in use: on PostgreSQL the latest entry's (0 when
     /// there is none); on SQLite the latest reserved, which no later commit

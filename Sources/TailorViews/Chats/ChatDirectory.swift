@@ -189,9 +189,9 @@ package final class ChatDirectory: Sendable {
 
     /// Brings kept chats up to date with the feed's entry at `position`, and
     /// keeps the users it touched, read from `snapshot` if new. The snapshot
-    /// may show the feed past `position`, since the writer commits on
-    /// meanwhile and other servers may write too: a chat
-    /// read from it already holds the entries up to there, and skips them
+    /// may show entries past `position`, since the writer commits on
+    /// meanwhile and other servers may write too: a chat read from it
+    /// already holds the entries it shows (`FeedPlace`), and skips them
     /// when they come. Returns the first read that failed, if one did: the
     /// users it left out are not kept, and their views are built from the
     /// store, but the caller should say so.
@@ -230,8 +230,8 @@ package final class ChatDirectory: Sendable {
         var touched = Set<Int>()
         var stale = Set<Int>()
         // The kept chats that do not show this entry yet; one read from a
-        // snapshot past it shows it already and is left alone.
-        let behind = Set(changes.compactMap(\.chatID).filter { (state.chats[$0]?.asOf ?? position) < position })
+        // snapshot that shows it already is left alone.
+        let behind = Set(changes.compactMap(\.chatID).filter { state.chats[$0].map { !$0.asOf.shows(position) } ?? false })
         for change in changes {
             switch change {
             case .signedUp(let user):
@@ -257,7 +257,7 @@ package final class ChatDirectory: Sendable {
                 break
             }
         }
-        for id in behind { state.chats[id]?.asOf = position }
+        for id in behind { state.chats[id]?.asOf.pass(position) }
         return (touched, stale)
     }
 
@@ -283,13 +283,13 @@ package final class ChatDirectory: Sendable {
         var readChats: [Int: KeptChat] = [:]
         // Asked only when there is something to read: it may begin the snapshot.
         guard !users.isEmpty else { return ([:], [:], nil) }
-        let position: Int
+        let place: FeedPlace
         let store: Store
         do {
             store = try snapshot.reading()
-            position = try snapshot.position()
+            place = try snapshot.place()
         } catch {
-            // Without the position nothing read could be placed in the feed:
+            // Without its place nothing read could be placed in the feed:
             // every user is left out, as one whose chats cannot be read is.
             return ([:], [:], error)
         }
@@ -298,7 +298,7 @@ package final class ChatDirectory: Sendable {
             do {
                 let ids = try store.chatIDs(of: user, limit: limit + 1)
                 guard ids.count <= limit else { continue }
-                let chats = try KeptChat.read(ids.filter { readChats[$0] == nil && !isKnown($0) }, from: store, asOf: position)
+                let chats = try KeptChat.read(ids.filter { readChats[$0] == nil && !isKnown($0) }, from: store, asOf: place)
                 readChats.merge(chats) { kept, _ in kept }
                 readUsers[user] = ids
             } catch {

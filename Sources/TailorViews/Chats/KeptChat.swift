@@ -35,8 +35,8 @@ package struct KeptChat: Sendable {
     private var recentlySent: [Message]
     /// Who has written in the chat and who blocked the other.
     package private(set) var relations: ChatRelations
-    /// The feed position this state shows: changes up to it are in it.
-    package var asOf: Int
+    /// The feed's entries this state shows: their changes are in it.
+    package var asOf: FeedPlace
     /// Drawn anew, from one count for all kept chats, each time this state is
     /// made or changed: two states with one stamp are the same, so a list row
     /// written from one is written from the other (`ChatListRows`).
@@ -51,7 +51,7 @@ package struct KeptChat: Sendable {
     package static let recentCount = 8
 
     package init(chat: Chat, userA: User, userB: User, latest: [Sent], hasEarlier: Bool, cursors: ReadCursors,
-                 unreadOfA: Int, unreadOfB: Int, recent: [Message], relations: ChatRelations, asOf: Int) {
+                 unreadOfA: Int, unreadOfB: Int, recent: [Message], relations: ChatRelations, asOf: FeedPlace) {
         self.chat = chat
         self.userA = userA
         self.userB = userB
@@ -160,10 +160,10 @@ package struct KeptChat: Sendable {
 
 extension KeptChat {
     /// The chats of `ids` as the database holds them now, which shows the
-    /// feed up to `position`: one query for each kind of row, their latest
+    /// feed's entries of `place`: one query for each kind of row, their latest
     /// pages included (each found by its index, a page at most, however long
     /// the chat). Chats that do not exist are left out.
-    package static func read(_ ids: [Int], from store: Store, asOf position: Int) throws -> [Int: KeptChat] {
+    package static func read(_ ids: [Int], from store: Store, asOf place: FeedPlace) throws -> [Int: KeptChat] {
         let chats = try store.chats(ids: ids)
         let users = Dictionary(try store.users(ids: Array(Set(chats.flatMap { [$0.userA, $0.userB] }))).map { ($0.id, $0) }) { first, _ in first }
         let members = Dictionary(grouping: try store.members(ofChats: chats.map(\.id)), by: \.chatID)
@@ -191,7 +191,7 @@ extension KeptChat {
             kept[chat.id] = KeptChat(chat: chat, userA: userA, userB: userB, latest: page.states.map { Sent(id: $0.id, senderID: $0.senderID) },
                                      hasEarlier: page.hasEarlier, cursors: cursors, unreadOfA: unread[chat.userA] ?? 0,
                                      unreadOfB: unread[chat.userB] ?? 0, recent: (recent[chat.id] ?? []).sorted { $0.id < $1.id },
-                                     relations: relations, asOf: position)
+                                     relations: relations, asOf: place)
         }
         return kept
     }

@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+@testable import TailorDomain
+import TailorFeed
+import TailorStore
+import TailorTestSupport
+import Testing
+
+/// Servers take their feed positions without waiting for each other's
+/// commits: an entry may be committed after a later one, or not at all. A
+/// server applies the feed in order all the same.
+@Suite struct FeedOrderTests {
+    /// A server and, beside it, another server's commit under way: a message
+    /// and its feed entry written, at the position before the server's own
+    /// next commit, not committed yet.
+    private struct Setting {
+        let app: TestApp
+        let alice: APIClient
+        let chatID: String
+        let stream: SSEClient
+        let other: PostgresConnection
+        let watcher: PostgresConnection
+
+        init() throws {
+            let location = try TestDatabase.fresh(.postgres)
+            guard case .postgres(let url) = location else { throw RawClient.Failure(description: "not a PostgreSQL database") }
+            app = try TestApp(database: location)
+            alice = try app.user("alice")
+            let bob = try app.user("bob")
+            chatID = try MultiInstanceTests.chat(between: alice, and: "bob")
+            stream = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)")
+            _ = try stream.next()
+            other = try PostgresConnection(url: url)
+            watcher = try PostgresConnection(url: url)
+            try other.execute("BEGIN")
+            let id = try #require(Int(chatID))
+            let chat = try #require(try other.first("SELECT user_a, user_b, created_at FROM chats WHERE id = ?", id) {
+                Chat(id: id, userA: $0.int(0), userB: $0.int(1), createdAt: $0.int(2))
+            })
+            let message = try #require(try other.first("""
+                INSERT INTO messages (chat_id, sender_id, text, sent_at) VALUES (?, ?, 'under way', 1) RETURNING id
+                """, id, chat.userA) { Message(id: $0.int(0), chatID: id, senderID: chat.userA, text: "under way", clientID: nil, sentAt: 1, isRead: false) })
+            try other.run("INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(? AS BYTEA)",
+                          ChangeEncoding.bytes(of: [.messageSent(message, in: chat)]))
+        }
+
+        /// Sends "after" through the server, on a thread of its own: its answer
+        /// waits for the feed, which waits for the commit under way. Returns
+        /// once its entry is committed.
+        func sendAfter() throws -> DispatchSemaphore {
+            let answered = DispatchSemaphore(value: 0)
+            let before = try latest()
+            Thread.detachNewThread { [alice, chatID] in
+                _ = try? alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after"}"#)
+                answered.signal()
+            }
+            while try latest() == before { usleep(2_000) }
+            return answered
+        }
+
+        func latest() throws -> Int {
+            try watcher.first("SELECT coalesce(max(position), 0) FROM changes", binding: []) { $0.int(0) } ?? 0
+        }
+
+        func texts(of event: SSEClient.Event) -> [String] {
+            ((event.json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["text"] as? String }
+        }
+
+        func textsShown() throws -> [String] {
+            ((try alice.send("GET", "/api/chats/\(chatID)").json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["text"] as? String }
+        }
+    }
+
+    @Test func anEntryCommittedAfterALaterOneIsAppliedBeforeIt() throws {
+        let setting = try Setting()
+        let answered = try setting.sendAfter()
+        try setting.other.execute("COMMIT")
+        answered.wait()
+        let shown = try setting.stream.next(where: { setting.texts(of: $0).last == "after" })
+        #expect(setting.texts(of: shown) == ["under way", "after"])
+        #expect(try setting.textsShown() == ["under way", "after"])
+    }
+
+    @Test func anEntryWhoseCommitWasUndoneIsPassedOver() throws {
+        let setting = try Setting()
+        let answered = try setting.sendAfter()
+        try setting.other.execute("ROLLBACK")
+        answered.wait()
+        let shown = try setting.stream.next(where: { setting.texts(of: $0).last == "after" })
+        #expect(setting.texts(of: shown) == ["after"])
+        #expect(try setting.textsShown() == ["after"])
+    }
+}
