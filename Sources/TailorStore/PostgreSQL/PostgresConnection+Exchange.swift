@@ -6,8 +6,8 @@ import CLibPQ
 /// prepared once per text.
 extension PostgresConnection {
     /// Runs a prepared statement after what is queued (see `exchange`).
-    func executePrepared(_ statement: Statement, committing: Bool = false) throws -> OpaquePointer {
-        guard let result = try exchange(statement, committing: committing) else {
+    func executePrepared(_ statement: Statement, committing: Bool = false, thenApart apart: Statement? = nil) throws -> OpaquePointer {
+        guard let result = try exchange(statement, committing: committing, thenApart: apart) else {
             preconditionFailure("an exchange with a statement answers it")
         }
         return result
@@ -18,8 +18,10 @@ extension PostgresConnection {
     /// round trip; returns the result of `statement`. The queued statements'
     /// answers are given to them; the first failure is also thrown, since the
     /// server skipped everything after it. With nothing to send but a
-    /// `BEGIN`, nothing is sent.
-    func exchange(_ statement: Statement?, committing: Bool = false) throws -> OpaquePointer? {
+    /// `BEGIN`, nothing is sent. `apart` goes after the `COMMIT`, in a
+    /// transaction of its own, and runs only if everything before succeeded;
+    /// its own failure is not the exchange's: the commit stands.
+    func exchange(_ statement: Statement?, committing: Bool = false, thenApart apart: Statement? = nil) throws -> OpaquePointer? {
         let queue = queued
         queued.removeAll()
         var answered = 0
@@ -42,6 +44,10 @@ extension PostgresConnection {
             let names = try statements.map { try prepared($0.sql, on: handle).name }
             let parameters = statements.map { PostgresParameters($0.values) }
             defer { parameters.forEach { $0.deallocate() } }
+            let sentApart = commit ? apart : nil
+            let apartName = try sentApart.map { try prepared($0.sql, on: handle).name }
+            let apartParameters = sentApart.map { PostgresParameters($0.values) }
+            defer { apartParameters?.deallocate() }
             if begin != nil { transactionState = .open }
             let results: [OpaquePointer?]
             do {
@@ -49,6 +55,7 @@ extension PostgresConnection {
                     if let begin { try pipeline.send(begin) }
                     for (name, parameters) in zip(names, parameters) { try pipeline.send(prepared: name, parameters) }
                     if commit { try pipeline.send("COMMIT") }
+                    if let apartName, let apartParameters { try pipeline.send(prepared: apartName, apartParameters) }
                 }
             } catch {
                 // Part of an exchange may be unread: the connection starts anew.
@@ -76,6 +83,8 @@ extension PostgresConnection {
             }
             let statementResult = statement.map { take($0.sql) }
             if commit, case .success(let result) = take("COMMIT") { PQclear(result) }
+            // Committed or not, what `apart` answered changes nothing of it.
+            if sentApart != nil { PQclear(results[taken]) }
             if let failure {
                 if case .success(let result) = statementResult { PQclear(result) }
                 throw failure

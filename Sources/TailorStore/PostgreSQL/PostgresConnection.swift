@@ -183,6 +183,16 @@ public final class PostgresConnection: DatabaseConnection {
         try Self.firstRow(of: try executePrepared(Statement(sql: sql, values: values), committing: true), row)
     }
 
+    /// Sends the commit with the statement and, after it, `apart` in a
+    /// transaction of its own, all in the same round trip; `apart` runs only
+    /// if the commit succeeded, and whether it ran is not told.
+    public func firstCommitting<Row>(_ sql: String, binding values: [any DatabaseBindable],
+                                     thenApart apart: (sql: String, values: [any DatabaseBindable]),
+                                     row: (any DatabaseRow) throws -> Row) throws -> Row? {
+        try Self.firstRow(of: try executePrepared(Statement(sql: sql, values: values), committing: true,
+                                                  thenApart: Statement(sql: apart.sql, values: apart.values)), row)
+    }
+
     public func firstLater<Row>(_ sql: String, binding values: [any DatabaseBindable],
                                 row: @escaping (any DatabaseRow) throws -> Row) -> Later<Row?> {
         queue(Statement(sql: sql, values: values)) { result in try Self.firstRow(of: result, row) }

@@ -12,21 +12,34 @@ extension Store {
     /// lists it as in progress. The id is asked for first and the position
     /// drawn only for the row it gives.
     ///
-    /// One statement, sent with the commit. The notification (sent at commit,
-    /// delivered in commit order) names the position and the server that
-    /// wrote it (`origin`), so that a server whose writer hands it its own
-    /// entry need not read; and it carries the entry's body when given
-    /// (`carried`, small enough for a notification), so that the other
-    /// servers apply it without reading the table at all.
+    /// One round trip: the statement, the commit, and after the commit the
+    /// notification that wakes the other servers. PostgreSQL keeps
+    /// notifications in commit order with a lock that a notifying transaction
+    /// holds until its commit is durable: sent inside the commit, it made
+    /// every server's commit wait for the flush of the one before. Sent
+    /// apart, in a transaction that does not wait for its flush, it holds
+    /// that lock for no flush (a notification lost with a crash of the
+    /// database is made up for by the followers' poll). It names the position
+    /// (the session's last drawn, `currval`) and the server that wrote it
+    /// (`origin`), so that a server whose writer hands it its own entry need
+    /// not read; and it carries the entry's body when given (`carried`, small
+    /// enough for a notification), so that the other servers apply it
+    /// without reading the table at all.
     func appendChangeAndCommit(_ body: [UInt8], origin: String, carried: String?) throws -> Int {
-        try expectRow(try connection.firstCommitting("""
-            WITH own AS MATERIALIZED (SELECT pg_current_xact_id() AS id),
-                 entry AS (INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?1 AS BYTEA) FROM own
-                           WHERE own.id IS NOT NULL RETURNING position),
-                 woken AS (SELECT pg_notify('tailor_feed_' || current_schema(),
-                                            position::text || ' ' || ?2 || coalesce(' ' || CAST(?3 AS TEXT), '')) FROM entry)
-            SELECT position FROM entry, woken
-            """, body, origin, carried) { $0.int(0) })
+        let append = """
+            WITH own AS MATERIALIZED (SELECT pg_current_xact_id() AS id)
+            INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?1 AS BYTEA) FROM own
+            WHERE own.id IS NOT NULL RETURNING position
+            """
+        guard let postgres = connection as? PostgresConnection else {
+            return try expectRow(try connection.firstCommitting(append, body) { $0.int(0) })
+        }
+        let notify = """
+            SELECT set_config('synchronous_commit', 'off', true),
+                   pg_notify('tailor_feed_' || current_schema(),
+                             currval('changes_position')::text || ' ' || ?1 || coalesce(' ' || CAST(?2 AS TEXT), ''))
+            """
+        return try expectRow(try postgres.firstCommitting(append, binding: [body], thenApart: (notify, [origin, carried])) { $0.int(0) })
     }
 
     /// Readies a PostgreSQL connection of its own to follow the feed: its
