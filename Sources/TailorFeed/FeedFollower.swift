@@ -199,7 +199,7 @@ package final class FeedFollower: Sendable {
                 }
             }
             if notified > applied {
-                latest.store(max(latest.load(ordering: .relaxed), min(notified, Int.max - 1)), ordering: .relaxed)
+                latest.store(max(latest.load(ordering: .relaxed), notified), ordering: .relaxed)
                 return .notified(needsRead: needsRead)
             }
             let now = MonotonicClock.now
