@@ -13,14 +13,16 @@ import TailorViews
 /// It runs on a thread of its own with a connection of its own, which LISTENs
 /// for the notification each commit sends. The table is the truth; a
 /// notification wakes it, and carries its entry when the entry is small (the
-/// most): an entry that comes right after the last position applied needs no
-/// read, whether the writer handed it over (a commit here) or its
-/// notification carried it (another server's), since notifications come in
-/// commit order and nothing can come between the two. A position missing
-/// (an entry too large to carry, a notification missed) is read, at the
-/// latest after `pollInterval`, when it reads anyway. When the connection fails
-/// (the database restarts) it opens another after a growing pause, and reads
-/// on from where it was.
+/// most): the entry at the position right after the last one applied needs
+/// no read, whether the writer handed it over (a commit here) or its
+/// notification carried it (another server's). Entries known past a missing
+/// position wait for it: its commit is under way and its notification comes
+/// soon; after `gapPause` the feed is read, and a position whose commit was
+/// undone is given up once that is known (`FeedGaps`). An entry too large to
+/// carry is read at once; a notification missed is made up for at the latest
+/// after `pollInterval`, when it reads anyway. When the connection fails (the
+/// database restarts) it opens another after a growing pause, and reads on
+/// from where it was.
 package final class FeedFollower: Sendable {
     private let url: String
     private let handler: any FeedHandler
