@@ -152,8 +152,12 @@ package final class FeedFollower: Sendable {
                 gapRead = nil
             }
             switch news {
-            case .notified(let needsRead): readNeeded = needsRead
-            case .committedHere: readNeeded = false
+            // Carried entries left wait behind a position missing, which may be
+            // committed and visible before its notification comes.
+            case .notified(let needsRead): readNeeded = needsRead || !carried.isEmpty
+            // One left waits behind a position missing: another server's, whose
+            // commit may be visible before its notification comes.
+            case .committedHere: readNeeded = writtenHere.withLock { !$0.isEmpty }
             case .timeUp: readNeeded = true
             }
         }
@@ -274,8 +278,10 @@ package final class FeedFollower: Sendable {
         if from < page.horizon {
             failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
                 + "\(page.horizon)): its caches start over and every stream gets its view models anew")
-            handler.startOver(at: page.latest)
-            progress.advance(to: page.latest)
+            // From a position with no commit still under way below it, as a server starts.
+            let (position, _) = try store.settledPosition()
+            handler.startOver(at: position)
+            progress.advance(to: position)
             gaps = FeedGaps(patience: gaps.patienceSeconds)
             return false
         }
