@@ -67,3 +67,42 @@ import TailorWire
         #expect(try OrderDetails?.decoded(from: .object(["id": .string("3"), "deleted": .bool(true)])) == nil)
     }
 }
+
+/// The outbox alone: a send asked for while another is under way (the one a
+/// stream that opens starts) returns only once what waited was tried.
+@Suite struct OutboxTests {
+    /// A post that holds each message until `release`, and counts them.
+    actor Server {
+        var posted: [String] = []
+        var held: [CheckedContinuation<Void, Never>] = []
+        func post(_ entry: OutboxEntry) async -> Message {
+            await withCheckedContinuation { held.append($0) }
+            posted.append(entry.text)
+            return Message(id: entry.clientId, text: entry.text, sender: "me", senderName: "me", state: "sent", time: "", sentAt: "")
+        }
+        func release() -> Bool {
+            guard !held.isEmpty else { return false }
+            held.removeFirst().resume()
+            return true
+        }
+    }
+
+    @Test func aSendAskedForWhileOneIsUnderWayReturnsOnceEveryMessageWasTried() async throws {
+        let outbox = Outbox(store: DiskStore(.none, token: nil))
+        try await outbox.keep(OutboxEntry(chatId: "1", clientId: "c1", text: "one"))
+        let server = Server()
+        let first = Task { try await outbox.sendWaiting { await server.post($0) } }
+        // The first send holds its message at the server.
+        while await server.held.isEmpty { await Task.yield() }
+        let second = Task {
+            try await outbox.sendWaiting { await server.post($0) }
+            return await outbox.waiting
+        }
+        while await outbox.sendersWaiting == 0 { await Task.yield() }
+        while await !server.release() { await Task.yield() }
+        let left = try await second.value
+        try await first.value
+        #expect(left.isEmpty)
+        #expect(await server.posted == ["one"])
+    }
+}

@@ -12,6 +12,8 @@ actor Outbox {
     private let store: DiskStore
     private var entries: [OutboxEntry]
     private var sending = false
+    /// Callers of `sendWaiting` that wait for the send under way to end.
+    private var sent: [CheckedContinuation<Void, Never>] = []
 
     init(store: DiskStore) {
         self.store = store
@@ -19,6 +21,9 @@ actor Outbox {
     }
 
     var waiting: [OutboxEntry] { entries }
+
+    /// Callers of `sendWaiting` waiting for the send under way.
+    var sendersWaiting: Int { sent.count }
 
     func keep(_ entry: OutboxEntry) throws {
         entries.append(entry)
@@ -36,11 +41,17 @@ actor Outbox {
 
     /// Sends what waits, oldest first, through `post`, stopping at the first
     /// the server cannot take now; one refused for good is forgotten. Throws
-    /// only when the store cannot be written.
+    /// only when the store cannot be written. A send already under way (the
+    /// one a stream that opens starts) is waited for first, and what it left
+    /// is tried again: when this returns, every message that waited was tried.
     func sendWaiting(_ post: @Sendable (OutboxEntry) async throws(TailorError) -> Message) async throws {
-        guard !sending else { return }
+        while sending { await withCheckedContinuation { sent.append($0) } }
         sending = true
-        defer { sending = false }
+        defer {
+            sending = false
+            for waiter in sent { waiter.resume() }
+            sent = []
+        }
         for entry in entries {
             do {
                 _ = try await post(entry)
