@@ -89,8 +89,7 @@ extension Store {
             FROM feed_horizon h
             CROSS JOIN (SELECT coalesce(max(position), 0) AS position FROM changes) l
             CROSS JOIN (SELECT pg_current_snapshot()::text AS snapshot,
-                               CAST((SELECT coalesce(bool_and(pg_visible_in_snapshot(x, pg_current_snapshot())), true)
-                                     FROM pg_snapshot_xip(CAST(?3 AS pg_snapshot)) x) AS INTEGER) AS settled) s
+                               CAST((\(Self.hasEnded("?3"))) AS INTEGER) AS settled) s
             LEFT JOIN LATERAL (SELECT position, body FROM changes WHERE position > ?1 ORDER BY position LIMIT ?2) c ON true
             ORDER BY c.position
             """, position, limit, earlier) { row in
@@ -122,15 +121,20 @@ extension Store {
         let (latest, snapshot) = try expectRow(try connection.first(
             "SELECT coalesce(max(position), 0), pg_current_snapshot()::text FROM changes", binding: []) { ($0.int(0), $0.text(1)) })
         var waits = Int(patience / Self.settlingPause)
-        while try !expectRow(try connection.first("""
-            SELECT coalesce(bool_and(pg_visible_in_snapshot(x, pg_current_snapshot())), true) :: INTEGER
-            FROM pg_snapshot_xip(CAST(? AS pg_snapshot)) x
-            """, snapshot) { $0.int(0) != 0 }) {
+        while try !expectRow(try connection.first("SELECT CAST((\(Self.hasEnded("?"))) AS INTEGER)", snapshot) { $0.int(0) != 0 }) {
             guard waits > 0 else { return (latest, false) }
             waits -= 1
             usleep(useconds_t(Self.settlingPause * 1e6))
         }
         return (latest, true)
+    }
+
+    /// SQL: whether every transaction in progress at the snapshot `parameter`
+    /// names (a `pg_snapshot` as text; none when NULL) had ended when the
+    /// statement's own snapshot was taken.
+    private static func hasEnded(_ parameter: String) -> String {
+        "SELECT coalesce(bool_and(pg_visible_in_snapshot(x, pg_current_snapshot())), true) "
+            + "FROM pg_snapshot_xip(CAST(\(parameter) AS pg_snapshot)) x"
     }
 
     /// Seconds between two looks at whether the commits in progress ended.
