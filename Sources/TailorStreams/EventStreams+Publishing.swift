@@ -54,6 +54,7 @@ extension EventStreams {
             }
         }
         noteBuilds(on: lane, built: built.map(\.key), failed: failed)
+        var notificationsMade = 0
         let deliveries = lane.with { state -> DeliveryBatches in
             if let position { state.published = max(state.published, position) }
             var deliveries = DeliveryBatches()
@@ -61,12 +62,15 @@ extension EventStreams {
             // pass's, which the view models have, and ids must not go back
             // along a stream.
             for notification in notifications {
-                let event = notification.event
-                state.append(.notification(event, recipient: notification.recipient, chatID: notification.chatID))
+                state.append(.notification(notification))
                 let chatTopic = Topic.chat(id: notification.chatID, page: .latest)
+                var event: StreamEvent?
                 for subscriber in state.subscribers.streams(of: notification.recipient) where !subscriber.topics.contains(chatTopic) {
-                    if subscriber.pushNotification(event) { deliveries.add(subscriber) }
+                    let made = event ?? notification.event
+                    event = made
+                    if subscriber.pushNotification(made) { deliveries.add(subscriber) }
                 }
+                if event != nil { notificationsMade += 1 }
             }
             for topic in built {
                 // Built again with no change of its own, to the bytes its streams have: nothing to send.
@@ -83,7 +87,8 @@ extension EventStreams {
             }
             return deliveries
         }
-        eventsMade.add(built.count + notifications.count, ordering: .relaxed)
+        // A notification whose recipient has no stream here that shows no chat of it made none.
+        eventsMade.add(built.count + notificationsMade, ordering: .relaxed)
         deliveries.start()
         if memory.total > memory.budgetPerUser {
             await endLargestHolders(on: lane, users: Set(built.map(\.key.user) + notifications.map(\.recipient)))

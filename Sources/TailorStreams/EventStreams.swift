@@ -180,9 +180,10 @@ package final class EventStreams: Sendable {
                 case .change(_, let change):
                     guard change.user == subscriber.user else { continue }
                     changed += subscriber.topics.filter { change.touches($0) && !changed.contains($0) }
-                case .notification(let event, let recipient, let chatID):
-                    if event.id > last, recipient == subscriber.user && !subscriber.topics.contains(.chat(id: chatID, page: .latest)) {
-                        _ = subscriber.pushNotification(event)
+                case .notification(let notification):
+                    if notification.position > last, notification.recipient == subscriber.user,
+                       !subscriber.topics.contains(.chat(id: notification.chatID, page: .latest)) {
+                        _ = subscriber.pushNotification(notification.event)
                     }
                 }
             }

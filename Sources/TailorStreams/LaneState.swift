@@ -9,12 +9,14 @@ import TailorViews
 extension Lane {
     enum LogEntry {
         case change(id: Int64, TopicChange)
-        case notification(StreamEvent, recipient: Int, chatID: Int)
+        /// Kept as it came: most go to no stream (their recipient's are on
+        /// another server, or none is open), so its event is made only for one.
+        case notification(EventStreams.Notification)
 
         var id: Int64 {
             switch self {
             case .change(let id, _): id
-            case .notification(let event, _, _): event.id
+            case .notification(let notification): notification.position
             }
         }
     }
@@ -64,9 +66,7 @@ extension Lane {
         /// resumes from the log sees it, and the lane has published its position.
         mutating func logQuietWork(_ work: LaneInbox) {
             for change in work.changes { append(.change(id: work.position, change)) }
-            for notification in work.notifications {
-                append(.notification(notification.event, recipient: notification.recipient, chatID: notification.chatID))
-            }
+            for notification in work.notifications { append(.notification(notification)) }
             published = max(published, work.position)
         }
 

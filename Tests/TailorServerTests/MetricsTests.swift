@@ -136,4 +136,19 @@ import Testing
         #expect(after.events - before.events == 3)
         #expect(after.count - before.count == 2, "the last two messages shared one commit")
     }
+
+    /// An event is counted as published when some stream gets it: a message's
+    /// banner for a recipient whose only stream shows the chat is made for none.
+    @Test func aNotificationNoStreamTakesIsNotCountedAsPublished() throws {
+        let app = try TestApp()
+        let (alice, bob, chatID) = try app.aliceAndBobInAChat()
+        let stream = try SSEClient(port: app.port, token: bob.token, topics: "chat:\(chatID)")
+        _ = try stream.next()
+        let published = Sample(name: "tailor_stream_events_published_total", labels: [:])
+        let before = try Self.scrape(app)[published] ?? 0
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"on the screen"}"#)
+        _ = try stream.next(where: { $0.name == "chat" })
+        // Counted before the pass hands its events to the streams.
+        #expect(try Self.scrape(app)[published] ?? 0 == before + 1)
+    }
 }
