@@ -19,7 +19,7 @@ extension Application {
 
     /// What `/metrics` shows of the server now.
     static func sample(metrics: ServerMetrics, connections: WatchedCount, streams: EventStreams, readModel: ReadModel, database: Database,
-                       progress: FeedProgress, follower: FeedFollower?, presence: PresenceDriver) -> ServerMetrics.Sample {
+                       progress: FeedProgress, follower: FeedFollower?, presence: PresenceDriver, events: EventRouter) -> ServerMetrics.Sample {
         let cacheCounts = readModel.cache.counts
         let checkpoints = database.checkpoints
         let process = ProcessProbe.current
@@ -28,7 +28,8 @@ extension Application {
             connections: connections.current, streams: streams.subscriberCount,
             followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: readModel.cache.byteCount,
             feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, sqliteLogFrames: checkpoints.logFrames,
-            usersOnline: presence.usersOnline, otherServers: presence.otherServers, kept: readModel.directory.figures,
+            usersOnline: presence.usersOnline, otherServers: presence.otherServers, writerRestSeconds: events.restSeconds,
+            kept: readModel.directory.figures,
             totals: ServerMetrics.Totals(
                 eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                 cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,

@@ -64,7 +64,8 @@ public final class Application: Sendable {
             let feed: FeedApplier = if let follower { .follower(follower) }
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
             let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
-                                         feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay, feed: feed,
+                                         feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay,
+                                         servers: { 1 + presence.otherServers }, feed: feed,
                                          timers: loops.next(), observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
             let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),
                                      presence: presence)
@@ -74,7 +75,7 @@ public final class Application: Sendable {
             let routes = try Routes(configuration: configuration, context: context, streams: streams, pushKey: readModel.pushKey, metrics: metrics,
                                     shutdown: shutdownState) {
                 Self.sample(metrics: metrics, connections: connections, streams: streams, readModel: readModel, database: database,
-                            progress: progress, follower: follower, presence: presence)
+                            progress: progress, follower: follower, presence: presence, events: events)
             }
             server = try HTTPServer(configuration: configuration.server, group: loops, connections: connections,
                                     responder: routes.responder(configuration: configuration, auth: context.auth, progress: progress, database: database,

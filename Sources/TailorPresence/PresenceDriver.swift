@@ -105,6 +105,12 @@ package final class PresenceDriver: Sendable {
         lastSeenIn.finish()
     }
 
+    /// The other servers heard from within their lifetime: on PostgreSQL,
+    /// the others following the database (`PresenceChannel`).
+    package var otherServers: Int {
+        presence.change { $0.otherServerCount }
+    }
+
     /// Users shown online on any server, and the other servers heard from, for `/metrics`.
     package var counts: (usersOnline: Int, otherServers: Int) {
         presence.change { ($0.shownOnlineCount, $0.otherServerCount) }

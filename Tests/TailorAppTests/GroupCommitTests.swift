@@ -19,4 +19,14 @@ import Testing
     @Test func noDelayNeverRests() {
         #expect(GroupCommit(delay: 0).rest(waiting: 1) == 0)
     }
+
+    /// Each server's share of the writes comes as many times more slowly, and
+    /// each commit is followed by every server: the rest grows with them, to a bound.
+    @Test func severalServersOnOneDatabaseRestAsManyTimesLongerUpToABound() {
+        let commits = GroupCommit(delay: Self.millisecond)
+        #expect(commits.rest(waiting: 1, servers: 1) == Self.millisecond)
+        #expect(commits.rest(waiting: 1, servers: 3) == 3 * Self.millisecond)
+        #expect(commits.rest(waiting: 1, servers: 16) == UInt64(GroupCommit.mostServersCounted) * Self.millisecond)
+        #expect(commits.rest(waiting: GroupCommit.enoughEvents, servers: 3) == 0)
+    }
 }

@@ -109,6 +109,21 @@ import Testing
         }
     }
 
+    /// Each commit is followed by every server and each server's writes
+    /// come more slowly: the writer of one of two rests twice as long.
+    @Test func aWriterRestsLongerForEachServerFollowingTheDatabase() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let a = try TestApp(database: location)
+        let rest = MetricsTests.Sample(name: "tailor_writer_commit_rest_seconds", labels: [:])
+        let alone = try #require(try MetricsTests.scrape(a)[rest])
+        #expect(alone > 0)
+        let b = try TestApp(database: location)
+        let others = MetricsTests.Sample(name: "tailor_presence_other_servers", labels: [:])
+        let two = try MetricsTests.scrape(a) { $0[others] == 1 }
+        #expect(abs((two[rest] ?? 0) - 2 * alone) < 1e-9)
+        _ = b
+    }
+
     @Test func aStreamReadOnOneServerResumesOnTheOtherWithWhatFollowed() throws {
         let (a, b) = try twoServers()
         let alice = try a.user("alice")

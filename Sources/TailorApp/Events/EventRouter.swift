@@ -40,6 +40,8 @@ public final class EventRouter: Sendable {
     private let writerThread = SerialThread(name: "writer")
     private let writer: ThreadConfined<WriterConnection>
     private let groupCommit: GroupCommit
+    /// The servers following the database now, this one included (`GroupCommit`).
+    private let servers: @Sendable () -> Int
     private let now: @Sendable () -> Int
     private let quotas: Quotas
     private let pushDelay: Int
@@ -67,13 +69,14 @@ public final class EventRouter: Sendable {
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
     init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, quotas: Quotas, pushDelay: Int, feedWindow: Int,
-         commitDelay: Double, feed: FeedApplier, timers: EventLoop,
+         commitDelay: Double, servers: @escaping @Sendable () -> Int = { 1 }, feed: FeedApplier, timers: EventLoop,
          observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
         self.timers = timers
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
         self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin))
         groupCommit = GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))
+        self.servers = servers
         self.now = now
         self.quotas = quotas
         self.pushDelay = pushDelay
@@ -91,6 +94,11 @@ public final class EventRouter: Sendable {
             }
             if startWriter { writerThread.async { self.writeBatches() } }
         }
+    }
+
+    /// Seconds the writer rests after a batch now, for `/metrics`.
+    var restSeconds: Double {
+        Double(groupCommit.rest(waiting: 0, servers: servers())) / 1e9
     }
 
     /// What a readiness write came to.
@@ -153,7 +161,7 @@ public final class EventRouter: Sendable {
             }
             if batch.isEmpty { return }
             write(batch)
-            let rest = groupCommit.rest(waiting: queue.withLock { $0.pending.count })
+            let rest = groupCommit.rest(waiting: queue.withLock { $0.pending.count }, servers: servers())
             if rest > 0 { usleep(UInt32(rest / 1000)) }
         }
     }

@@ -9,6 +9,7 @@ enum MetricHelp {
         "tailor_connections_open": "Open connections.",
         "tailor_streams_open": "Open event streams.",
         "tailor_presence_users_online": "Users shown online, with a stream open on any server (the chatbot not counted).",
+        "tailor_writer_commit_rest_seconds": "Seconds the writer rests after a batch, for more writes to share the next commit: the commit delay times the servers following the database, up to 4.",
         "tailor_presence_other_servers": "Other servers whose presence signals were heard within their lifetime (PostgreSQL).",
         "tailor_stream_topics_followed": "Topics followed by event streams, each user's counted apart.",
         "tailor_stream_held_bytes": "Bytes of events queued for streams and not yet written.",

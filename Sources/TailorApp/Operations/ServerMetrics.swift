@@ -26,6 +26,8 @@ final class ServerMetrics: Sendable {
         var sqliteLogFrames = 0
         var usersOnline = 0
         var otherServers = 0
+        /// Seconds the writer rests after a batch now (`GroupCommit`).
+        var writerRestSeconds = 0.0
         var kept = ChatDirectory.Figures()
         var totals = Totals()
         /// This process's CPU time, resident memory and open files (`ProcessProbe`).
@@ -168,6 +170,7 @@ final class ServerMetrics: Sendable {
             if grown > 0 { FloatingPointCounter(label: "process_cpu_seconds_total", dimensions: [], factory: factory).increment(by: grown) }
             last.cpuSeconds = max(sample.cpuSeconds, last.cpuSeconds)
         }
+        Meter(label: "tailor_writer_commit_rest_seconds", dimensions: [], factory: factory).set(sample.writerRestSeconds)
         Meter(label: "process_start_time_seconds", dimensions: [], factory: factory).set(startTime)
         Meter(label: "tailor_build_info", dimensions: [("version", TailorVersion.number)], factory: factory).set(1)
         return MetricHelp.added(to: registry.emitToBuffer())
