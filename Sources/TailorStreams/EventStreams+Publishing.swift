@@ -87,7 +87,7 @@ extension EventStreams {
             }
             return deliveries
         }
-        // A notification whose recipient has no stream here that shows no chat of it made none.
+        // A notification no stream here took made no event.
         eventsMade.add(built.count + notificationsMade, ordering: .relaxed)
         deliveries.start()
         if memory.total > memory.budgetPerUser {

@@ -47,7 +47,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds before the chatbot reads and answers a message (\(defaults.botDelay)).")
     var botDelay: Double?
 
-    @Option(help: "Seconds the writer rests after a batch, so that the events arriving meanwhile share the next commit (\(defaults.commitDelay)); 0 never rests.")
+    @Option(help: "Seconds the writer rests after a batch, so that the events arriving meanwhile share the next commit (\(defaults.commitDelay)), times the servers following a PostgreSQL database (up to 4); 0 never rests.")
     var commitDelay: Double?
 
     @Option(help: "Seconds the writer waits for a lock another server's transaction holds, on PostgreSQL (\(defaults.lockWait)); past it that write gets 503 and the rest of its batch commits.")
