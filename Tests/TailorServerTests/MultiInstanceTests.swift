@@ -119,9 +119,8 @@ import Testing
         #expect(alone > 0)
         let b = try TestApp(database: location)
         let others = MetricsTests.Sample(name: "tailor_presence_other_servers", labels: [:])
-        let two = try MetricsTests.scrape(a) { $0[others] == 1 }
+        let two = try withExtendedLifetime(b) { try MetricsTests.scrape(a) { $0[others] == 1 } }
         #expect(abs((two[rest] ?? 0) - 2 * alone) < 1e-9)
-        _ = b
     }
 
     @Test func aStreamReadOnOneServerResumesOnTheOtherWithWhatFollowed() throws {
