@@ -144,9 +144,10 @@ package final class FeedFollower: Sendable {
             }
             let news = try waitForNews(on: connection, until: min(nextPoll, gapRead ?? .max), carrying: &carried)
             try applyKnown(on: connection, carried: &carried)
+            let ownLeft = writtenHere.withLock { !$0.isEmpty }
             // Entries known past a missing position: the commit that took it is
             // under way, and its notification comes first; one undone never comes.
-            if !carried.isEmpty || gaps.isWaiting || writtenHere.withLock({ !$0.isEmpty }) {
+            if !carried.isEmpty || gaps.isWaiting || ownLeft {
                 gapRead = gapRead ?? MonotonicClock.now + UInt64(Self.gapPause * 1e9)
             } else {
                 gapRead = nil
@@ -157,7 +158,7 @@ package final class FeedFollower: Sendable {
             case .notified(let needsRead): readNeeded = needsRead || !carried.isEmpty
             // One left waits behind a position missing: another server's, whose
             // commit may be visible before its notification comes.
-            case .committedHere: readNeeded = writtenHere.withLock { !$0.isEmpty }
+            case .committedHere: readNeeded = ownLeft
             case .timeUp: readNeeded = true
             }
         }
