@@ -272,7 +272,7 @@ package final class FeedFollower: Sendable {
     private func applyNext(on connection: PostgresConnection, gaps: inout FeedGaps) throws -> Bool {
         let from = progress.applied
         let store = Store(connection)
-        let page = try store.feedPage(after: from, limit: Self.batchSize, settling: gaps.waiting?.snapshot)
+        let page = try store.feedPage(after: from, limit: Self.batchSize, settling: gaps.waiting?.writers)
         readCount.add(1, ordering: .relaxed)
         latest.store(page.latest, ordering: .relaxed)
         guard !page.entries.isEmpty else { return false }
@@ -287,12 +287,14 @@ package final class FeedFollower: Sendable {
             return false
         }
         let waitedBelow = gaps.waiting?.below
-        let (count, unsettled) = gaps.applicable(after: from, positions: page.entries.map(\.position), snapshot: page.snapshot,
-                                                 earlierSettled: page.earlierSettled, now: MonotonicClock.now)
+        let (count, unsettled) = gaps.applicable(after: from, positions: page.entries.map(\.position), writersEnded: page.writersEnded,
+                                                 now: MonotonicClock.now)
         if unsettled, let waitedBelow {
             failures.log("the change feed's positions missing below \(waitedBelow) were given up after \(gaps.patienceSeconds) s "
-                + "while transactions begun before were still running: an entry one of them commits there is not applied here")
+                + "while writers' transactions begun before were still running: an entry one of them commits there is not applied here")
         }
+        // After the read: every transaction that could fill the gap and had not ended by then.
+        if gaps.needsWriters { gaps.note(writers: try store.writersInProgress()) }
         guard count > 0 else { return false }
         try connection.readTransaction {
             let snapshot = FeedSnapshot(takenWhenRead: store, pastApplied: from)

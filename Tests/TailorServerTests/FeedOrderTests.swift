@@ -32,6 +32,8 @@ import Testing
             _ = try stream.next()
             other = try PostgresConnection(url: url)
             watcher = try PostgresConnection(url: url)
+            // Named as every server's writer is: a commit of another server's.
+            try Store.name(other, with: PostgresSessionSettings.writerNameSuffix)
             try other.execute("BEGIN")
             let id = try #require(Int(chatID))
             let chat = try #require(try other.first("SELECT user_a, user_b, created_at FROM chats WHERE id = ?", id) {
@@ -89,5 +91,35 @@ import Testing
         let shown = try setting.stream.next(where: { setting.texts(of: $0).last == "after" })
         #expect(setting.texts(of: shown) == ["after"])
         #expect(try setting.textsShown() == ["after"])
+    }
+
+    /// Another program's transaction that has an id, in this database or in
+    /// another of the same PostgreSQL server (a batch job, a migration, an
+    /// operator's session), draws no position: a position undone beside it is
+    /// given up as soon as the writer's transaction that took it ends, not
+    /// after the patience for what cannot be told apart (the stream's read
+    /// timeout is shorter than that).
+    @Test(arguments: [false, true]) func anUndonePositionIsGivenUpAtOnceBesideAnotherProgramsTransaction(inAnotherDatabase: Bool) throws {
+        let setting = try Setting()
+        let server = try #require(TestDatabase.serverURL)
+        let holder = try PostgresConnection(url: inAnotherDatabase ? Self.url(server, database: "postgres") : server)
+        // Held as long as the program likes, as PostgreSQL lets it by default.
+        try holder.execute("SET idle_in_transaction_session_timeout = 0")
+        try holder.execute("BEGIN")
+        #expect(try holder.first("SELECT pg_current_xact_id()::text", binding: []) { $0.text(0) } != nil)
+        let answered = try setting.sendAfter()
+        try setting.other.execute("ROLLBACK")
+        answered.wait()
+        let shown = try setting.stream.next(where: { setting.texts(of: $0).last == "after" })
+        #expect(setting.texts(of: shown) == ["after"])
+        #expect(try setting.textsShown() == ["after"])
+        try holder.execute("ROLLBACK")
+    }
+
+    /// `url` with its database (the path) replaced.
+    static func url(_ url: String, database: String) -> String {
+        guard let slash = url.range(of: "/", options: .backwards, range: url.range(of: "://")!.upperBound..<url.endIndex) else { return url }
+        let rest = url[slash.upperBound...].firstIndex(of: "?").map { String(url[$0...]) } ?? ""
+        return url[..<slash.upperBound] + database + rest
     }
 }

@@ -6,9 +6,7 @@ public struct FeedPage: Sendable {
     public var latest = 0
     /// Entries at or below this position were pruned.
     public var horizon = 0
-    /// The snapshot the page was read in (PostgreSQL's `pg_snapshot`, as text).
-    public var snapshot = ""
-    /// Whether every transaction in progress at the snapshot the read was
-    /// asked to settle had ended when this one was taken (`FeedGaps`).
-    public var earlierSettled = true
+    /// Whether every writer's transaction the read was asked to settle had
+    /// ended when its snapshot was taken (`FeedGaps`).
+    public var writersEnded = true
 }

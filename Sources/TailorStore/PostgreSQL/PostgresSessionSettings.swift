@@ -31,9 +31,13 @@ public struct PostgresSessionSettings: Sendable, Equatable {
     public func waitingForLocks(atMost wait: Duration) -> PostgresSessionSettings {
         var settings = self
         settings.lockWait = wait
-        settings.nameSuffix = "-writer"
+        settings.nameSuffix = Self.writerNameSuffix
         return settings
     }
+
+    /// The end of every writer's `application_name`, on every server: the
+    /// feed's followers wait for these sessions' transactions alone.
+    public static let writerNameSuffix = "-writer"
 
     /// libpq's connection options, given before the URL so that the URL's win.
     var connectionOptions: [(key: String, value: String)] {

@@ -77,29 +77,49 @@ extension Store {
     }
 
     /// What a server following PostgreSQL's feed reads at once: up to `limit`
-    /// entries after `position`, in order, with the latest position, the
-    /// horizon and the snapshot as of the same statement, and whether every
-    /// transaction in progress at `earlier` (a snapshot a read returned
-    /// before) had ended when it began. One statement, one round trip: the
-    /// follower reads after nearly every commit.
-    public func feedPage(after position: Int, limit: Int, settling earlier: String? = nil) throws -> FeedPage {
+    /// entries after `position`, in order, with the latest position and the
+    /// horizon as of the same statement, and whether every transaction of
+    /// `writers` (as `writersInProgress` gave them) had ended when it began.
+    /// One statement, one round trip: the follower reads after nearly every commit.
+    public func feedPage(after position: Int, limit: Int, settling writers: String? = nil) throws -> FeedPage {
         var page = FeedPage()
         _ = try connection.query("""
-            SELECT h.position, l.position, s.snapshot, s.settled, c.position, c.body
+            SELECT h.position, l.position, CAST((\(Self.hasEnded("?3"))) AS INTEGER), c.position, c.body
             FROM feed_horizon h
             CROSS JOIN (SELECT coalesce(max(position), 0) AS position FROM changes) l
-            CROSS JOIN (SELECT pg_current_snapshot()::text AS snapshot,
-                               CAST((\(Self.hasEnded("?3"))) AS INTEGER) AS settled) s
             LEFT JOIN LATERAL (SELECT position, body FROM changes WHERE position > ?1 ORDER BY position LIMIT ?2) c ON true
             ORDER BY c.position
-            """, position, limit, earlier) { row in
+            """, position, limit, writers) { row in
             page.horizon = row.int(0)
             page.latest = row.int(1)
-            page.snapshot = row.text(2)
-            page.earlierSettled = row.int(3) != 0
-            if let position = row.optionalInt(4) { page.entries.append((position, row.blob(5))) }
+            page.writersEnded = row.int(2) != 0
+            if let position = row.optionalInt(3) { page.entries.append((position, row.blob(4))) }
         }
         return page
+    }
+
+    /// The transactions that may still commit an entry of the feed: those of
+    /// every server's writer on this database (`PostgresSessionSettings`
+    /// names its connection), and those no session can be told for (a
+    /// prepared transaction), as a list of `xid8` in text. Other programs'
+    /// transactions, and other databases', are not in it: they draw no
+    /// position. Every transaction holds a lock on its own id while it runs,
+    /// which `pg_locks` shows whoever's it is, and `pg_stat_activity` shows
+    /// every session's database and name. `pg_locks` gives 32-bit ids: each is
+    /// made whole from the snapshot's oldest, which no running one precedes.
+    ///
+    /// Read once a snapshot has shown what is missing, it holds every
+    /// transaction that could fill it and has not ended by then.
+    public func writersInProgress() throws -> String {
+        try expectRow(try connection.first("""
+            WITH s AS (SELECT CAST(CAST(pg_snapshot_xmin(pg_current_snapshot()) AS TEXT) AS BIGINT) AS xmin)
+            SELECT CAST(coalesce(array_agg(CAST(CAST(
+                       s.xmin + ((CAST(CAST(l.transactionid AS TEXT) AS BIGINT) - s.xmin) % 4294967296 + 4294967296) % 4294967296
+                   AS TEXT) AS xid8)), '{}') AS TEXT)
+            FROM s, pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+              AND (l.pid IS NULL OR (a.datname = current_database() AND a.application_name LIKE '%' || ?))
+            """, PostgresSessionSettings.writerNameSuffix) { $0.text(0) })
     }
 
     /// Which entries past `applied` the snapshot of the read transaction this
@@ -112,16 +132,16 @@ extension Store {
     }
 
     /// The position a server starts following PostgreSQL's feed from: the
-    /// latest visible, once every commit in progress when it was read has
-    /// ended, so that no entry before it can still come. Past `patience`
-    /// seconds (a long transaction of some other program) it starts there all
+    /// latest visible, once every writer's transaction in progress when it was
+    /// read has ended, so that no entry before it can still come. Past
+    /// `patience` seconds (a writer that does not end) it starts there all
     /// the same; `settled` says whether it waited long enough.
     public func settledPosition(patience: Double = 10) throws -> (position: Int, settled: Bool) {
         guard connection.engine == .postgres else { return (try lastPosition(), true) }
-        let (latest, snapshot) = try expectRow(try connection.first(
-            "SELECT coalesce(max(position), 0), pg_current_snapshot()::text FROM changes", binding: []) { ($0.int(0), $0.text(1)) })
+        let latest = try lastPosition()
+        let writers = try writersInProgress()
         var waits = Int(patience / Self.settlingPause)
-        while try !expectRow(try connection.first("SELECT CAST((\(Self.hasEnded("?"))) AS INTEGER)", snapshot) { $0.int(0) != 0 }) {
+        while try !expectRow(try connection.first("SELECT CAST((\(Self.hasEnded("?"))) AS INTEGER)", writers) { $0.int(0) != 0 }) {
             guard waits > 0 else { return (latest, false) }
             waits -= 1
             usleep(useconds_t(Self.settlingPause * 1e6))
@@ -129,12 +149,12 @@ extension Store {
         return (latest, true)
     }
 
-    /// SQL: whether every transaction in progress at the snapshot `parameter`
-    /// names (a `pg_snapshot` as text; none when NULL) had ended when the
-    /// statement's own snapshot was taken.
+    /// SQL: whether every transaction of the list `parameter` names (`xid8`
+    /// in text, as `writersInProgress` gives; none when NULL) had ended when
+    /// the statement's own snapshot was taken.
     private static func hasEnded(_ parameter: String) -> String {
         "SELECT coalesce(bool_and(pg_visible_in_snapshot(x, pg_current_snapshot())), true) "
-            + "FROM pg_snapshot_xip(CAST(\(parameter) AS pg_snapshot)) x"
+            + "FROM unnest(CAST(\(parameter) AS xid8[])) x"
     }
 
     /// Seconds between two looks at whether the commits in progress ended.
