@@ -160,9 +160,6 @@ package final class EventStreams: Sendable {
     /// Registers `subscriber` and queues its first events: every topic's current
     /// view model, or after a resume only what changed since `lastEventID`.
     private func subscribe(_ subscriber: Subscriber, lastEventID: Int64?) async -> Bool {
-        // The view models built below show every change up to here: an event
-        // of one of those published later would only repeat them.
-        let shown = applied.load(ordering: .acquiring)
         let lane = lane(of: subscriber.user)
         let resendTopics = await lane.ask { [streamChangesIn] state -> [Topic]? in
             guard !state.closed else { return nil }
@@ -193,6 +190,12 @@ package final class EventStreams: Sendable {
             // Closed for shutdown: it was never indexed.
             return false
         }
+        // Read once the stream is indexed and the lane has logged what waited
+        // for it, before the view models are built: they show every change up
+        // to here, and every change the lane published before this (each is
+        // applied before it is handed over); an event of one of those
+        // published later would only repeat them.
+        let shown = applied.load(ordering: .acquiring)
         // Each topic's first view model, built before any is queued.
         var firsts: [(topic: Topic, bytes: SharedBytes, layout: JSONLayout?)] = []
         for topic in resendTopics {

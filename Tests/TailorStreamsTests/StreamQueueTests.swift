@@ -202,8 +202,27 @@ import Testing
         #expect(rebuilt.mustDeliver)
         #expect(Self.ids(queue.deliver()) == [9])
         _ = queue.wrote()
-        let next = queue.push(Self.update(11), at: 0)
+        let next = queue.push(Self.update(11, #"{"n":11}"#), at: 0)
         #expect(next.mustDeliver)
+    }
+
+    /// The first view model was built once a change was applied, and queued
+    /// before the lane published it: the change's event, at a later position
+    /// than the one read before the build, brings the same bytes again.
+    @Test func aChangeWithTheFirstViewModelsBytesIsNotSentAgain() {
+        var queue = StreamQueue(topicCount: 1, takesPatches: false)
+        _ = queue.pushInitial(Self.event(8, "chat", #"{"n":9}"#), version: TopicUpdate.unknown, showing: 8, at: 0)
+        _ = queue.start()
+        _ = queue.wrote()
+        let same = queue.push(Self.update(9, #"{"n":9}"#), at: 0)
+        #expect(!same.mustDeliver && queue.queuedCount == 0)
+        let next = queue.push(Self.update(10, #"{"n":10}"#), at: 0)
+        #expect(next.mustDeliver)
+        #expect(Self.ids(queue.deliver()) == [10])
+        _ = queue.wrote()
+        // Once a change came, the same bytes again are a change's to send (a
+        // message deleted and the view back where it was).
+        #expect(queue.push(Self.update(11, #"{"n":9}"#), at: 0).mustDeliver)
     }
 
     @Test func aStreamOfPatchesGetsEveryVersionEvenALateOne() {
