@@ -49,6 +49,11 @@ public final class Application: Sendable {
             let streams = EventStreams(views: readModel.views, position: Int64(position), loops: loops.loops,
                                        memory: StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser),
                                        logger: logger)
+            do {
+                streams.logEarlier(try EarlierNotifications.read(from: Store(writer), through: position))
+            } catch {
+                logger.warning("the notifications of messages from before the start could not be read: a stream resuming from before it gets only its view models: \(error)")
+            }
             let presence = try PresenceDriver(configuration: configuration, readModel: readModel, database: database, streams: streams,
                                               executor: loops.next(), now: now, logger: logger)
             let news = FeedNews(botID: readModel.botID)

@@ -63,6 +63,13 @@ public final class FeedAppender {
         }
     }
 
+    /// On SQLite, the position the writer's transaction under way takes when
+    /// it commits: positions come from memory and every commit appends last.
+    /// Nil on PostgreSQL, where it is drawn in the commit's last statement.
+    public var upcomingPosition: Int? {
+        engine == .sqlite ? next : nil
+    }
+
     /// The transaction that took positions was undone, its reservation with
     /// it: the next commit reserves again. (A pruning undone waits for the
     /// next one, which prunes what it left.)

@@ -125,6 +125,23 @@ package final class EventStreams: Sendable {
 
     // MARK: - Streams
 
+    /// Notifications of messages committed before the server started, read
+    /// back from the database in position order, all at or before the
+    /// position the streams started at: logged first, so that a stream that
+    /// resumes from before the start still gets those after its last event.
+    /// Call before any stream opens, from a thread that may block.
+    package func logEarlier(_ notifications: [Notification]) {
+        var byLane = [[Notification]](repeating: [], count: lanes.count)
+        for notification in notifications { byLane[lane(of: notification.recipient).index].append(notification) }
+        for (lane, held) in zip(lanes, byLane) where !held.isEmpty {
+            _ = lane.askAndWait { state in
+                precondition(state.log.isEmpty, "notifications from before the start logged after the log began")
+                for notification in held { state.append(.notification(notification)) }
+                return [Int]()
+            }
+        }
+    }
+
     /// Subscribes one stream and sets it going on its user's lane's loop,
     /// where it is written until its peer leaves, it falls too far behind, or
     /// the server shuts down. Returns once it is going: the stream needs no
@@ -168,14 +185,15 @@ package final class EventStreams: Sendable {
             state.subscribers.insert(subscriber)
             // On the lane's loop, as its closing is: they come in order.
             streamChangesIn.yield(StreamChange(user: subscriber.user, opened: true))
-            guard let last = lastEventID, last >= state.loggedSince, last <= state.published else {
-                return subscriber.topics
-            }
+            guard let last = lastEventID, last <= state.published else { return subscriber.topics }
+            // From before the log (a restart since, or another server's id
+            // from long ago): every view model anew, and the notifications held.
+            let changesKnown = last >= state.loggedSince
             var changed: [Topic] = []
             for entry in state.entries where entry.id >= last {
                 switch entry {
                 case .change(_, let change):
-                    guard change.user == subscriber.user else { continue }
+                    guard changesKnown, change.user == subscriber.user else { continue }
                     changed += subscriber.topics.filter { change.touches($0) && !changed.contains($0) }
                 case .notification(let notification):
                     if notification.position > last, notification.recipient == subscriber.user,
@@ -184,7 +202,7 @@ package final class EventStreams: Sendable {
                     }
                 }
             }
-            return changed
+            return changesKnown ? changed : subscriber.topics
         }
         guard let resendTopics else {
             // Closed for shutdown: it was never indexed.

@@ -45,7 +45,8 @@ import Testing
         @discardableResult
         func apply(contentsOf events: [Event]) throws -> [EventOutcome] {
             clock += 1_000
-            let applier = EventApplier(store: store, quotas: Quotas(), committedChats: committedChats, pushDelay: 0)
+            let applier = EventApplier(store: store, quotas: Quotas(), committedChats: committedChats, pushDelay: 0,
+                                       feed: try FeedAppender(store: store, window: 1))
             let outcomes = try connection.transaction { try events.map { try applier.apply($0, at: clock) } }
             committedChats.noteCommitted(outcomes.map { .success($0) })
             directory.committed(outcomes.flatMap(Change.changes(of:)), at: clock, snapshot: FeedSnapshot(store, showing: clock))

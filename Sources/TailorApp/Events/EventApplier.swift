@@ -14,6 +14,8 @@ struct EventApplier {
     let committedChats: CommittedChats
     /// Milliseconds from a message to its pushes (see `PushSettings.delay`).
     let pushDelay: Int
+    /// Where the transaction's entry goes in the feed: a message keeps its position where it can.
+    let feed: FeedAppender
 
     /// The chat, from those known committed or else the store.
     private func chat(id: Int) throws -> Chat? {
@@ -56,7 +58,7 @@ struct EventApplier {
         case .message(.send(let chatID, let sender, let text, let clientID)):
             guard let chat = try chat(id: chatID), chat.includes(sender) else { throw StoreError.notFound }
             return store.insertMessage(chat: chatID, sender: sender, text: text, clientID: clientID, recipient: chat.contact(of: sender),
-                                       pushDue: now + pushDelay, at: now)
+                                       pushDue: now + pushDelay, position: feed.upcomingPosition, at: now)
                 .then { .messageSent($0.message, in: chat, duplicate: $0.duplicate, pushes: $0.pushes) }
 
         case .message(.read(let chatID, let reader)):

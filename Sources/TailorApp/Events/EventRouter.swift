@@ -169,7 +169,8 @@ public final class EventRouter: Sendable {
     private func write(_ batch: [Pending]) {
         let connection = writer.value.connection
         let store = Store(connection)
-        let applier = EventApplier(store: store, quotas: quotas, committedChats: writer.value.committedChats, pushDelay: pushDelay)
+        let applier = EventApplier(store: store, quotas: quotas, committedChats: writer.value.committedChats, pushDelay: pushDelay,
+                                   feed: writer.value.feed)
         let events = batch.map(\.event)
         // The batch's chats, made only when some are to be tried rather than waited for.
         func chats() -> Set<Int> { Set(events.compactMap { EventApplier.lockedChat(of: $0)?.chat }) }

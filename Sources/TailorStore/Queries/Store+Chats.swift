@@ -81,17 +81,19 @@ extension Store {
     /// statement on PostgreSQL; `pushes` says how many.
     /// The answer comes with the next round trip (see `Later`): a batch sends
     /// all its messages at once.
+    /// `position`: on SQLite, the feed position the transaction's commit
+    /// takes (`FeedAppender.upcomingPosition`), kept with the message.
     public func insertMessage(chat: Int, sender: Int, text: String, clientID: String?, recipient: Int? = nil, pushDue: Int = 0,
-                              at now: Int) -> Later<(message: Message, duplicate: Bool, pushes: Int)> {
+                              position: Int? = nil, at now: Int) -> Later<(message: Message, duplicate: Bool, pushes: Int)> {
         let stored: Later<(id: Int, pushes: Int)?>
         switch connection.engine {
         case .sqlite:
             // Statements run at once here: the pushes are queued now, once.
             let id = connection.insertLater("""
-                INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at) SELECT ?1, ?2, ?3, ?4, ?5
+                INSERT INTO messages (chat_id, sender_id, text, client_id, sent_at, position) SELECT ?1, ?2, ?3, ?4, ?5, ?6
                 WHERE NOT EXISTS (\(Self.blockOf("?1")))
                 ON CONFLICT (chat_id, sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
-                """, chat, sender, text, clientID, now)
+                """, chat, sender, text, clientID, now, position)
             stored = Later(result: Result {
                 try id.value().map { id in (id, try recipient.map { try queuePushes(of: id, to: $0, due: pushDue).value() } ?? 0) }
             })

@@ -246,6 +246,13 @@ public enum SQLiteSchema {
         ALTER TABLE users ADD COLUMN disabled_at INTEGER;
         ALTER TABLE chat_members ADD COLUMN blocked_at INTEGER;
         """,
+        // 15: the feed position of the commit that stored each message: one
+        // server owns the file and keeps no entries, so this is how the
+        // notifications of messages from before a restart are found again
+        // (`Store.recentNotifications`). Messages stored before have none.
+        """
+        ALTER TABLE messages ADD COLUMN position INTEGER;
+        """,
     ]
 
     /// The version a database has once every migration is applied.
