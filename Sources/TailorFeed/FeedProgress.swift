@@ -67,8 +67,9 @@ package final class FeedProgress: Sendable {
     /// when it is), or `answer(false)` after `seconds` if it is not by then:
     /// exactly one of the two. Waits given up leave nothing behind, so that
     /// waits for positions that never come do not pile up. The look for waits
-    /// given up is a dispatch timer, not a task, so that it comes even when
-    /// the shared pool of tasks is busy.
+    /// given up is a timer of a loop (`EventLoop.after`), a task that runs on
+    /// that loop's own thread, so that it comes even when the shared pool of
+    /// tasks is busy.
     /// `committedHere`: the position is this server's own commit.
     package func whenApplied(_ position: Int, committedHere: Bool = false, within seconds: Double,
                              _ answer: @escaping @Sendable (Bool) -> Void) {

@@ -44,11 +44,13 @@ package struct StreamQueue {
     /// up to, by place: a change at or before it, published late, is no news
     /// to a stream of whole view models.
     private var shown: [Int64]
-    /// For a stream of whole view models: each topic's first view model, by
-    /// place, until a change brings another. A change built from the same
-    /// state (committed while the first was built, published after it) has
-    /// the same bytes, and is no news either.
-    private var firstJSON: [SharedBytes?]
+    /// For a stream of whole view models: the bytes of each topic's latest
+    /// view model queued, by place. A pass builds from the state as it is, so
+    /// one that comes behind the feed (a first view model built while a
+    /// change was applied, a pass while the next entries were) shows later
+    /// changes, whose own passes then build the same bytes: no news, not
+    /// sent. The bytes are the pass's, shared with the user's other streams.
+    private var lastJSON: [SharedBytes?]
     private var heartbeatDue = false
 
     /// Notifications held for a stream that is not reading; past this it is
@@ -60,7 +62,7 @@ package struct StreamQueue {
         precondition(topicCount <= UInt64.bitWidth, "a stream follows at most 64 topics")
         pending = Array(repeating: nil, count: topicCount)
         shown = Array(repeating: 0, count: topicCount)
-        firstJSON = takesPatches ? [] : Array(repeating: nil, count: topicCount)
+        lastJSON = takesPatches ? [] : Array(repeating: nil, count: topicCount)
         versions = takesPatches ? Array(repeating: TopicUpdate.unknown, count: topicCount) : []
     }
 
@@ -184,23 +186,21 @@ package struct StreamQueue {
     package mutating func pushInitial(_ event: StreamEvent, version: UInt64, showing shown: Int64, at place: Int) -> Int {
         self.shown[place] = shown
         guard changed & (1 << place) == 0 else { return 0 }
-        if versions.isEmpty { firstJSON[place] = event.json } else { versions[place] = version }
+        if versions.isEmpty { lastJSON[place] = event.json } else { versions[place] = version }
         return setPending(event, at: place)
     }
 
     /// A topic's new view model or its patch, replacing what of the topic is
     /// not yet sent. A stream of whole view models gets nothing for a change
     /// its first view model already shows (committed before the stream
-    /// opened, published after), nor one with its first view model's bytes;
+    /// opened, published after), nor one with the bytes of the one before;
     /// a stream of patches gets every version, since each patch names the
-    /// event it applies to.
+    /// event it applies to (its lane sends no version twice).
     package mutating func push(_ update: TopicUpdate, at place: Int) -> Queued {
         if versions.isEmpty && !update.isRebuild {
             if update.whole.id <= shown[place] { return Queued() }
-            if let first = firstJSON[place] {
-                if first.hasSameBytes(as: update.whole.json) { return Queued() }
-                firstJSON[place] = nil
-            }
+            if let last = lastJSON[place], last.hasSameBytes(as: update.whole.json) { return Queued() }
+            lastJSON[place] = update.whole.json
         }
         changed |= 1 << place
         let delta = setPending(event(of: update, at: place), at: place)

@@ -56,18 +56,12 @@ struct ChatsHeldElsewhere {
 /// A write refused because another server's transaction holds its chat: it
 /// was not stored, and may be sent again (`Retry-After`) once that
 /// transaction ends, by its commit or by PostgreSQL's idle timeout.
-struct HeldElsewhere: DatabaseFailure {
+/// The writer's own finding, not a failure of the database: answered as a
+/// lock wait run out is (`APIError.locked`).
+struct HeldElsewhere: Error, CustomStringConvertible {
     let chat: Int
 
     var description: String {
         "chat \(chat) is locked by another server's transaction that has not ended; the write was not stored"
     }
-
-    var isStorageFull: Bool { false }
-    var mayPass: Bool { true }
-    var isConnectionLost: Bool { false }
-    var isUniqueViolation: Bool { false }
-    var isConflictWithAnotherTransaction: Bool { false }
-    var isLockWaitTimeout: Bool { true }
-    var isConstraintViolation: Bool { false }
 }

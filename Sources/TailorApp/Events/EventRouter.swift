@@ -111,8 +111,8 @@ public final class EventRouter: Sendable {
 
     /// Commits a small write on the writer's thread, behind the events waiting
     /// there: proof that the database takes writes and that the writer runs.
-    /// The timer is a dispatch timer, not a task, so that it fires even when
-    /// the shared pool of tasks is busy.
+    /// The timer is a loop's (`EventLoop.after`), a task on that loop's own
+    /// thread, so that it fires even when the shared pool of tasks is busy.
     func checkWrites(within seconds: Double) async -> WriteCheck {
         await withCheckedContinuation { (continuation: CheckedContinuation<WriteCheck, Never>) in
             // Answered once, by the writer's thread or by the timer's loop, whichever is first.
@@ -294,10 +294,9 @@ extension EventRouter {
         (error as? any DatabaseFailure)?.isConflictWithAnotherTransaction == true
     }
 
-    /// A lock another transaction holds was not granted in time (and not
-    /// because the writer itself found the chat held: that is one event's answer).
+    /// A lock another transaction holds was not granted in time.
     private static func isLockWaitTimeout(_ error: any Error) -> Bool {
-        !(error is HeldElsewhere) && (error as? any DatabaseFailure)?.isLockWaitTimeout == true
+        (error as? any DatabaseFailure)?.isLockWaitTimeout == true
     }
 
     /// Records the batch's changes in the feed, in its transaction; nil when

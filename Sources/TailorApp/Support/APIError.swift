@@ -52,6 +52,7 @@ enum APIError {
     /// that may pass say when to try again; anything else is the server's own
     /// fault (500).
     static func answer(for failure: any Error) -> HTTPError? {
+        if failure is HeldElsewhere { return locked }
         guard let failure = failure as? any DatabaseFailure else { return nil }
         if failure.isStorageFull { return storageFull }
         if failure.isLockWaitTimeout { return locked }

@@ -31,12 +31,11 @@ extension Store {
             INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?1 AS BYTEA) FROM own
             WHERE own.id IS NOT NULL RETURNING position
             """
-        guard let postgres = connection as? PostgresConnection else {
-            return try expectRow(try connection.firstCommitting(append, body) { $0.int(0) })
-        }
+        // SQLite's feed keeps no entries (`FeedAppender`): only PostgreSQL's writer comes here.
+        guard let postgres = connection as? PostgresConnection else { preconditionFailure("the feed's entries are PostgreSQL's") }
         let notify = """
             SELECT set_config('synchronous_commit', 'off', true),
-                   pg_notify('tailor_feed_' || current_schema(),
+                   pg_notify('\(Self.feedChannelPrefix)' || current_schema(),
                              currval('changes_position')::text || ' ' || ?1 || coalesce(' ' || CAST(?2 AS TEXT), ''))
             """
         return try expectRow(try postgres.firstCommitting(append, binding: [body], thenApart: (notify, [origin, carried])) { $0.int(0) })
@@ -52,9 +51,12 @@ extension Store {
     /// is half the wake-ups of two.
     public static func listenToFeed(on connection: PostgresConnection, namedWith suffix: String, andToPresence: Bool = false) throws {
         try name(connection, with: suffix)
-        try listen(on: connection, to: "tailor_feed_")
+        try listen(on: connection, to: feedChannelPrefix)
         if andToPresence { try listen(on: connection, to: presenceChannel) }
     }
+
+    /// The start of the feed's notification channel, which the schema's name ends.
+    static let feedChannelPrefix = "tailor_feed_"
 
     /// Adds `suffix` to the connection's application name.
     public static func name(_ connection: PostgresConnection, with suffix: String) throws {
