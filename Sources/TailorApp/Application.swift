@@ -70,6 +70,7 @@ public final class Application: Sendable {
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
             let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
                                          feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay,
+                                         idleTransactionTimeout: configuration.postgresSettings.idleInTransaction,
                                          servers: { 1 + presence.otherServers }, feed: feed,
                                          timers: loops.next(), observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
             let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),

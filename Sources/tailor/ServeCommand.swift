@@ -53,7 +53,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds the writer waits for a lock another server's transaction holds, on PostgreSQL (\(defaults.lockWait)); past it that write gets 503 and the rest of its batch commits.")
     var lockWait: Double?
 
-    @Option(help: "Seconds PostgreSQL lets a transaction of this server wait for it before it ends the session and undoes it (\(defaults.idleTransactionTimeout)).")
+    @Option(help: "Seconds PostgreSQL lets a transaction of this server wait for it before it ends the session and undoes it (\(defaults.idleTransactionTimeout)); after a lock wait runs out, the writer waits only briefly for locks for twice this, and remembers a chat found held for twelve times this. Give every server of a database the same.")
     var idleTransactionTimeout: Double?
 
     @Option(help: "Seconds between heartbeat comments on event streams (\(defaults.heartbeat)).")

@@ -19,24 +19,36 @@ struct ChatsHeldElsewhere {
     /// Until when batches wait only briefly for a lock.
     private var briefUntil: UInt64 = 0
 
-    /// Nanoseconds lock waits stay brief after one ran out: longer than
-    /// PostgreSQL lets a transaction idle (its default), so that the other
-    /// server's transaction has ended by then.
-    static let briefFor: UInt64 = 10_000_000_000
+    /// Nanoseconds lock waits stay brief after one ran out: twice as long as
+    /// PostgreSQL lets a transaction of ours idle (`--idle-transaction-timeout`),
+    /// so that the other server's transaction has ended by then.
+    let briefFor: UInt64
+    /// Nanoseconds after which a chat found held and not asked for since is
+    /// let go: PostgreSQL ends an abandoned transaction well before.
+    let forgetAfter: UInt64
+
+    /// Both windows follow `idleTransactionTimeout`, the servers' own
+    /// (every server of a database is given the same).
+    init(idleTransactionTimeout: Duration) {
+        let idle = Self.nanoseconds(idleTransactionTimeout)
+        briefFor = 2 * idle
+        forgetAfter = 12 * idle
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
+    }
 
     /// A lock wait ran out: waits are brief for a while.
     mutating func lockWaitRanOut(at now: UInt64 = MonotonicClock.now) {
-        briefUntil = now + Self.briefFor
+        briefUntil = now + briefFor
     }
 
     /// Whether a batch now waits only briefly for a lock.
     func waitsBriefly(at now: UInt64 = MonotonicClock.now) -> Bool {
         now < briefUntil
     }
-
-    /// A chat found held this long ago and not asked for since is let go:
-    /// PostgreSQL ends an abandoned transaction well before.
-    static let forgetAfter: UInt64 = 60_000_000_000
 
     /// Those of `chats` found held and not taken since; `chats` is made only when some are.
     func among(_ chats: @autoclosure () -> Set<Int>) -> Set<Int> {
@@ -47,7 +59,7 @@ struct ChatsHeldElsewhere {
     mutating func tried(_ tried: Set<Int>, held: Set<Int>, at now: UInt64 = MonotonicClock.now) {
         for chat in tried.subtracting(held) { found[chat] = nil }
         for chat in held where found[chat] == nil { found[chat] = now }
-        if !held.isEmpty { found = found.filter { now &- $0.value < Self.forgetAfter } }
+        if !held.isEmpty { found = found.filter { now &- $0.value < forgetAfter } }
     }
 
     var count: Int { found.count }

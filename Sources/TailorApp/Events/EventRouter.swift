@@ -69,12 +69,14 @@ public final class EventRouter: Sendable {
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
     init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, quotas: Quotas, pushDelay: Int, feedWindow: Int,
-         commitDelay: Double, servers: @escaping @Sendable () -> Int = { 1 }, feed: FeedApplier, timers: EventLoop,
+         commitDelay: Double, idleTransactionTimeout: Duration = .seconds(5), servers: @escaping @Sendable () -> Int = { 1 },
+         feed: FeedApplier, timers: EventLoop,
          observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
         self.timers = timers
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
-        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin))
+        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin,
+                                                          heldElsewhere: ChatsHeldElsewhere(idleTransactionTimeout: idleTransactionTimeout)))
         groupCommit = GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))
         self.servers = servers
         self.now = now
@@ -324,10 +326,11 @@ private final class WriterConnection {
     let connection: any DatabaseConnection
     let feed: FeedAppender
     let committedChats = CommittedChats()
-    var heldElsewhere = ChatsHeldElsewhere()
+    var heldElsewhere: ChatsHeldElsewhere
 
-    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String) throws {
+    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String, heldElsewhere: ChatsHeldElsewhere) throws {
         self.connection = connection
+        self.heldElsewhere = heldElsewhere
         feed = try FeedAppender(store: Store(connection), window: feedWindow, origin: origin)
     }
 }
