@@ -15,7 +15,7 @@ import { orderListScreen, orderScreen } from "./orders.js";
 
 const element = (id) => document.getElementById(id);
 const client = await TailorClient.open();
-const page = { user: null, screen: null, navigation: 0, unread: 0, bannerTimer: null, following: [], badge: null, connection: "connecting",
+const page = { user: null, screen: null, navigation: 0, unread: null, bannerTimer: null, following: [], badge: null, connection: "connecting",
   patchesApplied: 0 };
 
 /** What a screen may ask of the page. */
@@ -119,6 +119,7 @@ function showSignedIn(user) {
 }
 
 function showBadge(unread) {
+  if (page.unread === unread) return;
   page.unread = unread;
   const badge = element("badge");
   badge.hidden = unread === 0;
@@ -137,7 +138,8 @@ function showAppBadge(unread) {
 
 function showTitle() {
   const name = page.screen?.title ? `${page.screen.title} · Tailor` : "Tailor";
-  document.title = page.unread > 0 ? `(${page.unread}) ${name}` : name;
+  const title = page.unread > 0 ? `(${page.unread}) ${name}` : name;
+  if (document.title !== title) document.title = title;
 }
 
 const connectionTexts = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", offline: "Offline" };

@@ -98,6 +98,9 @@ export function chatScreen(context, id) {
   const sent = new Map();    // answers to our sends, until the view model has them
   const pending = new Map(); // clientId → our optimistic copy ("sending" or "failed")
   let markingRead = false;
+  let drawDue = false;
+  let rows = new Map();     // what a row shows → its element
+  let atBottom = true;      // kept on scroll: draws read no layout
   let typingSaidAt = 0;      // when the server was last told we type
 
   /** How often the server hears that we type while the composer holds text. */
@@ -106,13 +109,22 @@ export function chatScreen(context, id) {
   const title = h("h1", { id: "chat-title", tabindex: "-1" }, "Chat");
   const contactStatus = h("p", { class: "contact-status", id: "contact-status", "aria-live": "polite" });
   const earlierButton = h("button", { type: "button", class: "quiet", hidden: true, onclick: loadEarlier }, "Load earlier messages");
-  const messages = h("ol", { class: "messages", "aria-live": "polite", "aria-label": "Messages" });
+  const messages = h("ol", { class: "messages", "aria-live": "polite", "aria-label": "Messages",
+    onscroll: () => { atBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 40; } });
   const input = h("input", { id: "composer-text", name: "text", autocomplete: "off", maxlength: 4000, placeholder: "Message" });
   const error = h("p", { class: "error", role: "alert" });
   // The view model's block or unblock action, whichever it carries.
   const blockButton = h("button", { type: "button", class: "quiet", id: "block", hidden: true, onclick: toggleBlock });
 
+  // Events between frames are drawn once; a hidden tab (no frames) at once.
+  function drawSoon() {
+    if (document.visibilityState !== "visible") return draw();
+    if (!drawDue) requestAnimationFrame(() => drawDue && draw());
+    drawDue = true;
+  }
+
   function draw() {
+    drawDue = false;
     if (!viewModel) return;
     title.textContent = viewModel.title;
     // Null until the contact has written here, or while presence is hidden.
@@ -125,10 +137,26 @@ export function chatScreen(context, id) {
     const shown = new Set(viewModel.messages.map((message) => message.id));
     for (const messageId of sent.keys()) if (shown.has(messageId)) sent.delete(messageId);
     const all = [...older.filter((message) => !shown.has(message.id)), ...viewModel.messages, ...sent.values(), ...pending.values()];
-    const atBottom = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 40;
-    fill(messages, all.map(drawMessage));
+    placeRows(all);
     if (atBottom) messages.scrollTop = messages.scrollHeight;
     markReadWhenSeen();
+  }
+
+  // A row stays while its message reads the same.
+  function placeRows(all) {
+    const wanted = new Map();
+    const order = all.map((message) => {
+      const key = `${message.id} ${message.state} ${message.time} ${message.text}`;
+      wanted.set(key, rows.get(key) ?? drawMessage(message));
+      return wanted.get(key);
+    });
+    for (const [key, row] of rows) if (wanted.get(key) !== row) row.remove();
+    rows = wanted;
+    let next = messages.firstElementChild;
+    for (const row of order) {
+      if (row === next) next = next.nextElementSibling;
+      else messages.insertBefore(row, next);
+    }
   }
 
   function drawMessage(message) {
@@ -269,7 +297,7 @@ export function chatScreen(context, id) {
       if (name !== "chat" || data.id !== id) return;
       viewModel = data;
       this.title = data.title;
-      draw();
+      drawSoon();
     },
     // A chat read while the server was away is marked read once it answers again.
     connectionChanged(state) { if (state === "live") markReadWhenSeen(); },
