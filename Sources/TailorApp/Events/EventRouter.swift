@@ -38,13 +38,13 @@ public final class EventRouter: Sendable {
     /// The next batch: every loop and task that writes adds to it, the writer's thread takes it.
     private let queue = Mutex(Queue())
     private let writerThread = SerialThread(name: "writer")
-    private let writer: ThreadConfined<WriterConnection>
+    let writer: ThreadConfined<WriterConnection>
     private let groupCommit: GroupCommit
     /// The servers following the database now, this one included (`GroupCommit`).
     private let servers: @Sendable () -> Int
-    private let now: @Sendable () -> Int
-    private let quotas: Quotas
-    private let pushDelay: Int
+    let now: @Sendable () -> Int
+    let quotas: Quotas
+    let pushDelay: Int
     private let feed: FeedApplier
     private let slowCommits = ThrottledLog(logger: Logger(label: "tailor.writer"), level: .warning)
     private let conflicts = Logger(label: "tailor.writer")
@@ -169,110 +169,57 @@ public final class EventRouter: Sendable {
     }
 
     private func write(_ batch: [Pending]) {
-        let connection = writer.value.connection
-        let store = Store(connection)
-        let applier = EventApplier(store: store, quotas: quotas, committedChats: writer.value.committedChats, pushDelay: pushDelay,
-                                   feed: writer.value.feed)
         let events = batch.map(\.event)
-        // The batch's chats, made only when some are to be tried rather than waited for.
-        func chats() -> Set<Int> { Set(events.compactMap { EventApplier.lockedChat(of: $0)?.chat }) }
-        var results: [Result<EventOutcome, any Error>] = []
-        results.reserveCapacity(batch.count)
         let started = MonotonicClock.now
         defer { note(batch.count, since: started) }
+        var attempts = BatchAttempts(size: batch.count, maxAttempts: Self.attemptsPerBatch)
+        var results: [Result<EventOutcome, any Error>] = []
         var entry: FeedEntry?
-        var eachAlone = false
-        // After a lock wait ran out: no chat of the batch is waited for.
-        var triesEveryChat = false
-        var attempt = 1
         while true {
-            let tried = triesEveryChat ? chats() : writer.value.heldElsewhere.among(chats())
-            var held: Set<Int> = []
             do {
-                results.removeAll(keepingCapacity: true)
-                entry = try committing { try connection.transaction {
-                    let time = now()
-                    // What held a lock past the wait once is not waited for as long again.
-                    if triesEveryChat || writer.value.heldElsewhere.waitsBriefly() { store.waitForLocks(atMost: Self.lockWaitAfterTimeout) }
-                    // Before any event: savepoints undone later keep these locks.
-                    let taken = applier.lockChats(of: events, withoutWaiting: tried)
-                    if !tried.isEmpty { held = tried.subtracting(try taken.value()) }
-                    func heldElsewhere(_ event: Event) -> HeldElsewhere? {
-                        guard !held.isEmpty, let chat = EventApplier.lockedChat(of: event)?.chat, held.contains(chat) else { return nil }
-                        return HeldElsewhere(chat: chat)
-                    }
-                    if eachAlone {
-                        for event in events {
-                            if let refusal = heldElsewhere(event) {
-                                results.append(.failure(refusal))
-                                continue
-                            }
-                            let result = Result { try connection.savepoint { try applier.apply(event, at: time) } }
-                            // A deadlock with another server's transaction: undoing
-                            // this event alone would leave both holding their locks.
-                            if case .failure(let error) = result, Self.isConflictWithAnotherTransaction(error) { throw error }
-                            results.append(result)
-                        }
-                    } else {
-                        do {
-                            // Every event asks before any answer is read: the
-                            // first read sends all their statements together.
-                            let outcomes = try events.map { event in
-                                try heldElsewhere(event).map { Later(result: .failure($0)) } ?? applier.start(event, at: time)
-                            }
-                            for outcome in outcomes { results.append(Result { try outcome.value() }) }
-                            for case .failure(let error) in results where !(error is HeldElsewhere) { throw error }
-                        } catch {
-                            if Self.isConflictWithAnotherTransaction(error) || Self.isLockWaitTimeout(error) { throw error }
-                            throw RefusedBesideOthers(error: error)
-                        }
-                    }
-                    return try recordInFeed(results, store: store)
-                } }
-                writer.value.committedChats.noteCommitted(results)
-                writer.value.heldElsewhere.tried(tried, held: held)
+                (results, entry) = try attempt(events, as: attempts)
                 break
-            } catch let refused as RefusedBesideOthers {
+            } catch {
                 writer.value.feed.rolledBack()
-                // Alone in its batch, the refusal is the whole answer.
-                if batch.count == 1 {
-                    batch[0].continuation.resume(throwing: refused.error)
+                let failure = Self.failure(of: error)
+                switch attempts.failed(failure) {
+                case .writeAgain:
+                    noteWrittenAgain(after: failure, error, size: batch.count, attempt: attempts.attempt)
+                case .answerTheRefusal:
+                    batch[0].continuation.resume(throwing: (error as? RefusedBesideOthers)?.error ?? error)
+                    return
+                case .failEveryEvent:
+                    for pending in batch { pending.continuation.resume(throwing: (error as? RefusedBesideOthers)?.error ?? error) }
                     return
                 }
-                eachAlone = true
-            } catch let error as any DatabaseFailure where error.isLockWaitTimeout && attempt < Self.attemptsPerBatch {
-                // Another transaction held a lock past the wait. Written again
-                // at once, trying its chats' locks without waiting and each
-                // event in a savepoint: a write whose chat is still held is
-                // refused, one that waits on another row fails alone, and the
-                // rest commits.
-                writer.value.feed.rolledBack()
-                writer.value.heldElsewhere.lockWaitRanOut()
-                lockWaits.log("a batch of \(batch.count) events is written again, each alone, after a lock wait ran out: \(error)")
-                triesEveryChat = true
-                eachAlone = true
-                attempt += 1
-            } catch let error as any DatabaseFailure where error.isConflictWithAnotherTransaction && attempt < Self.attemptsPerBatch {
-                // The database chose this batch to undo; the other goes on. Again.
-                writer.value.feed.rolledBack()
-                conflicts.warning("a batch of \(batch.count) events is written again (attempt \(attempt + 1) of \(Self.attemptsPerBatch)) after \(error)")
-                attempt += 1
-            } catch {
-                // The commit itself failed: nothing of the batch is stored.
-                writer.value.feed.rolledBack()
-                for pending in batch { pending.continuation.resume(throwing: error) }
-                return
             }
         }
-        // Nothing anyone sees changed: nothing to apply before answering.
+        answer(batch, with: results, once: entry)
+    }
+
+    /// Logs why a batch is written again; after a lock wait, the writer's
+    /// waits are brief for a while (`ChatsHeldElsewhere`).
+    private func noteWrittenAgain(after failure: BatchAttempts.Failure, _ error: any Error, size: Int, attempt: Int) {
+        switch failure {
+        case .lockWaitRanOut:
+            writer.value.heldElsewhere.lockWaitRanOut()
+            lockWaits.log("a batch of \(size) events is written again, each alone, after a lock wait ran out: \(error)")
+        case .conflictWithAnotherTransaction:
+            conflicts.warning("a batch of \(size) events is written again (attempt \(attempt) of \(Self.attemptsPerBatch)) after \(error)")
+        case .refusedBesideOthers, .other:
+            break
+        }
+    }
+
+    /// Answers the batch's sources, once its entry is applied to this server
+    /// so that they read their writes; at once when nothing anyone sees changed.
+    private func answer(_ batch: [Pending], with results: [Result<EventOutcome, any Error>], once entry: FeedEntry?) {
         guard let entry else {
             for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
             return
         }
-        // Answered once the entry is applied to this server, so that the sources read their writes.
-        let answers = results
         let answer: @Sendable () -> Void = {
-            for (pending, result) in zip(batch, answers) { pending.continuation.resume(with: result) }
+            for (pending, result) in zip(batch, results) { pending.continuation.resume(with: result) }
         }
         switch feed {
         case .ownThread(let commits):
@@ -284,53 +231,8 @@ public final class EventRouter: Sendable {
 
     /// Runs the writer's transaction, which returns the entry it committed;
     /// on SQLite under the gate that places readers' snapshots in the feed.
-    private func committing(_ transaction: () throws -> FeedEntry?) throws -> FeedEntry? {
+    func committing(_ transaction: () throws -> FeedEntry?) throws -> FeedEntry? {
         guard case .ownThread(let commits) = feed else { return try transaction() }
         return try commits.gate.commit(transaction)
-    }
-}
-
-extension EventRouter {
-    /// The database undid the transaction for another's sake: it may be written again whole.
-    private static func isConflictWithAnotherTransaction(_ error: any Error) -> Bool {
-        (error as? any DatabaseFailure)?.isConflictWithAnotherTransaction == true
-    }
-
-    /// A lock another transaction holds was not granted in time.
-    private static func isLockWaitTimeout(_ error: any Error) -> Bool {
-        (error as? any DatabaseFailure)?.isLockWaitTimeout == true
-    }
-
-    /// Records the batch's changes in the feed, in its transaction; nil when
-    /// none of its events changed what anyone sees.
-    private func recordInFeed(_ results: [Result<EventOutcome, any Error>], store: Store) throws -> FeedEntry? {
-        let changes = results.flatMap { result -> [Change] in
-            guard case .success(let outcome) = result else { return [] }
-            return Change.changes(of: outcome)
-        }
-        guard !changes.isEmpty else { return nil }
-        let position = try writer.value.feed.append(ChangeEncoding.bytes(of: changes), in: store)
-        return FeedEntry(position: position, changes: changes)
-    }
-}
-
-/// An event of a batch written without savepoints was refused: the batch is
-/// undone and written again, each event in a savepoint of its own.
-private struct RefusedBesideOthers: Error {
-    let error: any Error
-}
-
-/// The writer connection and its place in the feed, used only on the
-/// writer's thread (handed to its jobs as `ThreadConfined`).
-private final class WriterConnection {
-    let connection: any DatabaseConnection
-    let feed: FeedAppender
-    let committedChats = CommittedChats()
-    var heldElsewhere: ChatsHeldElsewhere
-
-    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String, heldElsewhere: ChatsHeldElsewhere) throws {
-        self.connection = connection
-        self.heldElsewhere = heldElsewhere
-        feed = try FeedAppender(store: Store(connection), window: feedWindow, origin: origin)
     }
 }
