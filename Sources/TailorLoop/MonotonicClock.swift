@@ -7,4 +7,10 @@ public enum MonotonicClock {
     public static func after(seconds: Double) -> UInt64 {
         now + UInt64(max(seconds, 0) * 1_000_000_000)
     }
+
+    /// `duration` in this clock's unit; none when negative.
+    public static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
+    }
 }

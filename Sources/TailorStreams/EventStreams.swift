@@ -134,10 +134,9 @@ package final class EventStreams: Sendable {
         var byLane = [[Notification]](repeating: [], count: lanes.count)
         for notification in notifications { byLane[lane(of: notification.recipient).index].append(notification) }
         for (lane, held) in zip(lanes, byLane) where !held.isEmpty {
-            _ = lane.askAndWait { state in
+            lane.askAndWait { state in
                 precondition(state.log.isEmpty, "notifications from before the start logged after the log began")
                 for notification in held { state.append(.notification(notification)) }
-                return [Int]()
             }
         }
     }

@@ -85,12 +85,7 @@ import Testing
 
     @Test func anEntryWhoseCommitWasUndoneIsPassedOver() throws {
         let setting = try Setting()
-        let answered = try setting.sendAfter()
-        try setting.other.execute("ROLLBACK")
-        answered.wait()
-        let shown = try setting.stream.next(where: { setting.texts(of: $0).last == "after" })
-        #expect(setting.texts(of: shown) == ["after"])
-        #expect(try setting.textsShown() == ["after"])
+        try undoTheCommitUnderWay(beside: setting)
     }
 
     /// Another program's transaction that has an id, in this database or in
@@ -107,13 +102,19 @@ import Testing
         try holder.execute("SET idle_in_transaction_session_timeout = 0")
         try holder.execute("BEGIN")
         #expect(try holder.first("SELECT pg_current_xact_id()::text", binding: []) { $0.text(0) } != nil)
+        try undoTheCommitUnderWay(beside: setting)
+        try holder.execute("ROLLBACK")
+    }
+
+    /// The other server's commit under way is undone while "after" waits
+    /// behind it: only "after" shows, on the stream and in a read.
+    private func undoTheCommitUnderWay(beside setting: Setting) throws {
         let answered = try setting.sendAfter()
         try setting.other.execute("ROLLBACK")
         answered.wait()
         let shown = try setting.stream.next(where: { setting.texts(of: $0).last == "after" })
         #expect(setting.texts(of: shown) == ["after"])
         #expect(try setting.textsShown() == ["after"])
-        try holder.execute("ROLLBACK")
     }
 
     /// `url` with its database (the path) replaced.

@@ -30,14 +30,9 @@ struct ChatsHeldElsewhere {
     /// Both windows follow `idleTransactionTimeout`, the servers' own
     /// (every server of a database is given the same).
     init(idleTransactionTimeout: Duration) {
-        let idle = Self.nanoseconds(idleTransactionTimeout)
+        let idle = MonotonicClock.nanoseconds(idleTransactionTimeout)
         briefFor = 2 * idle
         forgetAfter = 12 * idle
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
     }
 
     /// A lock wait ran out: waits are brief for a while.

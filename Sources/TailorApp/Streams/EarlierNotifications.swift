@@ -18,22 +18,24 @@ enum EarlierNotifications {
 
     /// Those at or before `position`, oldest first.
     static func read(from store: Store, through position: Int) throws -> [EventStreams.Notification] {
-        let stored = switch store.connection.engine {
-        case .sqlite: try store.recentNotifications(through: position, count: readAtMost)
+        switch store.connection.engine {
+        case .sqlite: try store.recentNotifications(through: position, count: readAtMost, notification)
         case .postgres: try fromFeed(of: store, through: position)
         }
-        return stored.map {
-            EventStreams.Notification(recipient: $0.recipient, chatID: $0.chatID, contact: $0.contact, text: $0.text, position: Int64($0.position))
-        }
+    }
+
+    private static func notification(at position: Int, for recipient: Int, in chatID: Int, from contact: String,
+                                     saying text: String) -> EventStreams.Notification {
+        EventStreams.Notification(recipient: recipient, chatID: chatID, contact: contact, text: text, position: Int64(position))
     }
 
     /// The messages of PostgreSQL's latest entries up to `position`. An entry
     /// that cannot be decoded (a newer server's) is passed over, as the
     /// follower passes it over.
-    private static func fromFeed(of store: Store, through position: Int) throws -> [StoredNotification] {
+    private static func fromFeed(of store: Store, through position: Int) throws -> [EventStreams.Notification] {
         let page = try store.feedPage(after: max(position - readAtMost, 0), limit: readAtMost)
         var names: [Int: String] = [:]
-        var found: [StoredNotification] = []
+        var found: [EventStreams.Notification] = []
         for (entryPosition, body) in page.entries where entryPosition <= position {
             let changes: [Change]
             do {
@@ -44,8 +46,8 @@ enum EarlierNotifications {
             for case .messageSent(let message, let chat) in changes {
                 if names[message.senderID] == nil { names[message.senderID] = try store.user(id: message.senderID)?.name }
                 guard let contact = names[message.senderID] else { continue }
-                found.append(StoredNotification(position: entryPosition, recipient: chat.contact(of: message.senderID), chatID: chat.id,
-                                                contact: contact, text: message.text))
+                found.append(notification(at: entryPosition, for: chat.contact(of: message.senderID), in: chat.id, from: contact,
+                                          saying: message.text))
             }
         }
         return found

@@ -1,28 +1,14 @@
-/// A message's notification as the database gives it back: the feed position
-/// of the commit that stored it, who it is for, and what it says.
-public struct StoredNotification: Sendable, Equatable {
-    public let position: Int
-    public let recipient: Int
-    public let chatID: Int
-    /// The sender's name.
-    public let contact: String
-    public let text: String
-
-    public init(position: Int, recipient: Int, chatID: Int, contact: String, text: String) {
-        self.position = position
-        self.recipient = recipient
-        self.chatID = chatID
-        self.contact = contact
-        self.text = text
-    }
-}
-
 extension Store {
     /// On SQLite: the notifications of the latest `count` messages whose
-    /// commits took a feed position at or before `position`, oldest first.
-    /// One server writes the file, so message ids and positions grow
-    /// together, and the newest messages are the newest positions.
-    public func recentNotifications(through position: Int, count: Int) throws -> [StoredNotification] {
+    /// commits took a feed position at or before `position`, oldest first,
+    /// each made by `notification` from the message's position, its
+    /// recipient, its chat, its sender's name and its text. One server writes
+    /// the file, so message ids and positions grow together, and the newest
+    /// messages are the newest positions.
+    public func recentNotifications<Notification>(
+        through position: Int, count: Int,
+        _ notification: (_ position: Int, _ recipient: Int, _ chatID: Int, _ contact: String, _ text: String) -> Notification
+    ) throws -> [Notification] {
         try connection.query("""
             SELECT m.position, CASE WHEN c.user_a = m.sender_id THEN c.user_b ELSE c.user_a END, m.chat_id, u.name, m.text
             FROM (SELECT id, position, chat_id, sender_id, text FROM messages
@@ -30,8 +16,6 @@ extension Store {
             JOIN chats c ON c.id = m.chat_id
             JOIN users u ON u.id = m.sender_id
             ORDER BY m.id
-            """, position, count) {
-            StoredNotification(position: $0.int(0), recipient: $0.int(1), chatID: $0.int(2), contact: $0.text(3), text: $0.text(4))
-        }
+            """, position, count) { notification($0.int(0), $0.int(1), $0.int(2), $0.text(3), $0.text(4)) }
     }
 }
