@@ -98,13 +98,14 @@ export function chatScreen(context, id) {
   const sent = new Map();    // answers to our sends, until the view model has them
   const pending = new Map(); // clientId → our optimistic copy ("sending" or "failed")
   let markingRead = false;
-  let drawDue = false;
+  let left = false;
   let rows = new Map();     // what a row shows → its element
   let atBottom = true;      // kept on scroll: draws read no layout
   let typingSaidAt = 0;      // when the server was last told we type
 
   /** How often the server hears that we type while the composer holds text. */
   const typingInterval = 3000;
+  const readMarkInterval = 250;
 
   const title = h("h1", { id: "chat-title", tabindex: "-1" }, "Chat");
   const contactStatus = h("p", { class: "contact-status", id: "contact-status", "aria-live": "polite" });
@@ -116,15 +117,8 @@ export function chatScreen(context, id) {
   // The view model's block or unblock action, whichever it carries.
   const blockButton = h("button", { type: "button", class: "quiet", id: "block", hidden: true, onclick: toggleBlock });
 
-  // Events between frames are drawn once; a hidden tab (no frames) at once.
-  function drawSoon() {
-    if (document.visibilityState !== "visible") return draw();
-    if (!drawDue) requestAnimationFrame(() => drawDue && draw());
-    drawDue = true;
-  }
-
+  // The client hands over a flood's events together, a few times a second: each is drawn at once.
   function draw() {
-    drawDue = false;
     if (!viewModel) return;
     title.textContent = viewModel.title;
     // Null until the contact has written here, or while presence is hidden.
@@ -239,12 +233,20 @@ export function chatScreen(context, id) {
   }
   input.addEventListener("input", typed);
 
-  /** Marks the chat read while it is on screen and the page is visible. */
+  /**
+   * Marks the chat read while it is on screen and the page is visible: one
+   * mark at a time, at most one every `readMarkInterval`, so a flood of
+   * messages is marked read in a few requests, not one each.
+   */
   async function markReadWhenSeen() {
-    if (!viewModel || viewModel.unreadMessageCount === 0 || markingRead || document.visibilityState !== "visible") return;
+    if (!viewModel || viewModel.unreadMessageCount === 0 || markingRead || left || document.visibilityState !== "visible") return;
     markingRead = true;
+    const began = Date.now();
     try { await perform(viewModel.actions.markRead); } catch (failure) { context.failed(failure); }
-    markingRead = false;
+    setTimeout(() => {
+      markingRead = false;
+      markReadWhenSeen();
+    }, readMarkInterval - (Date.now() - began));
   }
 
   async function toggleBlock() {
@@ -297,11 +299,12 @@ export function chatScreen(context, id) {
       if (name !== "chat" || data.id !== id) return;
       viewModel = data;
       this.title = data.title;
-      drawSoon();
+      draw();
     },
     // A chat read while the server was away is marked read once it answers again.
     connectionChanged(state) { if (state === "live") markReadWhenSeen(); },
     leave() {
+      left = true;
       document.removeEventListener("visibilitychange", markReadWhenSeen);
       window.removeEventListener("tailor-outbox-sent", outboxSent);
     },

@@ -40,3 +40,19 @@ test("a patch that does not fit the document throws", () => {
     assert.throws(() => applyPatch(structuredClone(list), [operation]), `${operation.op} ${operation.path}`);
   }
 });
+
+test("the document patched stays as it was, and what the patch does not touch is shared", () => {
+  const chat = { title: "bob", actions: { markRead: { href: "/read" } }, messages: [{ id: "1", text: "hi" }, { id: "2", text: "yo" }] };
+  const before = structuredClone(chat);
+  const patched = applyPatch(chat, [
+    { op: "replace", path: "/messages/1/text", value: "there" },
+    { op: "add", path: "/messages/-", value: { id: "3", text: "new" } },
+    { op: "remove", path: "/messages/0" },
+  ]);
+  assert.deepEqual(chat, before);
+  assert.deepEqual(patched.messages, [{ id: "2", text: "there" }, { id: "3", text: "new" }]);
+  assert.equal(patched.actions, chat.actions);
+  // A patch that throws halfway leaves the document as it was too.
+  assert.throws(() => applyPatch(chat, [{ op: "replace", path: "/title", value: "x" }, { op: "remove", path: "/messages/5" }]));
+  assert.deepEqual(chat, before);
+});

@@ -63,6 +63,7 @@ function tabs(count) {
       locks,
       channel: channels.open(),
       schedule: (work) => later.push(work),
+      frame: (work) => later.push(work),
       deliver: (message) => heard.push(message),
       openStream: (options) => {
         const stream = { tab: index, ...options, closed: false, close() { this.closed = true; } };
@@ -99,6 +100,52 @@ test("the tabs hold one stream, with the union of their topics, and share what i
     assert.deepEqual(tab.heard.filter((message) => message.type === "event").map((message) => message.event.id), ["45"]);
     assert.equal(tab.heard.filter((message) => message.type === "state").at(-1).state, "live");
   }
+});
+
+test("events between two frames reach every tab once, the newest of each topic and every notification", async () => {
+  const [a, b] = tabs(2);
+  a.group.start(1);
+  b.group.start(1);
+  a.group.want(["chat:7", "badge"], 1);
+  b.group.want(["chat:7"], 1);
+  await settle();
+  const stream = open(a.opened)[0];
+  for (let id = 2; id <= 40; id += 2) {
+    stream.onEvent({ topic: "chat:7", name: "chat", viewModel: { id: "7", text: `m${id}` }, id: String(id) });
+    stream.onEvent({ topic: "badge", name: "badge", viewModel: { unread: id }, id: String(id + 1) });
+  }
+  stream.onEvent({ notification: { chatId: "9", text: "first" }, id: "42" });
+  stream.onEvent({ notification: { chatId: "9", text: "second" }, id: "43" });
+  stream.onEvent({ topic: "chat:7", name: "chat", viewModel: { id: "7", text: "last" }, id: "44" });
+  await settle();
+  for (const tab of [a, b]) {
+    const events = tab.heard.filter((message) => message.type === "event").map((message) => message.event);
+    assert.deepEqual(events.map((event) => event.viewModel?.text ?? event.viewModel?.unread ?? event.notification.text),
+      ["last", 40, "first", "second"]);
+  }
+  // The next leader resumes after the newest event, not the last one of its topic.
+  assert.equal(b.group.lastEventId, 44);
+});
+
+test("a state shared between two frames leaves one share of events waiting, not two", async () => {
+  const frames = [];
+  const heard = [];
+  let stream;
+  const group = new TabGroup({
+    lockName: "stream", locks: null, channel: null, schedule: (work) => later.push(work), frame: (work) => frames.push(work),
+    deliver: (message) => heard.push(message.event?.id ?? message.state), openStream: (options) => (stream = { ...options, close() {} }),
+  });
+  group.start(1);
+  group.want(["chat:1"], 1);
+  await settle();
+  stream.onEvent({ topic: "chat:1", name: "chat", viewModel: {}, id: "2" });
+  stream.onState("live");
+  stream.onEvent({ topic: "chat:1", name: "chat", viewModel: {}, id: "3" });
+  assert.deepEqual(heard, ["2", "live"]);
+  frames[0]();
+  assert.deepEqual(heard, ["2", "live"], "the frame asked for before the state shared what came after it");
+  frames[1]();
+  assert.deepEqual(heard, ["2", "live", "3"]);
 });
 
 test("a tab that reads with no position asks for everything whole", async () => {
@@ -157,7 +204,7 @@ test("a tab changing screens changes the one stream's topics; the same topics ke
 test("without Web Locks every tab holds a stream of its own", async () => {
   const opened = [];
   const group = new TabGroup({
-    lockName: "stream", locks: null, channel: null, schedule: (work) => later.push(work), deliver: () => {},
+    lockName: "stream", locks: null, channel: null, schedule: (work) => later.push(work), frame: (work) => later.push(work), deliver: () => {},
     openStream: (options) => { opened.push(options); return { close() {} }; },
   });
   group.start("3");

@@ -3,11 +3,14 @@
 Chromium signed in as alice with her chat with bob open (or her chat list),
 bob (or five contacts) sending at a steady rate through the API, and every
 0.25 s a trivial script timed from WebDriver. Before and after the flood,
-Chromium's own counters (`Performance.getMetrics`: task, script, layout and
-style time of the main thread) and, during it, a sampled CPU profile of the
-page's scripts, summed by function.
+the CPU time of the renderer's main thread (from /proc) and Chromium's own
+counters (`Performance.getMetrics`: task, script, layout and style time of
+the main thread); with --trace the main thread's trace events summed by name,
+with --profile a sampled CPU profile of the page's scripts summed by function
+(both slow the page).
 
     scripts/experiments/page-flood.py TAILOR [--rate 50] [--seconds 15] [--senders 1] [--screen chat|list]
+                                             [--public FOLDER] [--trace | --profile]
 
 TAILOR is a built `tailor`; the page comes from Public/. The server runs with
 --write-rate 0 so that one sender reaches the rate. A measurement, not a test:
@@ -32,8 +35,11 @@ arguments.add_argument("--rate", type=float, default=50)
 arguments.add_argument("--seconds", type=float, default=15)
 arguments.add_argument("--senders", type=int, default=1)
 arguments.add_argument("--screen", choices=("chat", "list"), default="chat")
+arguments.add_argument("--public", help="the page's files (default: Public/)")
+arguments.add_argument("--profile", action="store_true", help="sample the page's scripts (which slows them)")
+arguments.add_argument("--trace", action="store_true", help="trace the renderer's main thread and sum its events by name")
 options = arguments.parse_args()
-sys.argv = [sys.argv[0], options.tailor]
+sys.argv = [sys.argv[0], options.tailor] + ([options.public] if options.public else [])
 
 import support  # noqa: E402  (reads sys.argv for the executable)
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -72,6 +78,42 @@ def shown(driver, selector, until=lambda element: element.is_displayed()):
         time.sleep(0.1)
 
 
+def renderer_cpu():
+    """CPU seconds of each Chromium renderer's main thread (the task whose id is the process's), by pid."""
+    seconds = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as file:
+                if b"--type=renderer" not in file.read():
+                    continue
+            with open(f"/proc/{pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        seconds[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return seconds
+
+
+def summarize_trace(tools, messages):
+    """Time of the renderer's main thread by event name (nested events are counted in each)."""
+    tools.command("Tracing.end")
+    events = []
+    while True:
+        message = tools.next(lambda m: m.get("method") in ("Tracing.dataCollected", "Tracing.tracingComplete"), 60)
+        if message is None or message["method"] == "Tracing.tracingComplete":
+            break
+        events += message["params"]["value"]
+    main = {(e["pid"], e["tid"]) for e in events if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"}
+    spent, times = collections.Counter(), collections.Counter()
+    for event in events:
+        if (event.get("pid"), event.get("tid")) in main and event.get("ph") == "X":
+            spent[event["name"]] += event.get("dur", 0) / 1000
+            times[event["name"]] += 1
+    print("  renderer main thread by event (ms a message, times):")
+    for name, total in spent.most_common(12):
+        print(f"    {total / max(messages, 1):6.2f}  {times[name]:6}  {name}")
+
+
 def main():
     folder = tempfile.mkdtemp(prefix="tailor-page-flood-")
     server = FloodServer(folder)
@@ -86,10 +128,14 @@ def main():
         shown(driver, "#chat-title" if options.screen == "chat" else ".chat-list a")
         tools = support.DevTools(driver)
         tools.call("Performance.enable")
-        tools.call("Profiler.enable")
-        tools.call("Profiler.setSamplingInterval", {"interval": 200})
+        if options.profile:
+            tools.call("Profiler.enable")
+            tools.call("Profiler.setSamplingInterval", {"interval": 200})
+            tools.call("Profiler.start")
+        if options.trace:
+            tools.call("Tracing.start", {"categories": "devtools.timeline", "transferMode": "ReportEvents"})
         before = {metric["name"]: metric["value"] for metric in tools.call("Performance.getMetrics")["metrics"]}
-        tools.call("Profiler.start")
+        cpu_before = renderer_cpu()
         stop = threading.Event()
         sent = collections.Counter()
 
@@ -115,18 +161,25 @@ def main():
         stop.set()
         for thread in threads:
             thread.join()
-        profile = tools.call("Profiler.stop")["profile"]
+        cpu_after = renderer_cpu()
         after = {metric["name"]: metric["value"] for metric in tools.call("Performance.getMetrics")["metrics"]}
         messages = sum(sent.values())
         trips.sort()
         print(f"{options.screen}, {options.senders} sender(s) at {options.rate:g}/s for {options.seconds:g} s: {messages} messages")
         print(f"script round trip: median {statistics.median(trips):.0f} ms, p99 {trips[int(len(trips) * 0.99) - 1]:.0f} ms, "
               f"max {trips[-1]:.0f} ms ({len(trips)} trips)")
+        busiest = max(cpu_after[pid] - cpu_before.get(pid, 0) for pid in cpu_after)
+        print(f"  the page's renderer, main thread's CPU: {busiest * 1000:.0f} ms, {busiest * 1000 / max(messages, 1):.2f} ms a message")
         for name in ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration"):
             spent = (after[name] - before[name]) * 1000
             print(f"  {name}: {spent:.0f} ms, {spent / max(messages, 1):.2f} ms a message")
         print(f"  Nodes at the end: {after.get('Nodes', 0):.0f}, JS heap {after.get('JSHeapUsedSize', 0) / 1e6:.1f} MB")
+        if options.trace:
+            summarize_trace(tools, messages)
+        if not options.profile:
+            return
         # Self time by function, from the samples.
+        profile = tools.call("Profiler.stop")["profile"]
         nodes = {node["id"]: node for node in profile["nodes"]}
         self_time = collections.Counter()
         for sample, delta in zip(profile["samples"], profile["timeDeltas"]):

@@ -19,6 +19,8 @@ import { pathOf } from "./topics.js";
 const olderOutboxKey = "tailor-outbox";
 /** Set while a sign-out waits to reach the server: outside the store, which it empties. */
 const signingOutKey = "tailor-signing-out";
+/** How long what the stream brought waits to be kept: a flood is written a few times a second. */
+const keepDelay = 300;
 
 export class TailorClient {
   /** Opens the store; the client starts streaming once someone is signed in. */
@@ -33,14 +35,19 @@ export class TailorClient {
     this.outbox = new Outbox(store.outbox, { owner: async () => (await this.storedUser())?.id ?? null });
     this.watchers = new Map();   // topic → Set of {onValue, onError}
     this.versions = new Map();   // topic → how many stream events brought it: a read older than one is dropped
+    this.unkept = new Map();     // topic → the newest event not yet in the store
+    this.given = new Map();      // topic → the JSON of the view model its watchers were given last
+    this.keepTimer = null;
     this.listeners = { state: new Set(), notification: new Set(), sent: new Set(), session: new Set() };
     this.state = "connecting";
     this.tabs = null;
     this.session = typeof BroadcastChannel === "function" ? new BroadcastChannel("tailor-session") : null;
     if (this.session) this.session.onmessage = (message) => this.heardSession(message.data);
     globalThis.addEventListener?.("online", () => this.endPendingSignOut().then(() => this.sendWaiting()));
-    // A tab that goes away hands the stream over at once; one the browser brings back joins again.
+    // A tab that goes away keeps what it showed and hands the stream over at once; one the browser brings back joins again.
+    globalThis.addEventListener?.("visibilitychange", () => { if (document.visibilityState === "hidden") this.keepUnkept(); });
     globalThis.addEventListener?.("pagehide", () => {
+      this.keepUnkept();
       this.tabs?.leave();
       this.tabs = null;
     });
@@ -135,6 +142,8 @@ export class TailorClient {
     this.tabs?.leave();
     this.tabs = null;
     this.watchers.clear();
+    this.given.clear();
+    this.unkept.clear();
     try {
       await this.store.clear();
     } catch (error) {
@@ -196,6 +205,7 @@ export class TailorClient {
       watchers?.delete(watcher);
       if (watchers?.size === 0) {
         this.watchers.delete(topic);
+        this.given.delete(topic);
         this.announce(undefined);
       }
     };
@@ -214,6 +224,8 @@ export class TailorClient {
       // Not kept once nobody follows it: a session that ended meanwhile keeps nothing.
       if (current() && watching()) {
         if (viewModel) watcher.onValue(viewModel, {});
+        this.given.set(topic, JSON.stringify(viewModel ?? stored.viewModel));
+        this.unkept.delete(topic);   // older than this read
         await this.store.keepView(topic, viewModel ?? stored.viewModel, { etag, position });
       }
       this.announce(position);
@@ -244,12 +256,30 @@ export class TailorClient {
     const { event } = message;
     if (event.notification) return this.tell("notification", event.notification);
     this.versions.set(event.topic, (this.versions.get(event.topic) ?? 0) + 1);
-    for (const watcher of this.watchers.get(event.topic) ?? []) watcher.onValue(event.viewModel, { patched: event.patched });
-    // One tab writes what the stream brings.
-    if (this.tabs?.isLeader) {
-      this.store.keepView(event.topic, event.viewModel, { position: event.id }).catch((error) => console.warn(error));
-      this.store.keepFact("position", event.id).catch((error) => console.warn(error));
+    // A stream that resumes from before a read brings that view model again: it is not drawn again
+    // (which would also drop the pages a screen loaded after it).
+    const json = JSON.stringify(event.viewModel);
+    if (this.given.get(event.topic) !== json) {
+      this.given.set(event.topic, json);
+      for (const watcher of this.watchers.get(event.topic) ?? []) watcher.onValue(event.viewModel, { patched: event.patched });
     }
+    // One tab writes what the stream brings.
+    if (!this.tabs?.isLeader) return;
+    this.unkept.set(event.topic, event);
+    this.keepTimer ??= setTimeout(() => this.keepUnkept(), keepDelay);
+  }
+
+  /** Writes the newest view models the stream brought, and the position they reach. */
+  keepUnkept() {
+    clearTimeout(this.keepTimer);
+    this.keepTimer = null;
+    const events = [...this.unkept.values()];
+    this.unkept.clear();
+    if (events.length === 0) return;
+    const warn = (error) => console.warn(error);
+    for (const { topic, viewModel, id } of events) this.store.keepView(topic, viewModel, { position: id }).catch(warn);
+    const newest = events.reduce((newest, event) => (Number(event.id) > Number(newest.id) ? event : newest));
+    this.store.keepFact("position", newest.id).catch(warn);
   }
 
   // Writes

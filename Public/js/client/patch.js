@@ -1,24 +1,28 @@
 // RFC 6902 JSON Patch, the three operations the server sends (add, remove,
 // replace), with RFC 6901 pointers. A patch that does not fit the document
-// throws, and the caller starts over from whole view models.
+// throws, and the caller starts over from whole view models. The document
+// patched stays as it was: only the containers on a changed path are copied,
+// the rest is shared, so a patch costs its path, not the view model's size.
 
-/** Applies `operations` in order to `document`, which it changes; returns the result. */
+/** The result of applying `operations` in order to `document`, which is left unchanged. */
 export function applyPatch(document, operations) {
-  for (const operation of operations) document = applyOperation(document, operation);
+  const copies = new Set();   // containers this patch made, changed in place
+  for (const operation of operations) document = applyOperation(document, operation, copies);
   return document;
 }
 
-function applyOperation(document, { op, path, value }) {
+function applyOperation(document, { op, path, value }, copies) {
   if (path === "") {
     if (op === "remove") throw new Error("cannot remove the whole document");
     return value;
   }
   const tokens = path.slice(1).split("/").map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
   const last = tokens.pop();
-  let parent = document;
+  const root = copied(document, path, copies);
+  let parent = root;
   for (const token of tokens) {
-    parent = Array.isArray(parent) ? parent[arrayIndex(parent, token, false)] : own(parent, token);
-    if (parent === null || typeof parent !== "object") throw new Error(`no container at ${path}`);
+    const key = Array.isArray(parent) ? arrayIndex(parent, token, false) : (own(parent, token), token);
+    parent = parent[key] = copied(parent[key], path, copies);
   }
   if (Array.isArray(parent)) {
     const index = arrayIndex(parent, last, op === "add");
@@ -32,7 +36,16 @@ function applyOperation(document, { op, path, value }) {
     else if (op === "replace") { own(parent, last); parent[last] = value; }
     else throw new Error(`unknown operation ${op}`);
   }
-  return document;
+  return root;
+}
+
+/** A container of this patch's own to change: `container` itself once copied. */
+function copied(container, path, copies) {
+  if (container === null || typeof container !== "object") throw new Error(`no container at ${path}`);
+  if (copies.has(container)) return container;
+  const copy = Array.isArray(container) ? container.slice() : { ...container };
+  copies.add(copy);
+  return copy;
 }
 
 function own(object, key) {

@@ -89,7 +89,7 @@ export class EventStream {
     let viewModel;
     try {
       if (!held || held.id !== String(base)) throw new Error(`a patch of ${topic} for ${base}, held ${held?.id}`);
-      viewModel = applyPatch(structuredClone(held.viewModel), patch);
+      viewModel = applyPatch(held.viewModel, patch);
     } catch (error) {
       this.misfits += 1;
       const delay = retryDelay(this.misfits);

@@ -8,7 +8,12 @@
 // Messages on the channel: {type: "want", tab, topics, position} from a tab
 // to the leader; {type: "bye", tab} when a tab leaves; {type: "leader"} from
 // a new leader; {type: "event", event} and {type: "state", state} from the
-// leader to the others.
+// leader to the others. Events go out together, the newest of each topic
+// only: at the next frame after a quiet spell, and while they keep coming at
+// most every `shareInterval`, so that a flood is drawn a few times a second.
+
+/** Milliseconds between two shares of events while they keep coming. */
+const shareInterval = 250;
 
 /** A position as a number, or null when there is none. */
 function numeric(position) {
@@ -22,13 +27,18 @@ export class TabGroup {
    * onEvent, onState})` gives an object with `close()`; `deliver(message)`
    * gets this tab's `{type: "event", event}` and `{type: "state", state}`.
    */
-  constructor({ lockName, locks, channel, openStream, deliver, schedule = (work) => setTimeout(work, 30) }) {
+  constructor({ lockName, locks, channel, openStream, deliver, schedule = (work) => setTimeout(work, 30), frame = nextFrame }) {
     this.lockName = lockName;
     this.locks = locks;
     this.channel = channel;
     this.openStream = openStream;
     this.deliver = deliver;
     this.schedule = schedule;
+    this.frame = frame;
+    this.due = new Map();        // topic (or a notification's turn) → the event to share at the next frame
+    this.notifications = 0;
+    this.sharedAt = -Infinity;
+    this.shareTurn = null;
     this.tab = Math.random().toString(36).slice(2);
     this.isLeader = false;
     this.left = false;
@@ -165,8 +175,29 @@ export class TabGroup {
     if (id !== null && (this.lastEventId === null || id > this.lastEventId)) this.lastEventId = id;
   }
 
-  /** To this tab and every other. */
+  /** To this tab and every other: a state at once, after the events before it; events at the next frame. */
   share(message) {
+    if (message.type !== "event") {
+      this.shareDue();
+      return this.shareNow(message);
+    }
+    const { event } = message;
+    this.due.set(event.topic ?? `notification ${++this.notifications}`, message);
+    if (this.due.size > 1) return;
+    // One share waits at a time: one made sooner (a state) leaves nothing for it to do.
+    const turn = this.shareTurn = {};
+    this.frame(() => turn === this.shareTurn && this.shareDue(), this.sharedAt + shareInterval - Date.now());
+  }
+
+  shareDue() {
+    this.shareTurn = null;
+    this.sharedAt = Date.now();
+    const due = [...this.due.values()];
+    this.due.clear();
+    if (!this.left) for (const message of due) this.shareNow(message);
+  }
+
+  shareNow(message) {
     this.deliver(message);
     this.post(message);
   }
@@ -174,4 +205,18 @@ export class TabGroup {
   post(message) {
     this.channel?.postMessage(message);
   }
+}
+
+/** Runs `work` at the first frame after `delay` ms; in a hidden tab (no frames, slow timers) at once. */
+function nextFrame(work, delay) {
+  if (globalThis.document?.visibilityState !== "visible") return work();
+  if (delay > 0) return setTimeout(() => nextFrame(work, 0), delay);
+  let ran = false;
+  const once = () => {
+    if (ran) return;
+    ran = true;
+    work();
+  };
+  requestAnimationFrame(once);
+  setTimeout(once, 100);   // hidden before its frame
 }
