@@ -28,7 +28,7 @@ extension Application {
             connections: connections.current, streams: streams.subscriberCount,
             followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: readModel.cache.byteCount,
             feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, sqliteLogFrames: checkpoints.logFrames,
-            usersOnline: presence.usersOnline, otherServers: presence.otherServers, writerRestSeconds: events.restSeconds,
+            usersOnline: presence.usersOnline, otherServers: presence.otherServers, writerRestSeconds: events.rest.inSeconds,
             kept: readModel.directory.figures,
             totals: ServerMetrics.Totals(
                 eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,

@@ -32,14 +32,9 @@ public final class Application: Sendable {
         let metrics = ServerMetrics(startTime: Double(now()) / 1000)
         let (database, writer) = try Database.open(configuration.database, synchronous: configuration.synchronous,
                                                    settings: configuration.postgresSettings,
-                                                   lockWait: .milliseconds(Int(configuration.lockWait * 1000)))
-        let (position, settled) = try Store(writer).settledPosition()
-        if !settled {
-            logger.warning("""
-                started following the change feed at \(position) while transactions begun before were still running: \
-                an entry they commit below it would not be applied here
-                """)
-        }
+                                                   lockWait: configuration.lockWait)
+        let (position, settled) = try Store(writer).settledPosition(patience: configuration.feedPatience)
+        if !settled { logger.warning("\(FeedGaps.givenUp(below: position + 1, after: configuration.feedPatience))") }
         let readModel = try ReadModel(configuration: configuration, database: database, store: Store(writer), now: now)
         // The loops serve the connections and build their users' view models:
         // a lane on each (see `Lane`).
@@ -64,13 +59,14 @@ public final class Application: Sendable {
             var presenceHeard: (@Sendable (ChannelNews) -> Void)?
             if let channel = presence.channel { presenceHeard = { channel.hear($0) } }
             let follower = try configuration.sharedDatabaseURL.map { url in
-                try FeedFollower(url: url, handler: handler, progress: progress, presenceHeard: presenceHeard, logger: logger)
+                try FeedFollower(url: url, handler: handler, progress: progress, gapPatience: configuration.feedPatience,
+                                 presenceHeard: presenceHeard, logger: logger)
             }
             let feed: FeedApplier = if let follower { .follower(follower) }
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
             let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
                                          feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay,
-                                         idleTransactionTimeout: configuration.postgresSettings.idleInTransaction,
+                                         idleTransactionTimeout: configuration.idleTransactionTimeout,
                                          servers: { 1 + presence.otherServers }, feed: feed,
                                          timers: loops.next(), observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
             let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),

@@ -1,3 +1,4 @@
+import TailorFeed
 import TailorHTTP
 import TailorLoop
 import TailorStore
@@ -59,28 +60,33 @@ public struct TailorConfiguration: Sendable {
     /// Entries the change feed keeps: a stream that resumes from an older
     /// position gets every topic's view model anew.
     public var feedWindow = 100_000
-    /// Seconds the writer rests after a batch, so that the events arriving
-    /// meanwhile share the next commit (see `GroupCommit`); 0 never rests.
-    public var commitDelay = 0.0013
-    /// Seconds the writer waits for a lock another server's transaction holds
+    /// How long the writer rests after a batch, so that the events arriving
+    /// meanwhile share the next commit (see `GroupCommit`); zero never rests.
+    public var commitDelay: Duration = .microseconds(1300)
+    /// How long the writer waits for a lock another server's transaction holds
     /// (PostgreSQL): past it that write is answered 503 and the rest of its
     /// batch commits.
-    public var lockWait = 1.0
-    /// Seconds PostgreSQL lets a transaction of this server's wait for it (a
+    public var lockWait: Duration = .seconds(1)
+    /// How long PostgreSQL lets a transaction of this server's wait for it (a
     /// server frozen or cut off inside a commit) before it ends the session
-    /// and undoes the transaction, releasing its locks.
-    public var idleTransactionTimeout = 5.0
+    /// and undoes the transaction, releasing its locks. The writer's windows
+    /// for chats held elsewhere (`ChatsHeldElsewhere`) and the patience for a
+    /// gap in the feed (`FeedGaps.patience`) follow from it.
+    public var idleTransactionTimeout: Duration = .seconds(5)
+
+    /// How long a gap in the change feed is waited for, at start or while following.
+    var feedPatience: Duration { FeedGaps.patience(idleTransactionTimeout: idleTransactionTimeout) }
 
     /// What each of this server's PostgreSQL connections is told as it opens.
     var postgresSettings: PostgresSessionSettings {
         var settings = PostgresSessionSettings()
-        settings.idleInTransaction = .milliseconds(Int(idleTransactionTimeout * 1000))
+        settings.idleInTransaction = idleTransactionTimeout
         return settings
     }
 
-    /// Seconds a request that carries a feed position (a write answered by
+    /// How long a request that carries a feed position (a write answered by
     /// another server) waits for this server to apply it; then 503.
-    public var positionWait = 2.0
+    public var positionWait: Duration = .seconds(2)
     /// Sign-ups and sign-ins per client address.
     public var accountLimit = RateLimit(perSecond: 1, burst: 100)
     /// Milliseconds a browser session may go unused before it ends: 30 days.

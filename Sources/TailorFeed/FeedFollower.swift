@@ -53,18 +53,22 @@ package final class FeedFollower: Sendable {
     /// Added to the connection's application name.
     package static let applicationNameSuffix = "-feed"
 
-    /// Seconds between reads of the feed when no notification came.
-    package static let pollInterval = 0.25
+    /// The time between reads of the feed when no notification came.
+    package static let pollInterval: Duration = .milliseconds(250)
     /// Entries read and applied at once.
     static let batchSize = 500
     /// Carried entries held at most while a position before them is missing:
     /// past it, the rest are read.
     static let carriedAtMost = 10_000
 
+    /// How long a position missing is waited for at most (`FeedGaps`).
+    private let gapPatience: Duration
+
     /// Follows from where `progress` says this server is.
-    package init(url: String, handler: any FeedHandler, progress: FeedProgress, presenceHeard: (@Sendable (ChannelNews) -> Void)? = nil,
-                 logger: Logger) throws {
+    package init(url: String, handler: any FeedHandler, progress: FeedProgress, gapPatience: Duration,
+                 presenceHeard: (@Sendable (ChannelNews) -> Void)? = nil, logger: Logger) throws {
         self.url = url
+        self.gapPatience = gapPatience
         self.presenceHeard = presenceHeard
         self.handler = handler
         self.progress = progress
@@ -102,9 +106,9 @@ package final class FeedFollower: Sendable {
         wake.signal()
     }
 
-    /// Seconds a commit of this server's waits to be applied before its
+    /// How long a commit of this server's waits to be applied before its
     /// sources are answered all the same.
-    static let applyWait = 2.0
+    static let applyWait: Duration = .seconds(2)
 
     /// This server's own entry at `position`, if it wrote it; the entries
     /// before it are no longer needed (applied, or skipped by a start over).
@@ -133,13 +137,13 @@ package final class FeedFollower: Sendable {
         var nextPoll: UInt64 = 0
         // When a gap before known entries is read for, if its commit's notification has not filled it.
         var gapRead: UInt64?
-        var gaps = FeedGaps()
+        var gaps = FeedGaps(patience: gapPatience)
         // Other servers' entries their notifications carried, by position, not applied yet.
         var carried: [Int: [UInt8]] = [:]
         while !stopping.load(ordering: .acquiring) {
             if readNeeded || MonotonicClock.now >= min(nextPoll, gapRead ?? .max) {
                 while try applyNext(on: connection, gaps: &gaps) {}
-                nextPoll = MonotonicClock.now + UInt64(Self.pollInterval * 1e9)
+                nextPoll = MonotonicClock.after(Self.pollInterval)
                 gapRead = nil
             }
             let news = try waitForNews(on: connection, until: min(nextPoll, gapRead ?? .max), carrying: &carried)
@@ -148,7 +152,7 @@ package final class FeedFollower: Sendable {
             // Entries known past a missing position: the commit that took it is
             // under way, and its notification comes first; one undone never comes.
             if !carried.isEmpty || gaps.isWaiting || ownLeft {
-                gapRead = gapRead ?? MonotonicClock.now + UInt64(Self.gapPause * 1e9)
+                gapRead = gapRead ?? MonotonicClock.after(Self.gapPause)
             } else {
                 gapRead = nil
             }
@@ -164,9 +168,9 @@ package final class FeedFollower: Sendable {
         }
     }
 
-    /// Seconds a missing position is waited for before the feed is read:
+    /// How long a missing position is waited for before the feed is read:
     /// longer than a commit takes to be heard, nearly always.
-    static let gapPause = 0.02
+    static let gapPause: Duration = .milliseconds(20)
 
     /// What a wait for news ended with.
     private enum News {
@@ -280,19 +284,17 @@ package final class FeedFollower: Sendable {
             failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
                 + "\(page.horizon)): its caches start over and every stream gets its view models anew")
             // From a position with no commit still under way below it, as a server starts.
-            let (position, _) = try store.settledPosition()
+            let (position, settled) = try store.settledPosition(patience: gapPatience, listening: true)
+            if !settled { failures.log(FeedGaps.givenUp(below: position + 1, after: gapPatience)) }
             handler.startOver(at: position)
             progress.advance(to: position)
-            gaps = FeedGaps(patience: gaps.patienceSeconds)
+            gaps = FeedGaps(patience: gapPatience)
             return false
         }
         let waitedBelow = gaps.waiting?.below
         let (count, unsettled) = gaps.applicable(after: from, positions: page.entries.map(\.position), writersEnded: page.writersEnded,
                                                  now: MonotonicClock.now)
-        if unsettled, let waitedBelow {
-            failures.log("the change feed's positions missing below \(waitedBelow) were given up after \(gaps.patienceSeconds) s "
-                + "while writers' transactions begun before were still running: an entry one of them commits there is not applied here")
-        }
+        if unsettled, let waitedBelow { failures.log(FeedGaps.givenUp(below: waitedBelow, after: gapPatience)) }
         // After the read: every transaction that could fill the gap and had not ended by then.
         if gaps.needsWriters { gaps.note(writers: try store.writersInProgress()) }
         guard count > 0 else { return false }

@@ -1,3 +1,5 @@
+import TailorLoop
+
 /// Where a follower of PostgreSQL's feed may not apply on yet. Servers take
 /// their positions from one sequence without waiting for each other's
 /// commits, so a read may find an entry while one before it is missing: its
@@ -13,24 +15,41 @@
 ///
 /// A writer's transaction ends within seconds (the lock wait, the idle
 /// transaction's timeout); past `patience` a gap is given up all the same,
-/// unsettled, which the follower logs.
+/// unsettled, which the follower logs (`givenUp`). The same patience bounds
+/// the wait for the writers in progress when a server starts following
+/// (`Store.settledPosition`).
 ///
 /// A value type, owned by the follower's thread; tested alone.
-struct FeedGaps {
+package struct FeedGaps {
     /// The oldest gap waited for: positions missing below `below`, first seen
     /// at `since` (MonotonicClock), and the writers' transactions that could
     /// fill them (nil until listed). Kept until it is settled, however many
     /// reads come between, so that a stream of new commits cannot keep it waiting.
     private(set) var waiting: (below: Int, writers: String?, since: UInt64)?
 
-    /// Nanoseconds a gap is waited for at most.
-    let patience: UInt64
+    /// How long a gap is waited for at most.
+    let patience: Duration
+    private let patienceNanoseconds: UInt64
 
-    init(patience seconds: Double = 30) {
-        patience = UInt64(seconds * 1e9)
+    init(patience: Duration) {
+        self.patience = patience
+        patienceNanoseconds = MonotonicClock.nanoseconds(patience)
     }
 
-    var patienceSeconds: Double { Double(patience) / 1e9 }
+    /// The patience for servers whose PostgreSQL sessions are ended after
+    /// `idleTransactionTimeout` idle in a transaction: a writer frozen or cut
+    /// off inside its commit has its transaction undone by then, and one that
+    /// runs commits within its lock wait. Three times it, and 10 s at least
+    /// (a busy database, a slow disk).
+    package static func patience(idleTransactionTimeout: Duration) -> Duration {
+        max(.seconds(10), idleTransactionTimeout * 3)
+    }
+
+    /// What the follower logs when a gap below `below` is given up unsettled, at start or while following.
+    package static func givenUp(below: Int, after patience: Duration) -> String {
+        "the change feed's positions missing below \(below) were given up after \(patience.inSeconds) s while writers' "
+            + "transactions begun before were still running: an entry one of them commits there is not applied here"
+    }
 
     /// How many of a page's entries, read after `applied`, are applied now, in
     /// order: the missing positions before them are filled or given up.
@@ -45,7 +64,7 @@ struct FeedGaps {
             waiting = nil
         } else if let waited = waiting {
             let settled = writersEnded && waited.writers != nil
-            if settled || now >= waited.since + patience {
+            if settled || now >= waited.since + patienceNanoseconds {
                 givenUpBelow = waited.below
                 unsettled = !settled
                 waiting = nil

@@ -64,16 +64,16 @@ package final class FeedProgress: Sendable {
     }
 
     /// Calls `answer(true)` once the feed is applied up to `position` (at once
-    /// when it is), or `answer(false)` after `seconds` if it is not by then:
+    /// when it is), or `answer(false)` after `wait` if it is not by then:
     /// exactly one of the two. Waits given up leave nothing behind, so that
     /// waits for positions that never come do not pile up. The look for waits
     /// given up is a timer of a loop (`EventLoop.after`), a task that runs on
     /// that loop's own thread, so that it comes even when the shared pool of
     /// tasks is busy.
     /// `committedHere`: the position is this server's own commit.
-    package func whenApplied(_ position: Int, committedHere: Bool = false, within seconds: Double,
+    package func whenApplied(_ position: Int, committedHere: Bool = false, within wait: Duration,
                              _ answer: @escaping @Sendable (Bool) -> Void) {
-        let deadline = MonotonicClock.after(seconds: seconds)
+        let deadline = MonotonicClock.after(wait)
         let (appliedAlready, look) = state.withLock { state -> (Bool, UInt64?) in
             if committedHere { state.committedHere = max(state.committedHere, position) }
             guard state.applied < position else { return (true, nil) }
@@ -84,12 +84,12 @@ package final class FeedProgress: Sendable {
         if let look { schedule(lookAt: look) }
     }
 
-    /// Waits until the feed is applied up to `position`, at most `seconds`;
+    /// Waits until the feed is applied up to `position`, at most `wait`;
     /// whether it was.
-    package func wait(for position: Int, seconds: Double) async -> Bool {
+    package func wait(for position: Int, atMost wait: Duration) async -> Bool {
         guard applied < position else { return true }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            whenApplied(position, within: seconds) { continuation.resume(returning: $0) }
+            whenApplied(position, within: wait) { continuation.resume(returning: $0) }
         }
     }
 

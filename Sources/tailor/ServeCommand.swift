@@ -47,13 +47,13 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds before the chatbot reads and answers a message (\(defaults.botDelay)).")
     var botDelay: Double?
 
-    @Option(help: "Seconds the writer rests after a batch, so that the events arriving meanwhile share the next commit (\(defaults.commitDelay)), times the servers following a PostgreSQL database (up to 4); 0 never rests.")
+    @Option(help: "Seconds the writer rests after a batch, so that the events arriving meanwhile share the next commit (\(defaults.commitDelay.inSeconds)), times the servers following a PostgreSQL database (up to 4); 0 never rests.")
     var commitDelay: Double?
 
-    @Option(help: "Seconds the writer waits for a lock another server's transaction holds, on PostgreSQL (\(defaults.lockWait)); past it that write gets 503 and the rest of its batch commits.")
+    @Option(help: "Seconds the writer waits for a lock another server's transaction holds, on PostgreSQL (\(defaults.lockWait.inSeconds)); past it that write gets 503 and the rest of its batch commits.")
     var lockWait: Double?
 
-    @Option(help: "Seconds PostgreSQL lets a transaction of this server wait for it before it ends the session and undoes it (\(defaults.idleTransactionTimeout)); after a lock wait runs out, the writer waits only briefly for locks for twice this, and remembers a chat found held for twelve times this. Give every server of a database the same.")
+    @Option(help: "Seconds PostgreSQL lets a transaction of this server wait for it before it ends the session and undoes it (\(defaults.idleTransactionTimeout.inSeconds)); after a lock wait runs out, the writer waits only briefly for locks for twice this, and remembers a chat found held for twelve times this; a gap in the change feed is waited for three times this (10 s at least). Give every server of a database the same.")
     var idleTransactionTimeout: Double?
 
     @Option(help: "Seconds between heartbeat comments on event streams (\(defaults.heartbeat)).")
@@ -192,11 +192,13 @@ struct ServeCommand: ParsableCommand {
                                                "offline-grace")
         configuration.presenceLifetime = try check(try settings.value(presenceLifetime, "presence-lifetime", default: defaults.presenceLifetime),
                                                    in: 0.3...3600, "presence-lifetime")
-        configuration.commitDelay = try check(try settings.value(commitDelay, "commit-delay", default: defaults.commitDelay), in: 0...1, "commit-delay")
-        configuration.lockWait = try check(try settings.value(lockWait, "lock-wait", default: defaults.lockWait), in: 0.001...3600, "lock-wait")
-        configuration.idleTransactionTimeout = try check(try settings.value(idleTransactionTimeout, "idle-transaction-timeout",
-                                                                            default: defaults.idleTransactionTimeout),
-                                                         in: 0.1...3600, "idle-transaction-timeout")
+        configuration.commitDelay = .seconds(try check(try settings.value(commitDelay, "commit-delay", default: defaults.commitDelay.inSeconds),
+                                                       in: 0...1, "commit-delay"))
+        configuration.lockWait = .seconds(try check(try settings.value(lockWait, "lock-wait", default: defaults.lockWait.inSeconds),
+                                                    in: 0.001...3600, "lock-wait"))
+        configuration.idleTransactionTimeout = .seconds(try check(try settings.value(idleTransactionTimeout, "idle-transaction-timeout",
+                                                                                     default: defaults.idleTransactionTimeout.inSeconds),
+                                                                  in: 0.1...3600, "idle-transaction-timeout"))
         configuration.demo = try settings.switchValue(demo, "demo", default: defaults.demo)
         configuration.memoryBudget = try check(try settings.value(memoryBudget, "memory-budget", default: defaults.memoryBudget),
                                                in: (1 << 20)...(1 << 42), "memory-budget")

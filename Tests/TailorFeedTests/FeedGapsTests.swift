@@ -8,13 +8,13 @@ import Testing
 /// up what is still missing.
 @Suite struct FeedGapsTests {
     @Test func entriesWithNoneMissingAreAppliedAtOnce() {
-        var gaps = FeedGaps()
+        var gaps = FeedGaps(patience: .seconds(30))
         #expect(gaps.applicable(after: 4, positions: [5, 6, 7], writersEnded: true, now: 0) == (3, false))
         #expect(!gaps.isWaiting && !gaps.needsWriters)
     }
 
     @Test func aGapStopsTheReadUntilItsCommitComes() {
-        var gaps = FeedGaps()
+        var gaps = FeedGaps(patience: .seconds(30))
         // 6 is being committed: 7 waits.
         #expect(gaps.applicable(after: 4, positions: [5, 7], writersEnded: true, now: 0) == (1, false))
         #expect(gaps.waiting?.below == 7 && gaps.needsWriters)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aPositionStillMissingOnceTheWritersThenRunningEndedIsGivenUp() {
-        var gaps = FeedGaps()
+        var gaps = FeedGaps(patience: .seconds(30))
         #expect(gaps.applicable(after: 4, positions: [7, 9], writersEnded: true, now: 0) == (0, false))
         gaps.note(writers: "{10}")
         // Every writer running after the read ended: 5 and 6 never come. 8 was taken after it and may still come.
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aGapIsNotGivenUpBeforeItsWritersAreListed() {
-        var gaps = FeedGaps()
+        var gaps = FeedGaps(patience: .seconds(30))
         _ = gaps.applicable(after: 4, positions: [6], writersEnded: true, now: 0)
         // The listing failed or has not come: a read that settles nothing gives up nothing.
         #expect(gaps.applicable(after: 4, positions: [6], writersEnded: true, now: 1) == (0, false))
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func aGapFilledSinceNeedsNoSettling() {
-        var gaps = FeedGaps()
+        var gaps = FeedGaps(patience: .seconds(30))
         _ = gaps.applicable(after: 4, positions: [6], writersEnded: true, now: 0)
         gaps.note(writers: "{10}")
         // 5 and 6 were applied from notifications meanwhile; a new gap at 8 waits on writers of its own.
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func aGapWaitedForPastItsPatienceIsGivenUpUnsettled() {
-        var gaps = FeedGaps(patience: 1)
+        var gaps = FeedGaps(patience: .seconds(1))
         _ = gaps.applicable(after: 4, positions: [6], writersEnded: true, now: 0)
         gaps.note(writers: "{10}")
         #expect(gaps.applicable(after: 4, positions: [6], writersEnded: false, now: 999_999_999) == (0, false))

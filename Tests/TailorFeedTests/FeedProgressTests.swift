@@ -13,9 +13,9 @@ import Testing
         defer { group.shutdown() }
         let progress = FeedProgress(applied: 3, isShared: true, timers: group.loops[0])
         let answers = Mutex<[Bool]>([])
-        progress.whenApplied(2, within: 5) { done in answers.withLock { $0.append(done) } }
+        progress.whenApplied(2, within: .seconds(5)) { done in answers.withLock { $0.append(done) } }
         #expect(answers.withLock { $0 } == [true], "an applied position is answered at once")
-        progress.whenApplied(5, within: 5) { done in answers.withLock { $0.append(done) } }
+        progress.whenApplied(5, within: .seconds(5)) { done in answers.withLock { $0.append(done) } }
         progress.advance(to: 4)
         #expect(answers.withLock { $0 } == [true])
         progress.advance(to: 6)
@@ -30,7 +30,7 @@ import Testing
         let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
         let answered = DispatchSemaphore(value: 0)
         let answers = Mutex<[Bool]>([])
-        progress.whenApplied(10, within: 0.05) { done in
+        progress.whenApplied(10, within: .seconds(0.05)) { done in
             answers.withLock { $0.append(done) }
             answered.signal()
         }
@@ -48,7 +48,7 @@ import Testing
         defer { group.shutdown() }
         let progress = FeedProgress(applied: 3, isShared: true, timers: group.loops[0])
         let answered = DispatchSemaphore(value: 0)
-        progress.whenApplied(8, committedHere: true, within: 0.05) { _ in answered.signal() }
+        progress.whenApplied(8, committedHere: true, within: .seconds(0.05)) { _ in answered.signal() }
         answered.wait()
         #expect(progress.applied == 3)
         #expect(progress.answered == 8)
@@ -63,7 +63,7 @@ import Testing
         defer { group.shutdown() }
         let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
         for position in 1...1_000 {
-            progress.whenApplied(position, within: 5) { _ in }
+            progress.whenApplied(position, within: .seconds(5)) { _ in }
             progress.advance(to: position)
         }
         #expect(progress.looksScheduled == 1)
@@ -76,8 +76,8 @@ import Testing
         let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
         let answers = Mutex<[Int: Bool]>([:])
         let shortAnswered = DispatchSemaphore(value: 0)
-        progress.whenApplied(10, within: 30) { done in answers.withLock { $0[10] = done } }
-        progress.whenApplied(11, within: 0.05) { done in
+        progress.whenApplied(10, within: .seconds(30)) { done in answers.withLock { $0[10] = done } }
+        progress.whenApplied(11, within: .seconds(0.05)) { done in
             answers.withLock { $0[11] = done }
             shortAnswered.signal()
         }
@@ -91,8 +91,8 @@ import Testing
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
         let progress = FeedProgress(applied: 0, isShared: true, timers: group.loops[0])
-        #expect(await progress.wait(for: 1, seconds: 0.05) == false)
+        #expect(await progress.wait(for: 1, atMost: .seconds(0.05)) == false)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { progress.advance(to: 2) }
-        #expect(await progress.wait(for: 2, seconds: 5) == true)
+        #expect(await progress.wait(for: 2, atMost: .seconds(5)) == true)
     }
 }

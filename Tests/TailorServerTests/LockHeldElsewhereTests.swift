@@ -14,6 +14,8 @@ import Testing
     private static func holder(_ location: DatabaseLocation, _ statement: String, _ values: any DatabaseBindable...) throws -> PostgresConnection {
         guard case .postgres(let url) = location else { throw TestSkipped() }
         let connection = try PostgresConnection(url: url)
+        // Held as long as the test needs, whatever this connection's settings end idle transactions after.
+        try connection.execute("SET idle_in_transaction_session_timeout = 0")
         try connection.execute("BEGIN")
         try connection.run(statement, binding: values)
         return connection
@@ -24,7 +26,7 @@ import Testing
     /// A server with a short lock wait, alice's chat with bob, and alice's chat with carol beside it.
     private static func aliceWithTwoChats() throws -> (DatabaseLocation, TestApp, alice: APIClient, bob: APIClient, chatID: String, otherChat: String) {
         let location = try TestDatabase.fresh(.postgres)
-        let app = try TestApp(database: location) { $0.lockWait = 0.2 }
+        let app = try TestApp(database: location) { $0.lockWait = .milliseconds(200) }
         let (alice, bob, chatID) = try app.aliceAndBobInAChat()
         _ = try app.user("carol")
         return (location, app, alice, bob, chatID, try MultiInstanceTests.chat(between: alice, and: "carol"))
@@ -72,5 +74,39 @@ import Testing
         #expect(again.status == 200)
         let verify = try TestDatabase.connection(to: location)
         #expect(try verify.first("SELECT count(*) FROM messages WHERE client_id = 'c-1'", binding: []) { $0.int(0) } == 1)
+    }
+
+    /// After a lock wait ran out the writer waits only briefly for any lock,
+    /// until twice the idle-transaction timeout has passed since the last
+    /// one ran out: with `--idle-transaction-timeout 1` that is 2 s, not the
+    /// 10 s PostgreSQL's default gives. Each probe is a message to another
+    /// chat the other server's batch holds: answered after the brief wait
+    /// while the window lasts, after the whole lock wait once it is over.
+    @Test func theBriefLockWaitsLastTwiceTheIdleTransactionTimeout() throws {
+        let location = try TestDatabase.fresh(.postgres)
+        let lockWait = 1.5
+        let app = try TestApp(database: location) {
+            $0.lockWait = .seconds(lockWait)
+            $0.idleTransactionTimeout = .seconds(1)
+        }
+        let alice = try app.user("alice")
+        let chats = try (0..<3).map { index in
+            _ = try app.user("contact\(index)")
+            return try #require(Int(try MultiInstanceTests.chat(between: alice, and: "contact\(index)")))
+        }
+        let other = try Self.holder(location, "SELECT id FROM chats WHERE id = ANY(CAST(? AS bigint[])) FOR UPDATE",
+                                    "{" + chats.map(String.init).joined(separator: ",") + "}")
+        func probe(_ chat: Int) throws -> Double {
+            let started = Date()
+            #expect(try alice.send("POST", "/api/chats/\(chat)/messages", json: #"{"text":"probe"}"#).status == 503)
+            return Date().timeIntervalSince(started)
+        }
+        #expect(try probe(chats[0]) >= lockWait)
+        #expect(try probe(chats[1]) < lockWait * 0.8, "the lock wait after one ran out was not brief")
+        // Sleeps: only time ends the window, and a probe within it (a brief
+        // wait run out) would begin it again.
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try probe(chats[2]) >= lockWait, "lock waits were still brief 2.5 s after the last ran out")
+        try other.execute("ROLLBACK")
     }
 }

@@ -108,7 +108,7 @@ import Testing
     /// A message after a quiet spell is committed alone, and the writer then
     /// rests `--commit-delay`: two messages sent meanwhile share one commit.
     @Test func messagesCloseTogetherShareOneCommit() throws {
-        let app = try TestApp { $0.commitDelay = 0.4 }
+        let app = try TestApp { $0.commitDelay = .milliseconds(400) }
         let (alice, _, chatID) = try app.aliceAndBobInAChat()
         func batches(_ samples: [Sample: Double]) -> (count: Double, events: Double) {
             (samples[Sample(name: "tailor_writer_batch_events_count", labels: [:])] ?? 0,

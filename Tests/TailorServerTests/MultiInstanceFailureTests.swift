@@ -38,7 +38,7 @@ import Testing
     /// A position this database never had (an old cookie, an id from another
     /// database) is not waited for, in a request or a stream's Last-Event-ID.
     @Test func positionsPastTheDatabasesAreNotWaitedFor() throws {
-        let app = try TestApp(database: try TestDatabase.fresh(.postgres)) { $0.positionWait = 30 }
+        let app = try TestApp(database: try TestDatabase.fresh(.postgres)) { $0.positionWait = .seconds(30) }
         let alice = try app.user("alice")
         let client = try APIClient(port: app.port)
         client.token = alice.token

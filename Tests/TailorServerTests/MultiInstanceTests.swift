@@ -74,7 +74,7 @@ import Testing
         // Without a read per commit: only the poll's (and one or two the
         // start of either server asked for), however long a busy machine
         // took for the forty. A read per commit would be forty more.
-        let polls = (Date().timeIntervalSince(started) / FeedFollower.pollInterval).rounded(.down)
+        let polls = (Date().timeIntervalSince(started) / FeedFollower.pollInterval.inSeconds).rounded(.down)
         #expect(afterOwn - before <= polls + 5, "\(afterOwn - before) reads in \(polls) polls' time")
         // The other server's commits come with their entries in their
         // notifications: applied without a read of their own either.
@@ -83,7 +83,7 @@ import Testing
         for index in 1...40 { try aliceOnB.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"other \#(index)"}"#) }
         let stream = try SSEClient(port: a.port, token: alice.token, topics: "chat:\(chatID)")
         _ = try stream.next(where: { lastText($0) == "other 40" })
-        let otherPolls = (Date().timeIntervalSince(startedOther) / FeedFollower.pollInterval).rounded(.down)
+        let otherPolls = (Date().timeIntervalSince(startedOther) / FeedFollower.pollInterval.inSeconds).rounded(.down)
         let afterOther = try reads()
         #expect(afterOther - afterOwn <= otherPolls + 5, "\(afterOther - afterOwn) reads in \(otherPolls) polls' time")
         // Each apply took one or more of them, and is counted.

@@ -57,19 +57,19 @@ public final class EventRouter: Sendable {
     /// Chat locks are taken in one order, so a conflict is rare: each one is
     /// logged.
     static let attemptsPerBatch = 5
-    /// Milliseconds a batch waits for a lock when written again after a lock
+    /// How long a batch waits for a lock when written again after a lock
     /// wait ran out, and every batch for a while after (`ChatsHeldElsewhere`):
     /// long enough for a healthy transaction to commit, short enough that an
     /// event stuck behind another server's open transaction holds the rest of
     /// its batch only briefly.
-    static let lockWaitAfterTimeout = 100
+    static let lockWaitAfterTimeout: Duration = .milliseconds(100)
     /// Whose timer gives up a readiness write that does not commit in time.
     private let timers: EventLoop
     /// Told of every batch written: how many events, and the nanoseconds it took to write and commit.
     private let observeBatch: @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void
 
     init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, quotas: Quotas, pushDelay: Int, feedWindow: Int,
-         commitDelay: Double, idleTransactionTimeout: Duration = .seconds(5), servers: @escaping @Sendable () -> Int = { 1 },
+         commitDelay: Duration, idleTransactionTimeout: Duration, servers: @escaping @Sendable () -> Int = { 1 },
          feed: FeedApplier, timers: EventLoop,
          observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
@@ -77,7 +77,7 @@ public final class EventRouter: Sendable {
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
         self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin,
                                                           heldElsewhere: ChatsHeldElsewhere(idleTransactionTimeout: idleTransactionTimeout)))
-        groupCommit = GroupCommit(delay: UInt64(commitDelay * 1_000_000_000))
+        groupCommit = GroupCommit(delay: MonotonicClock.nanoseconds(commitDelay))
         self.servers = servers
         self.now = now
         self.quotas = quotas
@@ -98,9 +98,9 @@ public final class EventRouter: Sendable {
         }
     }
 
-    /// Seconds the writer rests after a batch now, for `/metrics`.
-    var restSeconds: Double {
-        Double(groupCommit.rest(waiting: 0, servers: servers())) / 1e9
+    /// How long the writer rests after a batch now, for `/metrics`.
+    var rest: Duration {
+        .nanoseconds(groupCommit.rest(waiting: 0, servers: servers()))
     }
 
     /// What a readiness write came to.
@@ -140,15 +140,14 @@ public final class EventRouter: Sendable {
     }
 
     /// Commits slower than this are logged: every request of the batch waited for it.
-    static let slowCommitMilliseconds: UInt64 = 50
+    static let slowCommit: Duration = .milliseconds(50)
 
     /// Tells the observer of a batch, and logs it if it was slow.
     private func note(_ events: Int, since started: UInt64) {
         let nanoseconds = MonotonicClock.now - started
         observeBatch(events, nanoseconds)
-        let milliseconds = nanoseconds / 1_000_000
-        guard milliseconds >= Self.slowCommitMilliseconds else { return }
-        slowCommits.log("a batch of \(events) events took \(milliseconds) ms to write and commit")
+        guard nanoseconds >= MonotonicClock.nanoseconds(Self.slowCommit) else { return }
+        slowCommits.log("a batch of \(events) events took \(nanoseconds / 1_000_000) ms to write and commit")
     }
 
     /// Writes batches until no event waits, resting after each so that the

@@ -18,15 +18,15 @@ struct ReadYourWrites: Sendable {
 
     let progress: FeedProgress
     let database: Database
-    /// Seconds to wait for the feed before answering 503.
-    let maxWait: Double
+    /// How long to wait for the feed before answering 503.
+    let maxWait: Duration
 
     func handle(_ request: HTTPRequest, _ handler: Router.Handler) async throws -> HTTPResponse {
         // A position past everything in the database is not one of its own (an
         // old cookie, an id from another database): it is not waited for.
         if progress.isShared, let wanted = Self.position(in: request), wanted > progress.applied,
            wanted <= (try await database.readOffLoop { try $0.lastPosition() }) {
-            if await !progress.wait(for: wanted, seconds: maxWait) { throw APIError.behind }
+            if await !progress.wait(for: wanted, atMost: maxWait) { throw APIError.behind }
         }
         var response = try await handler(request)
         if request.method != .get, request.method != .head, response.status.code < 400 {

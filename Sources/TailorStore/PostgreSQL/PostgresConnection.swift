@@ -282,6 +282,14 @@ public final class PostgresConnection: DatabaseConnection {
         try takeNotificationsWithChannels().map(\.payload)
     }
 
+    /// The payloads of the notifications that come within `nanoseconds`
+    /// (none when none came), those already received included.
+    public func waitForNotifications(atMost nanoseconds: UInt64) throws -> [String] {
+        var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        _ = poll(&waiting, 1, Int32(min(nanoseconds / 1_000_000, UInt64(Int32.max))))
+        return try takeNotifications()
+    }
+
     /// The notifications the server sent, each with the channel it came on.
     public func takeNotificationsWithChannels() throws -> [(channel: String, payload: String)] {
         guard let handle, PQconsumeInput(handle) == 1 else { throw PostgresError.connection(lastError) }

@@ -55,9 +55,7 @@ public struct PostgresSessionSettings: Sendable, Equatable {
     /// (compiling one costs milliseconds, and PostgreSQL does it whenever the
     /// planner's estimate is large, as on a table not yet analyzed).
     var statements: String {
-        var settings = nameSuffix.isEmpty ? [] : [
-            "SELECT set_config('application_name', left(current_setting('application_name') || '\(nameSuffix)', 63), false)",
-        ]
+        var settings = nameSuffix.isEmpty ? [] : [Self.naming(with: nameSuffix)]
         settings += [
             "SET jit = off",
             "SET idle_in_transaction_session_timeout = \(Self.milliseconds(idleInTransaction))",
@@ -69,6 +67,14 @@ public struct PostgresSessionSettings: Sendable, Equatable {
         ]
         if let lockWait { settings.append("SET lock_timeout = \(max(Self.milliseconds(lockWait), 1))") }
         return settings.joined(separator: "; ")
+    }
+
+    /// SQL that adds `suffix` to the session's `application_name` (within
+    /// PostgreSQL's 63 bytes). Written into the statement, since the
+    /// session's settings go as one text; a suffix is letters and `-` only.
+    static func naming(with suffix: String) -> String {
+        precondition(suffix.allSatisfy { $0.isLetter || $0 == "-" }, "a connection's name suffix is letters and - only")
+        return "SELECT set_config('application_name', left(current_setting('application_name') || '\(suffix)', 63), false)"
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -44,11 +44,12 @@ extension Store {
     }
 
     /// For the rest of the transaction, a lock another transaction holds is
-    /// waited for `milliseconds` at most (PostgreSQL's `lock_timeout`);
-    /// queued, it goes with the next round trip. Nothing on SQLite.
-    public func waitForLocks(atMost milliseconds: Int) {
+    /// waited for `wait` at most (PostgreSQL's `lock_timeout`, in whole
+    /// milliseconds, one at least); queued, it goes with the next round trip.
+    /// Nothing on SQLite.
+    public func waitForLocks(atMost wait: Duration) {
         guard connection.engine == .postgres else { return }
-        _ = connection.runLater("SELECT set_config('lock_timeout', ?, true)", String(milliseconds))
+        _ = connection.runLater("SELECT set_config('lock_timeout', ?, true)", String(max(PostgresSessionSettings.milliseconds(wait), 1)))
     }
 
     /// The chat's lock a message takes before its id is drawn: it lets other

@@ -1,4 +1,5 @@
 import Glibc
+import TailorLoop
 
 extension Store {
     /// Records what a commit changed in PostgreSQL's feed, inside its
@@ -60,7 +61,7 @@ extension Store {
 
     /// Adds `suffix` to the connection's application name.
     public static func name(_ connection: PostgresConnection, with suffix: String) throws {
-        try connection.run("SELECT set_config('application_name', left(current_setting('application_name') || ?, 63), false)", suffix)
+        try connection.execute(PostgresSessionSettings.naming(with: suffix))
     }
 
     /// Listens on the channel `prefix` followed by the schema's name: one
@@ -136,19 +137,34 @@ extension Store {
     /// The position a server starts following PostgreSQL's feed from: the
     /// latest visible, once every writer's transaction in progress when it was
     /// read has ended, so that no entry before it can still come. Past
-    /// `patience` seconds (a writer that does not end) it starts there all
-    /// the same; `settled` says whether it waited long enough.
-    public func settledPosition(patience: Double = 10) throws -> (position: Int, settled: Bool) {
-        guard connection.engine == .postgres else { return (try lastPosition(), true) }
+    /// `patience` (a writer that does not end) it starts there all the same;
+    /// `settled` says whether it waited long enough.
+    ///
+    /// Between two looks it waits for a commit's notification, on a
+    /// connection that listens to the feed (`listening`, or for the time of
+    /// the wait): most writers end by committing. One undone announces
+    /// nothing, so a look comes at the latest after `settlingPause`, doubled
+    /// at each look up to ten times it. The notifications are taken: a
+    /// follower that listens reads the feed after this anyway.
+    public func settledPosition(patience: Duration, listening: Bool = false) throws -> (position: Int, settled: Bool) {
+        guard let postgres = connection as? PostgresConnection else { return (try lastPosition(), true) }
         let latest = try lastPosition()
         let writers = try writersInProgress()
-        var waits = Int(patience / Self.settlingPause)
+        let giveUp = MonotonicClock.after(patience)
+        if !listening { try Self.listen(on: postgres, to: Self.feedChannelPrefix) }
+        var pause = Self.settlingPause
+        var settled = true
         while try !expectRow(try connection.first("SELECT CAST((\(Self.hasEnded("?"))) AS INTEGER)", writers) { $0.int(0) != 0 }) {
-            guard waits > 0 else { return (latest, false) }
-            waits -= 1
-            usleep(useconds_t(Self.settlingPause * 1e6))
+            let now = MonotonicClock.now
+            guard now < giveUp else {
+                settled = false
+                break
+            }
+            _ = try postgres.waitForNotifications(atMost: min(MonotonicClock.nanoseconds(pause), giveUp - now))
+            pause = min(pause * 2, Self.settlingPause * 10)
         }
-        return (latest, true)
+        if !listening { try postgres.execute("UNLISTEN *") }
+        return (latest, settled)
     }
 
     /// SQL: whether every transaction of the list `parameter` names (`xid8`
@@ -159,8 +175,8 @@ extension Store {
             + "FROM unnest(CAST(\(parameter) AS xid8[])) x"
     }
 
-    /// Seconds between two looks at whether the commits in progress ended.
-    static let settlingPause = 0.005
+    /// The first wait between two looks at whether the commits in progress ended.
+    static let settlingPause: Duration = .milliseconds(5)
 
     /// The latest position in use: on PostgreSQL the latest entry's (0 when
     /// there is none); on SQLite the latest reserved, which no later commit
