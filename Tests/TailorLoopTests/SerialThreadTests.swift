@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 import TailorLoop
@@ -57,14 +58,16 @@ import Testing
     /// its thread runs what is queued and ends.
     @Test func itsThreadEndsOnceNothingHoldsIt() {
         let ran = Atomic<Bool>(false)
+        let letGo = DispatchSemaphore(value: 0)
         do {
             let thread = SerialThread(name: "test-ends")
             thread.async {
-                // Work that takes a while: the thread is let go of with it still running.
-                usleep(20_000)
+                // The thread is let go of with this still running.
+                letGo.wait()
                 ran.store(true, ordering: .releasing)
             }
         }
+        letGo.signal()
         // The job runs on the thread, so the thread was there and named; it
         // ends after the job.
         #expect(eventually(timeout: 30) { ran.load(ordering: .acquiring) }, "what was queued runs")

@@ -75,16 +75,18 @@ import Testing
     /// its threads run what is queued and end.
     @Test func itsThreadsEndOnceNothingHoldsIt() {
         let ran = Atomic<Int>(0)
+        let letGo = DispatchSemaphore(value: 0)
         do {
             let pool = ThreadPool(name: "test-gone", count: 3)
             for _ in 0..<5 {
                 pool.async {
-                    // Work that takes a while: the pool is let go of with jobs still queued.
-                    usleep(10_000)
+                    // The pool is let go of with these running and queued.
+                    letGo.wait()
                     ran.add(1, ordering: .acquiringAndReleasing)
                 }
             }
         }
+        for _ in 0..<5 { letGo.signal() }
         #expect(eventually(timeout: 30) { ran.load(ordering: .acquiring) == 5 }, "what was queued runs")
         #expect(eventually(timeout: 30) { (0..<3).map { ThreadNames.threads(named: "test-gone-\($0)") }.reduce(0, +) == 0 })
     }

@@ -56,7 +56,7 @@ import Testing
                 _ = try? alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after"}"#)
                 answered.signal()
             }
-            while try latest() == before { usleep(2_000) }
+            #expect(try eventually(timeout: 30) { try latest() != before }, "the message after was never committed")
             return answered
         }
 

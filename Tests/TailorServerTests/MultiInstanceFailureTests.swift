@@ -98,8 +98,8 @@ import Testing
         }
         #expect(eventually(timeout: 10) { answers.withLock { $0.values.map(\.count).min() ?? 0 } >= 3 && answers.withLock { $0.count } == 2 })
         try database.stop()
-        // The outage lasts a second and a half: the writes meanwhile wait and retry.
-        usleep(1_500_000)
+        // The outage lasts until a sender is refused: the writes meanwhile wait and retry.
+        #expect(eventually(timeout: 30) { answers.withLock { $0.values.joined().contains { $0.status == 503 } } })
         try database.start()
         sent.wait()
 

@@ -1,5 +1,6 @@
 import Foundation
 import TailorHTTP
+import TailorTestSupport
 import Testing
 
 /// Files from the public folder: content types, ETags, gzip, and no way out.
@@ -147,8 +148,8 @@ import Testing
         let before = Self.residentBytes()
         let stalled = try (0..<12).map { _ in try server.client(receiveBuffer: 4096) }
         for client in stalled { try client.send("GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n") }
-        // Sleeps: the server writes as far as each socket takes, which no event tells; then memory is read.
-        usleep(500_000)
+        // The server writes as far as each socket takes: once every client has bytes waiting, memory is read.
+        #expect(eventually(timeout: 30) { stalled.allSatisfy { Self.bytesWaiting(on: $0.fd) > 0 } })
         // Twelve copies read into memory would be 288 MiB; other suites run beside this one.
         #expect(Self.residentBytes() - before < 96 << 20)
         _ = stalled
@@ -158,5 +159,11 @@ import Testing
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    /// Bytes received on `socket` and not yet read.
+    private static func bytesWaiting(on socket: Int32) -> Int32 {
+        var count: Int32 = 0
+        return ioctl(socket, UInt(FIONREAD), &count) == 0 ? count : 0
     }
 }
