@@ -55,6 +55,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CNats",
+            pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"])]
+        ),
         .target(name: "CSystem"),
         // A SQLite VFS that writes a commit's log frames in one call.
         .target(name: "CSQLiteLogWrites", dependencies: ["CSQLite"]),
@@ -99,6 +104,10 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")]
         ),
 
+        // The message bus between servers (NATS, through its C client): a
+        // wake-up for the feed's followers that may lose messages.
+        .target(name: "TailorBus", dependencies: ["CNats", "TailorLoop", .product(name: "Logging", package: "swift-log")]),
+
         // Presence across servers: who is online and who types, told to the
         // views as changes and to the other servers as PostgreSQL notifications.
         .target(
@@ -130,6 +139,7 @@ let package = Package(
                 "TailorFeed",
                 "TailorPresence",
                 "TailorPush",
+                "TailorBus",
                 "TailorWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

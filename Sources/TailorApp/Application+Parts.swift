@@ -1,4 +1,5 @@
 import Logging
+import TailorBus
 import TailorFeed
 import TailorHTTP
 import TailorLoop
@@ -13,7 +14,8 @@ extension Application {
     /// group stops them from the last to the first, so the writer, which
     /// every other part writes through, commits its last batch after all of
     /// them have stopped, and readiness says "draining" before anything stops.
-    static func parts(configuration: TailorConfiguration, server: HTTPServer, database: Database, events: EventRouter, follower: FeedFollower?,
+    static func parts(configuration: TailorConfiguration, server: HTTPServer, database: Database, events: EventRouter, bus: NatsBus?,
+                      follower: FeedFollower?,
                       streams: EventStreams, readModel: ReadModel, presence: PresenceDriver, news: FeedNews, metrics: ServerMetrics,
                       accessLog: AccessLog?, shutdown: ShutdownState, now: @escaping @Sendable () -> Int, logger: Logger) -> [Part] {
         let loops = server.group
@@ -23,6 +25,8 @@ extension Application {
         let pushDelivery = PushDelivery(events: events, streams: streams, queued: news.pushesQueued, key: readModel.pushKey, settings: configuration.push,
                                         metrics: metrics, now: now, loop: loops.next(), logger: logger)
         return [
+            // Closed after the writer's last commit is announced.
+            Part("bus", stop: { bus?.close() }),
             Part("writer", stop: {
                 do {
                     try events.finish()

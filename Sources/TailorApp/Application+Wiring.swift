@@ -1,4 +1,5 @@
 import Logging
+import TailorBus
 import TailorFeed
 import TailorLoop
 import TailorPresence
@@ -19,7 +20,8 @@ extension Application {
 
     /// What `/metrics` shows of the server now.
     static func sample(metrics: ServerMetrics, connections: WatchedCount, streams: EventStreams, readModel: ReadModel, database: Database,
-                       progress: FeedProgress, follower: FeedFollower?, presence: PresenceDriver, events: EventRouter) -> ServerMetrics.Sample {
+                       progress: FeedProgress, follower: FeedFollower?, bus: FeedBus?, presence: PresenceDriver,
+                       events: EventRouter) -> ServerMetrics.Sample {
         let cacheCounts = readModel.cache.counts
         let checkpoints = database.checkpoints
         let process = ProcessProbe.current
@@ -29,7 +31,7 @@ extension Application {
             followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: readModel.cache.byteCount,
             feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, sqliteLogFrames: checkpoints.logFrames,
             usersOnline: presence.usersOnline, otherServers: presence.otherServers, writerRestSeconds: events.rest.inSeconds,
-            kept: readModel.directory.figures,
+            kept: readModel.directory.figures, bus: bus?.bus.statistics, notifiesPostgres: bus?.announcement.notifiesPostgres() ?? true,
             totals: ServerMetrics.Totals(
                 eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                 cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
@@ -45,7 +47,7 @@ extension PresenceDriver {
     convenience init(configuration: TailorConfiguration, readModel: ReadModel, database: Database, streams: EventStreams,
                      executor: any TaskExecutor, now: @escaping @Sendable () -> Int, logger: Logger) throws {
         self.init(presence: readModel.presence, channel: try configuration.sharedDatabaseURL.map { try PresenceChannel(url: $0, logger: logger) },
-                  database: database, directory: readModel.directory, cache: readModel.cache, streams: streams, executor: executor, now: now,
+                  onBus: !configuration.bus.isEmpty, database: database, directory: readModel.directory, cache: readModel.cache, streams: streams, executor: executor, now: now,
                   logger: logger)
     }
 }

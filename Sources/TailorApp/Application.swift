@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import TailorBus
 import TailorFeed
 import TailorHTTP
 import TailorLoop
@@ -62,12 +63,16 @@ public final class Application: Sendable {
                 try FeedFollower(url: url, handler: handler, progress: progress, gapPatience: configuration.feedPatience,
                                  presenceHeard: presenceHeard, logger: logger)
             }
+            let bus = try follower.flatMap { follower in
+                try FeedBus.connect(configuration: configuration, schema: try Store(writer).currentSchema(), name: follower.origin,
+                                    follower: follower, everyServerIsOnBus: { presence.everyServerIsOnBus }, logger: logger)
+            }
             let feed: FeedApplier = if let follower { .follower(follower) }
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
             let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,
                                          feedWindow: configuration.feedWindow, commitDelay: configuration.commitDelay,
                                          idleTransactionTimeout: configuration.idleTransactionTimeout,
-                                         servers: { 1 + presence.otherServers }, feed: feed,
+                                         servers: { 1 + presence.otherServers }, feed: feed, announcement: bus?.announcement,
                                          timers: loops.next(), observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
             let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),
                                      presence: presence)
@@ -77,7 +82,7 @@ public final class Application: Sendable {
             let routes = try Routes(configuration: configuration, context: context, streams: streams, pushKey: readModel.pushKey, metrics: metrics,
                                     shutdown: shutdownState) {
                 Self.sample(metrics: metrics, connections: connections, streams: streams, readModel: readModel, database: database,
-                            progress: progress, follower: follower, presence: presence, events: events)
+                            progress: progress, follower: follower, bus: bus, presence: presence, events: events)
             }
             server = try HTTPServer(configuration: configuration.server, group: loops, connections: connections,
                                     responder: routes.responder(configuration: configuration, auth: context.auth, progress: progress, database: database,
@@ -85,7 +90,8 @@ public final class Application: Sendable {
                                     logger: logger)
             (self.database, self.events, self.streams, credentials, viewCache, self.accessLog, routeTable) =
                 (database, events, streams, readModel.credentials, readModel.cache, accessLog, routes.table)
-            lifecycle = Lifecycle(parts: Self.parts(configuration: configuration, server: server, database: database, events: events, follower: follower,
+            lifecycle = Lifecycle(parts: Self.parts(configuration: configuration, server: server, database: database, events: events, bus: bus?.bus,
+                                                    follower: follower,
                                                     streams: streams, readModel: readModel, presence: presence, news: news, metrics: metrics,
                                                     accessLog: accessLog, shutdown: shutdownState, now: now, logger: logger),
                                   logger: logger)

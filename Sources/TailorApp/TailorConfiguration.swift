@@ -110,6 +110,9 @@ public struct TailorConfiguration: Sendable {
     public var allowedOrigins: Set<String> = []
     /// Web Push: which push services, the key, the delays.
     public var push = PushSettings()
+    /// The NATS servers of the bus (`nats://host:port`), any of which will
+    /// do; none: commits are announced by PostgreSQL's notifications alone.
+    public var bus: [String] = []
 
     public init() {}
 }

@@ -50,6 +50,10 @@ package final class FeedFollower: Sendable {
     /// are no reason to read, since the writer hands their entries over.
     package let origin = String(UInt64.random(in: 1...UInt64.max), radix: 36)
 
+    /// Notifications heard on the bus (`heardOnBus`), not yet taken by the
+    /// follower's thread: the same as PostgreSQL's, read the same way.
+    private let fromBus = Mutex<[String]>([])
+
     /// Added to the connection's application name.
     package static let applicationNameSuffix = "-feed"
 
@@ -103,6 +107,18 @@ package final class FeedFollower: Sendable {
     package func apply(committedHere entry: FeedEntry, then answer: @escaping @Sendable () -> Void) {
         progress.whenApplied(entry.position, committedHere: true, within: Self.applyWait) { _ in answer() }
         writtenHere.withLock { $0.append(entry) }
+        wake.signal()
+    }
+
+    /// Another server's commit, announced on the bus (`FeedAnnouncement`):
+    /// taken like its PostgreSQL notification. A wake-up that may be lost
+    /// or come late, as those may: the feed's reads make up for it. Past
+    /// `carriedAtMost` waiting, the older half is dropped, and read instead.
+    package func heardOnBus(_ notification: [UInt8]) {
+        fromBus.withLock { waiting in
+            if waiting.count >= Self.carriedAtMost { waiting.removeFirst(waiting.count / 2) }
+            waiting.append(String(decoding: notification, as: UTF8.self))
+        }
         wake.signal()
     }
 
@@ -199,6 +215,10 @@ package final class FeedFollower: Sendable {
             var feedPayloads: [String] = []
             for (channel, payload) in try connection.takeNotificationsWithChannels() {
                 if let presenceHeard, Store.isPresenceChannel(channel) { presenceHeard(.payload(payload)) } else { feedPayloads.append(payload) }
+            }
+            feedPayloads += fromBus.withLock { waiting in
+                defer { waiting.removeAll(keepingCapacity: true) }
+                return waiting
             }
             for notification in feedPayloads.map(Self.notification(from:)) where notification.origin != origin {
                 notified = max(notified, notification.position)

@@ -31,6 +31,12 @@ package final class PresenceDriver: Sendable {
     package let lastSeenWrites: AsyncStream<LastSeenWrite>
     private let lastSeenIn: AsyncStream<LastSeenWrite>.Continuation
 
+    /// Whether this server is on the bus, and says so with its heartbeats.
+    private let onBus: Bool
+    /// When this driver was made: for a server lifetime after it, servers
+    /// not heard from yet may be of any kind.
+    private let madeAt = MonotonicClock.now
+
     /// Seconds between ticks: typing ends and servers are found gone within it.
     static let tickInterval = 0.2
 
@@ -42,9 +48,10 @@ package final class PresenceDriver: Sendable {
         package let isGoodbye: Bool
     }
 
-    package init(presence: Presence, channel: PresenceChannel?, database: Database, directory: ChatDirectory, cache: ViewCache, streams: EventStreams,
-         executor: any TaskExecutor, now: @escaping @Sendable () -> Int, logger: Logger) {
+    package init(presence: Presence, channel: PresenceChannel?, onBus: Bool = false, database: Database, directory: ChatDirectory, cache: ViewCache,
+                 streams: EventStreams, executor: any TaskExecutor, now: @escaping @Sendable () -> Int, logger: Logger) {
         self.presence = presence
+        self.onBus = onBus
         self.executor = executor
         (lastSeenWrites, lastSeenIn) = AsyncStream.makeStream()
         self.channel = channel
@@ -78,7 +85,7 @@ package final class PresenceDriver: Sendable {
                 let now = MonotonicClock.now
                 perform(presence.change { $0.tick(now: now, time: self.now()) })
                 if channel != nil, now >= nextHeartbeat {
-                    perform([.announce(.heartbeat)])
+                    perform([.announce(.heartbeat)] + (onBus ? [.announce(.onBus)] : []))
                     nextHeartbeat = now + UInt64(heartbeat * 1e9)
                 }
             }
@@ -109,6 +116,16 @@ package final class PresenceDriver: Sendable {
     /// the others following the database (`PresenceChannel`).
     package var otherServers: Int {
         presence.change { $0.otherServerCount }
+    }
+
+    /// Whether every server following the feed hears commits on the bus, as
+    /// far as this one knows: every other heard from said so, and one
+    /// server lifetime has passed since this one started, in which a server
+    /// of any kind would have been heard from.
+    package var everyServerIsOnBus: Bool {
+        presence.change { tracker in
+            MonotonicClock.now - madeAt >= tracker.settings.serverLifetime && tracker.everyOtherServerIsOnBus
+        }
     }
 
     /// Users shown online on any server, and the other servers heard from, for `/metrics`.

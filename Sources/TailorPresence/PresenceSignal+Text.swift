@@ -12,6 +12,7 @@ extension PresenceSignal {
         case .here(let users, let replacing): "\(server) l \(replacing ? 1 : 0) " + users.map(String.init).joined(separator: ",")
         case .hello: "\(server) q"
         case .heartbeat: "\(server) h"
+        case .onBus: "\(server) b"
         case .applied(let position): "\(server) a \(position)"
         case .rollCall: "\(server) r"
         }
@@ -44,6 +45,8 @@ extension PresenceSignal {
             signal = .hello
         case ("h", 0):
             signal = .heartbeat
+        case ("b", 0):
+            signal = .onBus
         case ("a", 1):
             guard let position = numbers[0] else { return nil }
             signal = .applied(position: position)

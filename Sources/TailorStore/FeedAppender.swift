@@ -20,6 +20,8 @@ public final class FeedAppender {
     private var pruneThrough: Int?
     /// PostgreSQL: this server, as the notifications of its commits name it.
     private let origin: String
+    /// PostgreSQL with a bus: how a commit is announced besides its entry.
+    private let announcement: FeedAnnouncement?
 
     /// Positions reserved at a time on SQLite.
     static let block = 1_000
@@ -32,10 +34,11 @@ public final class FeedAppender {
 
     /// `store` is the writer's; `window` the entries PostgreSQL's feed keeps;
     /// `origin` names this server in the notifications of its commits.
-    public init(store: Store, window: Int, origin: String = "") throws {
+    public init(store: Store, window: Int, origin: String = "", announcement: FeedAnnouncement? = nil) throws {
         engine = store.connection.engine
         self.window = max(window, 1)
         self.origin = origin
+        self.announcement = announcement
         reserved = try store.lastPosition()
         next = reserved + 1
     }
@@ -56,7 +59,10 @@ public final class FeedAppender {
             if let horizon = pruneThrough { store.pruneChanges(through: horizon) }
             let bytes = body()
             let carried = bytes.count <= Self.carriedBytes ? String(decoding: bytes, as: UTF8.self) : nil
-            let position = try store.appendChangeAndCommit(bytes, origin: origin, carried: carried)
+            let notifies = announcement?.notifiesPostgres() ?? true
+            let position = try store.appendChangeAndCommit(bytes, origin: origin, carried: carried, notify: notifies)
+            // The same on the bus: what the followers keep while a position before it is missing stays as small.
+            announcement?.publish(Store.feedNotification(position: position, origin: origin, carried: carried))
             // The latest entry always stays.
             pruneThrough = position % min(Self.pruneEvery, window) == 0 ? position - window : nil
             return position
@@ -75,5 +81,19 @@ public final class FeedAppender {
     /// next one, which prunes what it left.)
     public func rolledBack() {
         reserved = 0
+    }
+}
+
+/// How the writer announces a commit to the other servers when they share a
+/// bus: on the bus, after the commit, and with PostgreSQL's notification too
+/// while a server that does not listen to the bus may follow the feed (one
+/// of an earlier version, or one started without the bus).
+public struct FeedAnnouncement: Sendable {
+    public let notifiesPostgres: @Sendable () -> Bool
+    public let publish: @Sendable (_ notification: String) -> Void
+
+    public init(notifiesPostgres: @escaping @Sendable () -> Bool, publish: @escaping @Sendable (_ notification: String) -> Void) {
+        self.notifiesPostgres = notifiesPostgres
+        self.publish = publish
     }
 }

@@ -134,6 +134,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Write each answered request as a JSON line to this file (appended), or - for standard output; none unless given.")
     var accessLog: String?
 
+    @Option(help: "The NATS bus the servers of a PostgreSQL database share, nats://HOST:PORT, or a NATS cluster's addresses comma-separated: commits are announced on it rather than by PostgreSQL's notifications (none: PostgreSQL's).")
+    var bus: String?
+
     @Option(help: "Addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, or blocks of them (10.0.0.0/8), comma-separated (none).")
     var trustProxy: String?
 
@@ -246,6 +249,10 @@ struct ServeCommand: ParsableCommand {
                                  in: 0.0001...3650, "session-idle-days")
         configuration.sessionIdleTime = Int(idleDays * 86_400_000)
         configuration.accessLog = try settings.optional(accessLog, "access-log", derived: "none")
+        configuration.bus = Self.list(try settings.value(bus, "bus", default: ""))
+        if !configuration.bus.isEmpty, case .sqlite = configuration.database {
+            throw ValidationError("--bus is for servers sharing a PostgreSQL database; this one has SQLite's file to itself.")
+        }
         let proxies = try settings.value(trustProxy, "trust-proxy", default: "")
         configuration.trustedProxies = try Self.list(proxies).map { text in
             guard let range = AddressRange(text: text) else {

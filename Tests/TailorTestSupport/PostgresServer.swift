@@ -26,7 +26,7 @@ public final class PostgresServer {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         if getuid() == 0 { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: folder.path) }
-        port = try Self.freePort()
+        port = try freeLoopbackPort()
         url = "postgresql://tailor@127.0.0.1:\(port)/postgres"
         try run("initdb", "-D", data, "-U", "tailor", "--auth=trust", "--encoding=UTF8", "--locale=C")
         try start()
@@ -84,21 +84,5 @@ public final class PostgresServer {
             throw Failure(description: "no PostgreSQL under \(root): install Debian's postgresql, or set \(binariesVariable)")
         }
         return "\(root)/\(newest)/bin"
-    }
-
-    /// A port on 127.0.0.1 that nothing listens on now.
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "bind: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

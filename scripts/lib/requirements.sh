@@ -39,11 +39,11 @@ require_packages() {
 # The C libraries Tailor links: SQLite and libpq for the store, zlib for gzip.
 require_libraries() {
     if command -v dpkg-query >/dev/null 2>&1; then
-        require_packages libsqlite3-dev libpq-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
+        require_packages libsqlite3-dev libpq-dev zlib1g-dev libssl-dev libcurl4-openssl-dev libnats-dev
     elif [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/zlib.h ] || [ ! -f /usr/include/postgresql/libpq-fe.h ] \
-        || [ ! -f /usr/include/openssl/evp.h ] || ! pkg-config --exists libcurl 2>/dev/null; then
-        say "Tailor needs the development files of SQLite 3, libpq, zlib, OpenSSL's libcrypto and libcurl (sqlite3.h, libpq-fe.h, zlib.h, openssl/evp.h, curl/curl.h);"
-        say "on Debian or Ubuntu: sudo apt-get install libsqlite3-dev libpq-dev zlib1g-dev libssl-dev libcurl4-openssl-dev"
+        || [ ! -f /usr/include/openssl/evp.h ] || ! pkg-config --exists libcurl 2>/dev/null || [ ! -f /usr/include/nats/nats.h ]; then
+        say "Tailor needs the development files of SQLite 3, libpq, zlib, OpenSSL's libcrypto, libcurl and NATS's C client (sqlite3.h, libpq-fe.h, zlib.h, openssl/evp.h, curl/curl.h, nats/nats.h);"
+        say "on Debian or Ubuntu: sudo apt-get install libsqlite3-dev libpq-dev zlib1g-dev libssl-dev libcurl4-openssl-dev libnats-dev"
         exit 1
     fi
 }

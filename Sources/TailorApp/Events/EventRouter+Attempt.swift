@@ -112,9 +112,10 @@ final class WriterConnection {
     let committedChats = CommittedChats()
     var heldElsewhere: ChatsHeldElsewhere
 
-    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String, heldElsewhere: ChatsHeldElsewhere) throws {
+    init(_ connection: any DatabaseConnection, feedWindow: Int, origin: String, announcement: FeedAnnouncement?,
+         heldElsewhere: ChatsHeldElsewhere) throws {
         self.connection = connection
         self.heldElsewhere = heldElsewhere
-        feed = try FeedAppender(store: Store(connection), window: feedWindow, origin: origin)
+        feed = try FeedAppender(store: Store(connection), window: feedWindow, origin: origin, announcement: announcement)
     }
 }

@@ -70,12 +70,12 @@ public final class EventRouter: Sendable {
 
     init(writer: any DatabaseConnection, now: @escaping @Sendable () -> Int, quotas: Quotas, pushDelay: Int, feedWindow: Int,
          commitDelay: Duration, idleTransactionTimeout: Duration, servers: @escaping @Sendable () -> Int = { 1 },
-         feed: FeedApplier, timers: EventLoop,
+         feed: FeedApplier, announcement: FeedAnnouncement? = nil, timers: EventLoop,
          observeBatch: @escaping @Sendable (_ events: Int, _ nanoseconds: UInt64) -> Void = { _, _ in }) throws {
         self.observeBatch = observeBatch
         self.timers = timers
         let origin = if case .follower(let follower) = feed { follower.origin } else { "" }
-        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin,
+        self.writer = ThreadConfined(try WriterConnection(writer, feedWindow: feedWindow, origin: origin, announcement: announcement,
                                                           heldElsewhere: ChatsHeldElsewhere(idleTransactionTimeout: idleTransactionTimeout)))
         groupCommit = GroupCommit(delay: MonotonicClock.nanoseconds(commitDelay))
         self.servers = servers

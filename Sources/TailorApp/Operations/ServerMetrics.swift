@@ -1,6 +1,7 @@
 import CoreMetrics
 import Prometheus
 import Synchronization
+import TailorBus
 import TailorHTTP
 import TailorViews
 
@@ -29,6 +30,10 @@ final class ServerMetrics: Sendable {
         /// Seconds the writer rests after a batch now (`GroupCommit`).
         var writerRestSeconds = 0.0
         var kept = ChatDirectory.Figures()
+        /// The bus's figures, when there is one (`--bus`), and whether this
+        /// server's commits are also notified through PostgreSQL now.
+        var bus: BusStatistics?
+        var notifiesPostgres = true
         var totals = Totals()
         /// This process's CPU time, resident memory and open files (`ProcessProbe`).
         var cpuSeconds = 0.0
@@ -145,7 +150,8 @@ final class ServerMetrics: Sendable {
             "tailor_presence_users_online": sample.usersOnline, "tailor_presence_other_servers": sample.otherServers,
             "tailor_kept_users": sample.kept.users, "tailor_kept_chats": sample.kept.chats, "tailor_kept_chat_bytes": sample.kept.bytes,
             "process_resident_memory_bytes": sample.residentBytes, "process_open_fds": sample.openFiles,
-        ]
+        ].merging(sample.bus.map { ["tailor_bus_connected": $0.connected ? 1 : 0, "tailor_bus_subscriptions": $0.subscriptions,
+                              "tailor_bus_postgres_notifications": sample.notifiesPostgres ? 1 : 0] } ?? [:]) { $1 }
         // The registry hands back the figure a name already has: named here
         // only, each is made at the first scrape and found at the next.
         for (name, value) in states { Meter(label: name, dimensions: [], factory: factory).set(value) }
@@ -158,7 +164,10 @@ final class ServerMetrics: Sendable {
             "tailor_feed_reads_total": sample.totals.feedReads,
             "tailor_feed_applies_total": sample.totals.feedApplies,
             "tailor_kept_users_let_go_total": sample.kept.usersLetGo, "tailor_kept_users_read_again_total": sample.kept.usersReadAgain,
-        ]
+        ].merging(sample.bus.map {
+            ["tailor_bus_messages_published_total": $0.published, "tailor_bus_messages_not_published_total": $0.notPublished,
+             "tailor_bus_messages_received_total": $0.received, "tailor_bus_disconnections_total": $0.disconnections]
+        } ?? [:]) { $1 }
         counted.withLock { last in
             for (name, total) in totals {
                 let grown = total - last.totals[name, default: 0]

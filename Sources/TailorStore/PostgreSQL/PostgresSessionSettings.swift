@@ -1,3 +1,5 @@
+import TailorLoop
+
 /// What each connection to PostgreSQL is told as it opens, so that a server
 /// that stops in the middle of a transaction, or whose network goes, holds no
 /// lock of the database for long, and a server waits a bounded time for one.
@@ -78,7 +80,6 @@ public struct PostgresSessionSettings: Sendable, Equatable {
     }
 
     static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        Int(duration.inMilliseconds)
     }
 }

@@ -25,8 +25,9 @@ extension Store {
     /// (`origin`), so that a server whose writer hands it its own entry need
     /// not read; and it carries the entry's body when given (`carried`, small
     /// enough for a notification), so that the other servers apply it
-    /// without reading the table at all.
-    func appendChangeAndCommit(_ body: [UInt8], origin: String, carried: String?) throws -> Int {
+    /// without reading the table at all. Without `notify` (every server
+    /// hears the commits on the bus instead) the commit is all.
+    func appendChangeAndCommit(_ body: [UInt8], origin: String, carried: String?, notify: Bool = true) throws -> Int {
         let append = """
             WITH own AS MATERIALIZED (SELECT pg_current_xact_id() AS id)
             INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?1 AS BYTEA) FROM own
@@ -34,12 +35,24 @@ extension Store {
             """
         // SQLite's feed keeps no entries (`FeedAppender`): only PostgreSQL's writer comes here.
         guard let postgres = connection as? PostgresConnection else { preconditionFailure("the feed's entries are PostgreSQL's") }
-        let notify = """
+        guard notify else { return try expectRow(try postgres.firstCommitting(append, binding: [body]) { $0.int(0) }) }
+        let notification = """
             SELECT set_config('synchronous_commit', 'off', true),
                    pg_notify('\(Self.feedChannelPrefix)' || current_schema(),
                              currval('changes_position')::text || ' ' || ?1 || coalesce(' ' || CAST(?2 AS TEXT), ''))
             """
-        return try expectRow(try postgres.firstCommitting(append, binding: [body], thenApart: (notify, [origin, carried])) { $0.int(0) })
+        return try expectRow(try postgres.firstCommitting(append, binding: [body], thenApart: (notification, [origin, carried])) { $0.int(0) })
+    }
+
+    /// A commit's notification as `appendChangeAndCommit` sends it (and the
+    /// bus carries it): its position, its server, and its body if carried.
+    public static func feedNotification(position: Int, origin: String, carried: String?) -> String {
+        "\(position) \(origin)" + (carried.map { " " + $0 } ?? "")
+    }
+
+    /// The schema the server's tables are in: one database holds several Tailors in schemas of their own.
+    public func currentSchema() throws -> String {
+        try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
     }
 
     /// Readies a PostgreSQL connection of its own to follow the feed: its

@@ -18,6 +18,11 @@ package enum PresenceSignal: Equatable, Sendable {
     case hello
     /// The sending server is alive.
     case heartbeat
+    /// The sending server hears commits on the bus, and announces its own
+    /// there: sent after each of its heartbeats. A server that never says
+    /// so (of an earlier version, or started without the bus) needs
+    /// PostgreSQL's notifications of every commit.
+    case onBus
     /// The sending server has followed the feed through `position`, where
     /// an account was disabled: it no longer lets that account in.
     case applied(position: Int)

@@ -57,6 +57,8 @@ package struct PresenceTracker: Sendable {
 
     private struct OtherServer {
         var users: Set<Int> = []
+        /// It said it is on the bus (`onBus`): a server's name is its run's, so that holds for its life.
+        var onBus = false
         var heardAt: UInt64
         /// The same moment in milliseconds since 1970: a gone server's users' last seen.
         var heardAtTime: Int
@@ -110,6 +112,9 @@ package struct PresenceTracker: Sendable {
 
     /// Other servers heard from within their lifetime.
     package var otherServerCount: Int { others.count }
+
+    /// Whether every other server heard from said it is on the bus.
+    package var everyOtherServerIsOnBus: Bool { others.values.allSatisfy(\.onBus) }
 
     /// Users online on this server, as its `here` lists them.
     package var usersHere: [Int] { Array(Set(streams.keys).union(closing.keys)).sorted() }
@@ -165,6 +170,8 @@ package struct PresenceTracker: Sendable {
             changed.formUnion(users)
         case .hello:
             actions += hereList()
+        case .onBus:
+            other.onBus = true
         case .heartbeat, .applied, .rollCall:
             break
         }

@@ -1,0 +1,210 @@
+import CNats
+import Glibc
+import Logging
+import Synchronization
+import TailorLoop
+
+/// One connection to NATS (a server, or any of a cluster's), shared by the
+/// server's threads. NATS's official C client does the talking: it connects
+/// in the background when the bus cannot be reached at start, reconnects by
+/// itself when the connection drops (forever, every `reconnectWait`), keeps
+/// what is published meanwhile in a buffer (`reconnectBufferBytes`; past it a
+/// publish fails, and is counted), and calls each subscription's handler on
+/// a thread of its own.
+///
+/// The bus is a wake-up and may lose messages: whoever listens to it also
+/// reads what it needs from PostgreSQL, so nothing here retries.
+public final class NatsBus: Sendable {
+    /// `natsConnection *`, made once and destroyed by `close`.
+    nonisolated(unsafe) private let connection: OpaquePointer
+    private let subscriptions = Mutex<[Subscription]>([])
+    private let handlers = Mutex<[Unmanaged<Handler>]>([])
+    private let counts = Counts()
+    private let events: Unmanaged<ConnectionEvents>
+
+    /// How long a reconnection waits after a failed one.
+    static let reconnectWait: Duration = .milliseconds(500)
+    /// Bytes published while away that are kept for the reconnection.
+    static let reconnectBufferBytes: Int32 = 8 << 20
+    /// How often the connection is checked with a ping, and how many
+    /// unanswered pings mean it is gone (a peer cut off, not closed).
+    static let pingInterval: Duration = .seconds(2)
+    static let pingsOut: Int32 = 2
+
+    /// Connects to the first of `urls` that answers (`nats://host:port`);
+    /// `name` is how the NATS server lists the connection. A bus that cannot
+    /// be reached yet is connected to in the background.
+    public init(urls: [String], name: String, logger: Logger) throws(BusError) {
+        var options: OpaquePointer?
+        try Self.check(natsOptions_Create(&options), "the bus's options could not be made")
+        defer { natsOptions_Destroy(options) }
+        var servers = urls.map { strdup($0) }
+        defer { for server in servers { free(server) } }
+        try servers.withUnsafeMutableBufferPointer { buffer throws(BusError) in
+            let pointers = UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
+            try Self.check(natsOptions_SetServers(options, pointers, Int32(buffer.count)), "the bus's addresses \(urls) were refused")
+        }
+        natsOptions_SetName(options, name)
+        natsOptions_SetMaxReconnect(options, -1)
+        natsOptions_SetReconnectWait(options, Self.reconnectWait.inMilliseconds)
+        natsOptions_SetReconnectBufSize(options, Self.reconnectBufferBytes)
+        natsOptions_SetPingInterval(options, Self.pingInterval.inMilliseconds)
+        natsOptions_SetMaxPingsOut(options, Self.pingsOut)
+        natsOptions_SetRetryOnFailedConnect(options, true, nil, nil)
+        events = Unmanaged.passRetained(ConnectionEvents(counts: counts, logger: logger))
+        natsOptions_SetDisconnectedCB(options, { _, closure in ConnectionEvents.of(closure).disconnected() }, events.toOpaque())
+        natsOptions_SetReconnectedCB(options, { _, closure in ConnectionEvents.of(closure).reconnected() }, events.toOpaque())
+        var made: OpaquePointer?
+        let status = natsConnection_Connect(&made, options)
+        guard status == NATS_OK || status == NATS_NOT_YET_CONNECTED, let made else {
+            events.release()
+            throw BusError(what: "the bus at \(urls) could not be connected to", status: status)
+        }
+        if status == NATS_NOT_YET_CONNECTED { logger.warning("the bus at \(urls) does not answer yet: connecting in the background") }
+        connection = made
+    }
+
+    /// Sends `payload` to whoever listens to `subject`, soon (the client's
+    /// own thread flushes what is published); whether it was taken, to be
+    /// sent now or after a reconnection.
+    @discardableResult
+    public func publish(_ payload: String, to subject: String) -> Bool {
+        var payload = payload
+        let status = payload.withUTF8 { bytes in
+            natsConnection_Publish(connection, subject, bytes.baseAddress, Int32(bytes.count))
+        }
+        if status == NATS_OK {
+            counts.published.add(1, ordering: .relaxed)
+            return true
+        }
+        counts.notPublished.add(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Calls `handler` with each message published to `subject`, on the
+    /// client's thread for this subscription, until the bus is closed.
+    public func subscribe(to subject: String, _ handler: @escaping @Sendable ([UInt8]) -> Void) throws(BusError) {
+        let box = Unmanaged.passRetained(Handler(handler, counts: counts))
+        var subscription: OpaquePointer?
+        let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
+            guard let message, let closure else { return }
+            let count = Int(natsMsg_GetDataLength(message))
+            let bytes = natsMsg_GetData(message).map { data in
+                Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(data), count: count))
+            } ?? []
+            natsMsg_Destroy(message)
+            Unmanaged<Handler>.fromOpaque(closure).takeUnretainedValue().received(bytes)
+        }, box.toOpaque())
+        guard status == NATS_OK, let subscription else {
+            box.release()
+            throw BusError(what: "the bus's subject \(subject) could not be subscribed to", status: status)
+        }
+        subscriptions.withLock { $0.append(Subscription(pointer: subscription)) }
+        handlers.withLock { $0.append(box) }
+    }
+
+    /// Whether the connection is up now.
+    public var isConnected: Bool {
+        natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED
+    }
+
+    /// What the bus carried, for `/metrics`.
+    public var statistics: BusStatistics {
+        BusStatistics(connected: isConnected, published: counts.published.load(ordering: .relaxed),
+                      notPublished: counts.notPublished.load(ordering: .relaxed), received: counts.received.load(ordering: .relaxed),
+                      disconnections: counts.disconnections.load(ordering: .relaxed),
+                      subscriptions: subscriptions.withLock { $0.count })
+    }
+
+    /// Sends what is published, waits for the handlers to end, and lets go
+    /// of the connection. Nothing is published or handled after.
+    public func close() {
+        natsConnection_FlushTimeout(connection, 1000)
+        for subscription in subscriptions.withLock({ $0 }) {
+            natsSubscription_Unsubscribe(subscription.pointer)
+            natsSubscription_Destroy(subscription.pointer)
+        }
+        natsConnection_Close(connection)
+        natsConnection_Destroy(connection)
+        for box in handlers.withLock({ $0 }) { box.release() }
+        events.release()
+    }
+
+    private static func check(_ status: natsStatus, _ what: @autoclosure () -> String) throws(BusError) {
+        guard status == NATS_OK else { throw BusError(what: what(), status: status) }
+    }
+}
+
+/// A `natsSubscription *`: used under the bus's lock, destroyed by `close`.
+private struct Subscription: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// What the bus has done since it was made.
+public struct BusStatistics: Sendable, Equatable {
+    public let connected: Bool
+    public let published: Int
+    /// Publishes refused: the connection closed, or the reconnection's buffer full.
+    public let notPublished: Int
+    public let received: Int
+    public let disconnections: Int
+    public let subscriptions: Int
+}
+
+/// The bus refused: what was asked, and NATS's word for why.
+public struct BusError: Error, CustomStringConvertible {
+    let what: String
+    let status: natsStatus
+
+    public var description: String {
+        "\(what): \(String(cString: natsStatus_GetText(status)))"
+    }
+}
+
+/// The bus's counters, written by the client's threads.
+private final class Counts: Sendable {
+    let published = Atomic<Int>(0)
+    let notPublished = Atomic<Int>(0)
+    let received = Atomic<Int>(0)
+    let disconnections = Atomic<Int>(0)
+}
+
+/// A subscription's handler, as its C callback finds it.
+private final class Handler: Sendable {
+    private let handle: @Sendable ([UInt8]) -> Void
+    private let counts: Counts
+
+    init(_ handle: @escaping @Sendable ([UInt8]) -> Void, counts: Counts) {
+        self.handle = handle
+        self.counts = counts
+    }
+
+    func received(_ bytes: [UInt8]) {
+        counts.received.add(1, ordering: .relaxed)
+        handle(bytes)
+    }
+}
+
+/// The connection's comings and goings, logged and counted.
+private final class ConnectionEvents: Sendable {
+    private let counts: Counts
+    private let logger: Logger
+
+    init(counts: Counts, logger: Logger) {
+        self.counts = counts
+        self.logger = logger
+    }
+
+    static func of(_ closure: UnsafeMutableRawPointer?) -> ConnectionEvents {
+        Unmanaged<ConnectionEvents>.fromOpaque(closure!).takeUnretainedValue()
+    }
+
+    func disconnected() {
+        counts.disconnections.add(1, ordering: .relaxed)
+        logger.warning("the bus's connection was lost: reconnecting; the feed is read from PostgreSQL meanwhile")
+    }
+
+    func reconnected() {
+        logger.notice("the bus's connection is back")
+    }
+}
