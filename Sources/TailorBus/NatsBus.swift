@@ -51,6 +51,8 @@ public final class NatsBus: Sendable {
         natsOptions_SetPingInterval(options, Self.pingInterval.inMilliseconds)
         natsOptions_SetMaxPingsOut(options, Self.pingsOut)
         natsOptions_SetRetryOnFailedConnect(options, true, nil, nil)
+        // What this connection publishes is not sent back to its own subscriptions: a server knows its own commits.
+        natsOptions_SetNoEcho(options, true)
         events = Unmanaged.passRetained(ConnectionEvents(counts: counts, logger: logger))
         natsOptions_SetDisconnectedCB(options, { _, closure in ConnectionEvents.of(closure).disconnected() }, events.toOpaque())
         natsOptions_SetReconnectedCB(options, { _, closure in ConnectionEvents.of(closure).reconnected() }, events.toOpaque())
