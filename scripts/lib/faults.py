@@ -162,6 +162,45 @@ def aim(caught, attempt, release, tries=400):
     return None
 
 
+class Load:
+    """Users in pairs, one on `a` and one on `b`, each pair a chat, every user with
+    a stream on both servers and sending at `rate` messages a second in all."""
+
+    def __init__(self, a, b, count, rate, prefix):
+        run = uuid.uuid4().hex[:6]
+        self.users = []
+        for pair in range(count // 2):
+            self.users += [User(f"{prefix}a{pair}x{run}", a, b), User(f"{prefix}b{pair}x{run}", b, a)]
+        for user in self.users:
+            sign_up(user)
+        for first, second in zip(self.users[::2], self.users[1::2]):
+            status, _, body = request(a.address, "POST", "/api/chats", {"contact": second.name}, first.token)
+            assert status == 201, f"chat: {status} {body[:200]}"
+            first.chat = second.chat = json.loads(body)["id"]
+        for user in self.users:
+            for server in (a, b):
+                stream = Stream(server, user.token, f"chats,badge,chat:{user.chat}")
+                user.streams.append(stream)
+                stream.start()
+        self.ledger, self.stop, self.give_up = Ledger(), threading.Event(), threading.Event()
+        interval = len(self.users) / rate
+        self.senders = [threading.Thread(target=send_messages, args=(user, self.ledger, self.stop, self.give_up, interval, random.Random(index)),
+                                         daemon=True) for index, user in enumerate(self.users)]
+        for sender in self.senders:
+            sender.start()
+
+    def end(self):
+        """Stops the senders, lets the last sends and checks finish; the ledger."""
+        self.stop.set()
+        time.sleep(SEND_TIMEOUT + 1)
+        self.give_up.set()
+        for sender in self.senders:
+            sender.join(timeout=SEND_TIMEOUT * 3)
+        for check in self.ledger.checks:
+            check.join()
+        return self.ledger
+
+
 def wait_ready(server, limit=60):
     started = time.monotonic()
     while time.monotonic() - started < limit:
@@ -217,27 +256,8 @@ def main():
         servers = [a, b]
         for server in servers:
             server.start()
-        run = uuid.uuid4().hex[:6]
-        users = []
-        for pair in range(options.users // 2):
-            users += [User(f"fa{pair}x{run}", a, b), User(f"fb{pair}x{run}", b, a)]
-        for user in users:
-            sign_up(user)
-        for first, second in zip(users[::2], users[1::2]):
-            status, _, body = request(a.address, "POST", "/api/chats", {"contact": second.name}, first.token)
-            assert status == 201, f"chat: {status} {body[:200]}"
-            first.chat = second.chat = json.loads(body)["id"]
-        for user in users:
-            for server in servers:
-                stream = Stream(server, user.token, f"chats,badge,chat:{user.chat}")
-                user.streams.append(stream)
-                stream.start()
-        ledger, stop, give_up = Ledger(), threading.Event(), threading.Event()
-        interval = len(users) / options.rate
-        senders = [threading.Thread(target=send_messages, args=(user, ledger, stop, give_up, interval, random.Random(index)), daemon=True)
-                   for index, user in enumerate(users)]
-        for sender in senders:
-            sender.start()
+        load = Load(a, b, options.users, options.rate, prefix="f")
+        users, ledger = load.users, load.ledger
         say(f"{len(users)} users in {len(users) // 2} chats, about {options.rate:.0f} messages/s through both servers")
         time.sleep(5)
 
@@ -294,14 +314,7 @@ def main():
             during("PostgreSQL stopped (-m immediate) for 8 s", a, None, postgres.stop_immediately, 8, postgres.start)
             wait_ready(b)
 
-        stop.set()
-        time.sleep(SEND_TIMEOUT + 1)
-        give_up.set()
-        for sender in senders:
-            sender.join(timeout=SEND_TIMEOUT * 3)
-        for check in ledger.checks:
-            check.join()
-        failures += check_outcome(postgres, users, servers, ledger)
+        failures += check_outcome(postgres, users, servers, load.end())
     finally:
         for server in servers:
             server.stop()
