@@ -7,19 +7,24 @@ alone. Users come in pairs, one on each server, each pair a chat; every user
 sends messages at a steady rate with a clientId, and sends one again (same
 clientId) when it failed or took 5 s, as a client that retries does; marks
 its chat read every few seconds; and holds a stream of chats, badge and its
-chat on both servers. Run by scripts/faults, which prepares what it needs.
+chat on both servers. With --bus both servers are on a NATS bus of the run's
+own (on the host's side of the veth pair), and two faults more: the bus killed
+and started again, and B cut off from the bus but not from PostgreSQL. Run by
+scripts/faults, which prepares what it needs.
 """
 import argparse
 import json
+import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
 
-from faults_support import Postgres, Server, Stream, request, say, percentile
+from faults_support import Postgres, Server, Stream, free_port, request, say, percentile
 
 NAMESPACE = "tailor-faults"
 HOST_ADDRESS, NAMESPACE_ADDRESS = "10.231.0.1", "10.231.0.2"
@@ -61,6 +66,32 @@ class Network:
     def remove(self):
         subprocess.run(["ip", "link", "delete", "tf-host"], stderr=subprocess.DEVNULL)
         subprocess.run(["ip", "netns", "delete", NAMESPACE], stderr=subprocess.DEVNULL)
+
+
+class Bus:
+    """A nats-server on `address`, killed and started again on its port as a fault."""
+
+    def __init__(self, program, address, folder):
+        self.program, self.address, self.port = program, address, free_port()
+        self.log, self.process = os.path.join(folder, "nats.log"), None
+        self.url = f"nats://{address}:{self.port}"
+
+    def start(self):
+        self.process = subprocess.Popen([self.program, "-a", self.address, "-p", str(self.port), "-l", self.log],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection((self.address, self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"nats-server did not start: see {self.log}")
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 class Ledger:
@@ -239,7 +270,9 @@ def main():
     parser.add_argument("--users", type=int, default=40)
     parser.add_argument("--rate", type=float, default=100)
     parser.add_argument("--short", action="store_true", help="the faults inside a commit and a burst of ended backends only")
+    parser.add_argument("--bus", help="nats-server: both servers on a bus, and the bus's faults")
     options = parser.parse_args()
+    bus = Bus(options.bus, HOST_ADDRESS, options.folder) if options.bus else None
     network = Network()
     network.create()
     postgres = Postgres(options.postgres_bin, options.folder, ["127.0.0.1", HOST_ADDRESS], [HOST_ADDRESS.rsplit(".", 1)[0] + ".0/24"])
@@ -247,7 +280,9 @@ def main():
     failures = []
     try:
         postgres.start()
-        flags = ["--idle-transaction-timeout", "3", "--lock-wait", "1", "--presence-lifetime", "3",
+        if bus:
+            bus.start()
+        flags = (["--bus", bus.url] if bus else []) + ["--idle-transaction-timeout", "3", "--lock-wait", "1", "--presence-lifetime", "3",
                  "--heartbeat", "2", "--write-rate", "0", "--account-rate", "0", "--max-connections-per-address", "0",
                  "--log-level", "warning", "--public", options.folder]
         a = Server("a", options.tailor, "127.0.0.1", f"postgresql://tailor@127.0.0.1:{postgres.port}/tailor", flags, options.folder)
@@ -309,6 +344,9 @@ def main():
                 postgres.sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name LIKE 'tailor%'")
                 time.sleep(1.6)
         during("PostgreSQL's backends ended three times in 5 s", b, None, terminate, 0, lambda: None)
+        if bus:
+            during("the bus killed (SIGKILL) and started again after 5 s", b, a, bus.kill, 5, bus.start)
+            during("B cut off from the bus, not from PostgreSQL (8 s)", b, a, lambda: network.cut(bus.port), 8, network.heal)
         if not options.short:
             during("A killed (SIGKILL) and started again", a, None, lambda: a.send(signal.SIGKILL), 1, a.start)
             during("PostgreSQL stopped (-m immediate) for 8 s", a, None, postgres.stop_immediately, 8, postgres.start)
@@ -318,6 +356,8 @@ def main():
     finally:
         for server in servers:
             server.stop()
+        if bus:
+            bus.kill()
         postgres.stop()
         network.remove()
     for failure in failures:
