@@ -15,10 +15,14 @@ import TailorLoop
 /// The bus is a wake-up and may lose messages: whoever listens to it also
 /// reads what it needs from PostgreSQL, so nothing here retries.
 public final class NatsBus: Sendable {
-    /// `natsConnection *`, made once and destroyed by `close`.
+    /// `natsConnection *`, made once and destroyed by `close`. Unchecked
+    /// because a C pointer is not `Sendable`; NATS's client locks the
+    /// connection itself, so any thread may publish, subscribe or ask its
+    /// status on it.
     nonisolated(unsafe) private let connection: OpaquePointer
+    /// The subscriptions made, each with its handler, for `close` to end:
+    /// `subscribe` may be called from any thread.
     private let subscriptions = Mutex<[Subscription]>([])
-    private let handlers = Mutex<[Unmanaged<Handler>]>([])
     private let counts = Counts()
     private let events: Unmanaged<ConnectionEvents>
 
@@ -84,25 +88,23 @@ public final class NatsBus: Sendable {
     }
 
     /// Calls `handler` with each message published to `subject`, on the
-    /// client's thread for this subscription, until the bus is closed.
-    public func subscribe(to subject: String, _ handler: @escaping @Sendable ([UInt8]) -> Void) throws(BusError) {
+    /// client's thread for this subscription, until the bus is closed. The
+    /// bytes are the client's, valid during the call only: a handler copies
+    /// what it keeps.
+    public func subscribe(to subject: String, _ handler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) throws(BusError) {
         let box = Unmanaged.passRetained(Handler(handler, counts: counts))
         var subscription: OpaquePointer?
         let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
             guard let message, let closure else { return }
-            let count = Int(natsMsg_GetDataLength(message))
-            let bytes = natsMsg_GetData(message).map { data in
-                Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(data), count: count))
-            } ?? []
-            natsMsg_Destroy(message)
+            defer { natsMsg_Destroy(message) }
+            let bytes = UnsafeRawBufferPointer(start: natsMsg_GetData(message), count: Int(natsMsg_GetDataLength(message)))
             Unmanaged<Handler>.fromOpaque(closure).takeUnretainedValue().received(bytes)
         }, box.toOpaque())
         guard status == NATS_OK, let subscription else {
             box.release()
             throw BusError(what: "the bus's subject \(subject) could not be subscribed to", status: status)
         }
-        subscriptions.withLock { $0.append(Subscription(pointer: subscription)) }
-        handlers.withLock { $0.append(box) }
+        subscriptions.withLock { $0.append(Subscription(pointer: subscription, handler: box)) }
     }
 
     /// Whether the connection is up now.
@@ -122,13 +124,14 @@ public final class NatsBus: Sendable {
     /// of the connection. Nothing is published or handled after.
     public func close() {
         natsConnection_FlushTimeout(connection, 1000)
-        for subscription in subscriptions.withLock({ $0 }) {
+        let made = subscriptions.withLock { $0 }
+        for subscription in made {
             natsSubscription_Unsubscribe(subscription.pointer)
             natsSubscription_Destroy(subscription.pointer)
         }
         natsConnection_Close(connection)
         natsConnection_Destroy(connection)
-        for box in handlers.withLock({ $0 }) { box.release() }
+        for subscription in made { subscription.handler.release() }
         events.release()
     }
 
@@ -137,9 +140,12 @@ public final class NatsBus: Sendable {
     }
 }
 
-/// A `natsSubscription *`: used under the bus's lock, destroyed by `close`.
+/// A `natsSubscription *` and the handler its callback finds. Unchecked
+/// because a C pointer is not `Sendable`: it is only kept under the bus's
+/// lock and used by `close`, once, after every other use of the bus.
 private struct Subscription: @unchecked Sendable {
     let pointer: OpaquePointer
+    let handler: Unmanaged<Handler>
 }
 
 /// What the bus has done since it was made.
@@ -173,15 +179,15 @@ private final class Counts: Sendable {
 
 /// A subscription's handler, as its C callback finds it.
 private final class Handler: Sendable {
-    private let handle: @Sendable ([UInt8]) -> Void
+    private let handle: @Sendable (UnsafeRawBufferPointer) -> Void
     private let counts: Counts
 
-    init(_ handle: @escaping @Sendable ([UInt8]) -> Void, counts: Counts) {
+    init(_ handle: @escaping @Sendable (UnsafeRawBufferPointer) -> Void, counts: Counts) {
         self.handle = handle
         self.counts = counts
     }
 
-    func received(_ bytes: [UInt8]) {
+    func received(_ bytes: UnsafeRawBufferPointer) {
         counts.received.add(1, ordering: .relaxed)
         handle(bytes)
     }

@@ -50,8 +50,9 @@ package final class FeedFollower: Sendable {
     /// are no reason to read, since the writer hands their entries over.
     package let origin = String(UInt64.random(in: 1...UInt64.max), radix: 36)
 
-    /// Notifications heard on the bus (`heardOnBus`), not yet taken by the
-    /// follower's thread: the same as PostgreSQL's, read the same way.
+    /// Notifications heard on the bus (`heardOnBus`), put here by the bus
+    /// client's thread and taken by the follower's, hence the lock: the same
+    /// as PostgreSQL's, read the same way.
     private let fromBus = Mutex<[String]>([])
 
     /// Added to the connection's application name.
@@ -114,10 +115,11 @@ package final class FeedFollower: Sendable {
     /// taken like its PostgreSQL notification. A wake-up that may be lost
     /// or come late, as those may: the feed's reads make up for it. Past
     /// `carriedAtMost` waiting, the older half is dropped, and read instead.
-    package func heardOnBus(_ notification: [UInt8]) {
+    package func heardOnBus(_ notification: UnsafeRawBufferPointer) {
+        let text = String(decoding: notification, as: UTF8.self)
         fromBus.withLock { waiting in
             if waiting.count >= Self.carriedAtMost { waiting.removeFirst(waiting.count / 2) }
-            waiting.append(String(decoding: notification, as: UTF8.self))
+            waiting.append(text)
         }
         wake.signal()
     }

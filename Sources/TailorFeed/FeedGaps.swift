@@ -27,13 +27,11 @@ package struct FeedGaps {
     /// reads come between, so that a stream of new commits cannot keep it waiting.
     private(set) var waiting: (below: Int, writers: String?, since: UInt64)?
 
-    /// How long a gap is waited for at most.
-    let patience: Duration
-    private let patienceNanoseconds: UInt64
+    /// Nanoseconds (MonotonicClock's) a gap is waited for at most.
+    private let patience: UInt64
 
     init(patience: Duration) {
-        self.patience = patience
-        patienceNanoseconds = MonotonicClock.nanoseconds(patience)
+        self.patience = MonotonicClock.nanoseconds(patience)
     }
 
     /// The patience for servers whose PostgreSQL sessions are ended after
@@ -64,7 +62,7 @@ package struct FeedGaps {
             waiting = nil
         } else if let waited = waiting {
             let settled = writersEnded && waited.writers != nil
-            if settled || now >= waited.since + patienceNanoseconds {
+            if settled || now >= waited.since + patience {
                 givenUpBelow = waited.below
                 unsettled = !settled
                 waiting = nil

@@ -48,7 +48,7 @@ public struct PostgresSessionSettings: Sendable, Equatable {
          ("keepalives_idle", String(keepaliveIdleSeconds)),
          ("keepalives_interval", String(keepaliveIntervalSeconds)),
          ("keepalives_count", String(keepaliveCount)),
-         ("tcp_user_timeout", String(Self.milliseconds(userTimeout))),
+         ("tcp_user_timeout", String(userTimeout.inMilliseconds)),
          ("connect_timeout", "10")]
     }
 
@@ -60,14 +60,14 @@ public struct PostgresSessionSettings: Sendable, Equatable {
         var settings = nameSuffix.isEmpty ? [] : [Self.naming(with: nameSuffix)]
         settings += [
             "SET jit = off",
-            "SET idle_in_transaction_session_timeout = \(Self.milliseconds(idleInTransaction))",
+            "SET idle_in_transaction_session_timeout = \(idleInTransaction.inMilliseconds)",
             // The server's side of the same connection: it notices a client gone.
             "SET tcp_keepalives_idle = \(keepaliveIdleSeconds)",
             "SET tcp_keepalives_interval = \(keepaliveIntervalSeconds)",
             "SET tcp_keepalives_count = \(keepaliveCount)",
-            "SET tcp_user_timeout = \(Self.milliseconds(userTimeout))",
+            "SET tcp_user_timeout = \(userTimeout.inMilliseconds)",
         ]
-        if let lockWait { settings.append("SET lock_timeout = \(max(Self.milliseconds(lockWait), 1))") }
+        if let lockWait { settings.append("SET lock_timeout = \(max(lockWait.inMilliseconds, 1))") }
         return settings.joined(separator: "; ")
     }
 
@@ -77,9 +77,5 @@ public struct PostgresSessionSettings: Sendable, Equatable {
     static func naming(with suffix: String) -> String {
         precondition(suffix.allSatisfy { $0.isLetter || $0 == "-" }, "a connection's name suffix is letters and - only")
         return "SELECT set_config('application_name', left(current_setting('application_name') || '\(suffix)', 63), false)"
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.inMilliseconds)
     }
 }

@@ -49,7 +49,7 @@ extension Store {
     /// Nothing on SQLite.
     public func waitForLocks(atMost wait: Duration) {
         guard connection.engine == .postgres else { return }
-        _ = connection.runLater("SELECT set_config('lock_timeout', ?, true)", String(max(PostgresSessionSettings.milliseconds(wait), 1)))
+        _ = connection.runLater("SELECT set_config('lock_timeout', ?, true)", String(max(wait.inMilliseconds, 1)))
     }
 
     /// The chat's lock a message takes before its id is drawn: it lets other

@@ -81,7 +81,7 @@ extension Store {
     /// channel per schema, so that databases side by side in one PostgreSQL
     /// database do not wake each other.
     static func listen(on connection: PostgresConnection, to prefix: String) throws {
-        let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
+        let schema = try Store(connection).currentSchema()
         let channel = prefix + schema
         // Quoted as an identifier, as `pg_notify` names it: any schema name.
         try connection.execute("LISTEN \"" + channel.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"")
