@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(name: "TailorStreamsTests", dependencies: ["TailorStreams", "TailorViews", "TailorDomain", "TailorStore", "TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorFeedTests", dependencies: ["TailorFeed", "TailorDomain", "TailorViews", "TailorStore", "TailorLoop", "TailorTestSupport"]),
         .testTarget(name: "TailorAppTests", dependencies: ["TailorApp", "TailorPresence", "TailorDomain", "TailorViews", "TailorStreams", "TailorStore", "TailorTestSupport"]),
-        .testTarget(name: "TailorServerTests", dependencies: ["TailorClient", "TailorApp", "TailorDomain", "TailorFeed", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorTestSupport"]),
+        .testTarget(name: "TailorServerTests", dependencies: ["TailorClient", "TailorApp", "TailorDomain", "TailorFeed", "TailorViews", "TailorStreams", "TailorHTTP", "TailorLoop", "TailorStore", "TailorBus", "TailorTestSupport"]),
     ]
 )
 

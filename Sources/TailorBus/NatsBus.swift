@@ -24,7 +24,18 @@ public final class NatsBus: Sendable {
     /// `subscribe` may be called from any thread.
     private let subscriptions = Mutex<[Subscription]>([])
     private let counts = Counts()
-    private let events: Unmanaged<ConnectionEvents>
+    /// The connection and the subscriptions whose callbacks NATS's client may
+    /// still call. The client calls them from its own threads, also after
+    /// `natsConnection_Close` and `natsSubscription_Unsubscribe` return, so
+    /// what a callback finds is let go by the callback NATS calls last for
+    /// its owner (the connection's closed callback, a subscription's
+    /// completion), and `close` waits for those.
+    private let open = WatchedCount()
+    private let logger: Logger
+    private let connectionEvents: ConnectionEvents
+
+    /// How long `close` waits for NATS's client to call its last callbacks.
+    static let closeWait: Duration = .seconds(5)
 
     /// How long a reconnection waits after a failed one.
     static let reconnectWait: Duration = .milliseconds(500)
@@ -39,6 +50,8 @@ public final class NatsBus: Sendable {
     /// `name` is how the NATS server lists the connection. A bus that cannot
     /// be reached yet is connected to in the background.
     public init(urls: [String], name: String, logger: Logger) throws(BusError) {
+        self.logger = logger
+        connectionEvents = ConnectionEvents(counts: counts, open: open, logger: logger)
         var options: OpaquePointer?
         try Self.check(natsOptions_Create(&options), "the bus's options could not be made")
         defer { natsOptions_Destroy(options) }
@@ -54,18 +67,22 @@ public final class NatsBus: Sendable {
         natsOptions_SetReconnectBufSize(options, Self.reconnectBufferBytes)
         natsOptions_SetPingInterval(options, Self.pingInterval.inMilliseconds)
         natsOptions_SetMaxPingsOut(options, Self.pingsOut)
-        natsOptions_SetRetryOnFailedConnect(options, true, nil, nil)
         // What this connection publishes is not sent back to its own subscriptions: a server knows its own commits.
         natsOptions_SetNoEcho(options, true)
-        events = Unmanaged.passRetained(ConnectionEvents(counts: counts, logger: logger))
-        natsOptions_SetDisconnectedCB(options, { _, closure in ConnectionEvents.of(closure).disconnected() }, events.toOpaque())
-        natsOptions_SetReconnectedCB(options, { _, closure in ConnectionEvents.of(closure).reconnected() }, events.toOpaque())
+        // Released by the closed callback, which NATS calls after every other callback of the connection.
+        let events = Unmanaged.passRetained(connectionEvents).toOpaque()
+        natsOptions_SetDisconnectedCB(options, { _, closure in ConnectionEvents.of(closure).disconnected() }, events)
+        natsOptions_SetReconnectedCB(options, { _, closure in ConnectionEvents.of(closure).reconnected() }, events)
+        natsOptions_SetClosedCB(options, { _, closure in ConnectionEvents.closed(closure) }, events)
+        // With a connected callback a first connection that fails is tried again in the background; without one, Connect would block until it succeeds.
+        natsOptions_SetRetryOnFailedConnect(options, true, { _, closure in ConnectionEvents.of(closure).connected() }, events)
         var made: OpaquePointer?
         let status = natsConnection_Connect(&made, options)
         guard status == NATS_OK || status == NATS_NOT_YET_CONNECTED, let made else {
-            events.release()
+            // The events stay retained: the client may yet call the closed callback of the connection it gave up.
             throw BusError(what: "the bus at \(urls) could not be connected to", status: status)
         }
+        open.add(1)
         if status == NATS_NOT_YET_CONNECTED { logger.warning("the bus at \(urls) does not answer yet: connecting in the background") }
         connection = made
     }
@@ -92,7 +109,7 @@ public final class NatsBus: Sendable {
     /// bytes are the client's, valid during the call only: a handler copies
     /// what it keeps.
     public func subscribe(to subject: String, _ handler: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) throws(BusError) {
-        let box = Unmanaged.passRetained(Handler(handler, counts: counts))
+        let box = Unmanaged.passRetained(Handler(handler, counts: counts, open: open))
         var subscription: OpaquePointer?
         let status = natsConnection_Subscribe(&subscription, connection, subject, { _, _, message, closure in
             guard let message, let closure else { return }
@@ -104,7 +121,10 @@ public final class NatsBus: Sendable {
             box.release()
             throw BusError(what: "the bus's subject \(subject) could not be subscribed to", status: status)
         }
-        subscriptions.withLock { $0.append(Subscription(pointer: subscription, handler: box)) }
+        open.add(1)
+        // Called once the subscription is closed and its handler has returned for the last time.
+        natsSubscription_SetOnCompleteCB(subscription, { closure in Handler.completed(closure) }, box.toOpaque())
+        subscriptions.withLock { $0.append(Subscription(pointer: subscription)) }
     }
 
     /// Whether the connection is up now.
@@ -120,19 +140,21 @@ public final class NatsBus: Sendable {
                       subscriptions: subscriptions.withLock { $0.count })
     }
 
-    /// Sends what is published, waits for the handlers to end, and lets go
-    /// of the connection. Nothing is published or handled after.
+    /// Sends what is published, waits for the handlers and the connection's
+    /// callbacks to end, and lets go of the connection. Nothing is published
+    /// or handled after.
     public func close() {
-        natsConnection_FlushTimeout(connection, 1000)
+        if isConnected { natsConnection_FlushTimeout(connection, 1000) }
         let made = subscriptions.withLock { $0 }
-        for subscription in made {
-            natsSubscription_Unsubscribe(subscription.pointer)
-            natsSubscription_Destroy(subscription.pointer)
-        }
+        for subscription in made { natsSubscription_Unsubscribe(subscription.pointer) }
+        connectionEvents.closing.store(true, ordering: .relaxed)
         natsConnection_Close(connection)
+        let ended = open.wait(until: { $0 == 0 }, deadline: MonotonicClock.after(Self.closeWait))
+        for subscription in made { natsSubscription_Destroy(subscription.pointer) }
         natsConnection_Destroy(connection)
-        for subscription in made { subscription.handler.release() }
-        events.release()
+        if !ended {
+            logger.warning("the bus's client had not ended \(open.current) of its callbacks \(Self.closeWait) after it was closed: what they hold is kept")
+        }
     }
 
     private static func check(_ status: natsStatus, _ what: @autoclosure () -> String) throws(BusError) {
@@ -140,12 +162,11 @@ public final class NatsBus: Sendable {
     }
 }
 
-/// A `natsSubscription *` and the handler its callback finds. Unchecked
-/// because a C pointer is not `Sendable`: it is only kept under the bus's
-/// lock and used by `close`, once, after every other use of the bus.
+/// A `natsSubscription *`. Unchecked because a C pointer is not
+/// `Sendable`: it is only kept under the bus's lock and used by `close`,
+/// once, after every other use of the bus.
 private struct Subscription: @unchecked Sendable {
     let pointer: OpaquePointer
-    let handler: Unmanaged<Handler>
 }
 
 /// What the bus has done since it was made.
@@ -177,29 +198,43 @@ private final class Counts: Sendable {
     let disconnections = Atomic<Int>(0)
 }
 
-/// A subscription's handler, as its C callback finds it.
+/// A subscription's handler, as its C callbacks find it.
 private final class Handler: Sendable {
     private let handle: @Sendable (UnsafeRawBufferPointer) -> Void
     private let counts: Counts
+    private let open: WatchedCount
 
-    init(_ handle: @escaping @Sendable (UnsafeRawBufferPointer) -> Void, counts: Counts) {
+    init(_ handle: @escaping @Sendable (UnsafeRawBufferPointer) -> Void, counts: Counts, open: WatchedCount) {
         self.handle = handle
         self.counts = counts
+        self.open = open
     }
 
     func received(_ bytes: UnsafeRawBufferPointer) {
         counts.received.add(1, ordering: .relaxed)
         handle(bytes)
     }
+
+    /// The subscription's last callback: the handler retained for it is let go.
+    static func completed(_ closure: UnsafeMutableRawPointer?) {
+        let handler = Unmanaged<Handler>.fromOpaque(closure!)
+        let open = handler.takeUnretainedValue().open
+        handler.release()
+        open.add(-1)
+    }
 }
 
 /// The connection's comings and goings, logged and counted.
 private final class ConnectionEvents: Sendable {
     private let counts: Counts
+    private let open: WatchedCount
     private let logger: Logger
+    /// Set by `close`: the disconnection that closing makes is no loss.
+    let closing = Atomic<Bool>(false)
 
-    init(counts: Counts, logger: Logger) {
+    init(counts: Counts, open: WatchedCount, logger: Logger) {
         self.counts = counts
+        self.open = open
         self.logger = logger
     }
 
@@ -208,11 +243,24 @@ private final class ConnectionEvents: Sendable {
     }
 
     func disconnected() {
+        guard !closing.load(ordering: .relaxed) else { return }
         counts.disconnections.add(1, ordering: .relaxed)
         logger.warning("the bus's connection was lost: reconnecting; the feed is read from PostgreSQL meanwhile")
     }
 
+    func connected() {
+        logger.notice("the bus is connected")
+    }
+
     func reconnected() {
         logger.notice("the bus's connection is back")
+    }
+
+    /// The connection's last callback: the events retained for it are let go.
+    static func closed(_ closure: UnsafeMutableRawPointer?) {
+        let events = Unmanaged<ConnectionEvents>.fromOpaque(closure!)
+        let open = events.takeUnretainedValue().open
+        events.release()
+        open.add(-1)
     }
 }
