@@ -214,15 +214,19 @@ package final class FeedFollower: Sendable {
             let applied = progress.applied
             var notified = 0
             var needsRead = false
-            var feedPayloads: [String] = []
+            var heard: [Heard] = []
             for (channel, payload) in try connection.takeNotificationsWithChannels() {
-                if let presenceHeard, Store.isPresenceChannel(channel) { presenceHeard(.payload(payload)) } else { feedPayloads.append(payload) }
+                if let presenceHeard, Store.isPresenceChannel(channel) {
+                    presenceHeard(.payload(payload))
+                } else {
+                    heard.append(Self.notification(from: payload))
+                }
             }
-            feedPayloads += fromBus.withLock { waiting in
+            heard += fromBus.withLock { waiting in
                 defer { waiting.removeAll(keepingCapacity: true) }
                 return waiting
-            }
-            for notification in feedPayloads.map(Self.notification(from:)) where notification.origin != origin {
+            }.map(FeedAnnouncement.parse)
+            for notification in heard where notification.origin != origin {
                 notified = max(notified, notification.position)
                 guard notification.position > applied else { continue }
                 if let body = notification.body, carried.count < Self.carriedAtMost {
@@ -283,11 +287,15 @@ package final class FeedFollower: Sendable {
         latest.store(max(latest.load(ordering: .relaxed), last.position), ordering: .relaxed)
     }
 
-    /// A notification's position, the server that wrote it and the entry's
-    /// body if it carries it (`Store.appendChangeAndCommit`).
-    private static func notification(from payload: String) -> (position: Int, origin: Substring, body: Substring?) {
+    /// A commit heard of: its position, the server that wrote it, the users
+    /// it touches when told (nil: anyone, or not said) and the entry's body
+    /// if carried.
+    private typealias Heard = (position: Int, origin: Substring, users: [Int]?, body: Substring?)
+
+    /// A PostgreSQL notification as heard (`Store.appendChangeAndCommit`): it names no users.
+    private static func notification(from payload: String) -> Heard {
         let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : nil)
+        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "", nil, parts.count > 2 ? parts[2] : nil)
     }
 
     /// Reads the next entries and applies them, up to a position still

@@ -43,10 +43,10 @@ public final class FeedAppender {
         next = reserved + 1
     }
 
-    /// The position of a commit that changed `body`'s changes; `body` is
-    /// written only where other servers read it. The last statement of the
-    /// transaction: on PostgreSQL it commits.
-    public func append(_ body: @autoclosure () -> [UInt8], in store: Store) throws -> Int {
+    /// The position of a commit that changed `body`'s changes, which touch
+    /// `users` (nil: anyone); both are written only where other servers read
+    /// them. The last statement of the transaction: on PostgreSQL it commits.
+    public func append(_ body: @autoclosure () -> [UInt8], touching users: @autoclosure () -> [Int]? = nil, in store: Store) throws -> Int {
         switch engine {
         case .sqlite:
             if next > reserved {
@@ -59,10 +59,11 @@ public final class FeedAppender {
             if let horizon = pruneThrough { store.pruneChanges(through: horizon) }
             let bytes = body()
             let carried = bytes.count <= Self.carriedBytes ? String(decoding: bytes, as: UTF8.self) : nil
+            let audience = users()
             let notifies = announcement?.notifiesPostgres() ?? true
-            let position = try store.appendChangeAndCommit(bytes, origin: origin, carried: carried, notify: notifies)
-            // The same on the bus: what the followers keep while a position before it is missing stays as small.
-            announcement?.publish(Store.feedNotification(position: position, origin: origin, carried: carried))
+            let position = try store.appendChangeAndCommit(bytes, users: audience, origin: origin, carried: carried, notify: notifies)
+            // The same on the bus, with the users: what the followers keep while a position before it is missing stays as small.
+            announcement?.publish(FeedAnnouncement.message(position: position, origin: origin, users: audience, carried: carried))
             // The latest entry always stays.
             pruneThrough = position % min(Self.pruneEvery, window) == 0 ? position - window : nil
             return position
@@ -90,10 +91,26 @@ public final class FeedAppender {
 /// of an earlier version, or one started without the bus).
 public struct FeedAnnouncement: Sendable {
     public let notifiesPostgres: @Sendable () -> Bool
-    public let publish: @Sendable (_ notification: String) -> Void
+    public let publish: @Sendable (_ message: String) -> Void
 
-    public init(notifiesPostgres: @escaping @Sendable () -> Bool, publish: @escaping @Sendable (_ notification: String) -> Void) {
+    public init(notifiesPostgres: @escaping @Sendable () -> Bool, publish: @escaping @Sendable (_ message: String) -> Void) {
         self.notifiesPostgres = notifiesPostgres
         self.publish = publish
+    }
+
+    /// A commit as the bus carries it: its position, its server, the users
+    /// it touches (`1,2`, or `*` for anyone) and its body when carried,
+    /// apart by spaces. PostgreSQL's notification (`Store.appendChangeAndCommit`)
+    /// names no users: servers of earlier versions read it.
+    public static func message(position: Int, origin: String, users: [Int]?, carried: String?) -> String {
+        "\(position) \(origin) " + (users.map(Store.listText) ?? "*") + (carried.map { " " + $0 } ?? "")
+    }
+
+    /// What a message of `message(…)` says; a position of `Int.max` when it says nothing readable.
+    public static func parse(_ message: String) -> (position: Int, origin: Substring, users: [Int]?, body: Substring?) {
+        let parts = message.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, let position = Int(parts[0]) else { return (Int.max, "", nil, nil) }
+        let users = parts[2] == "*" ? nil : Store.users(fromListText: String(parts[2]))
+        return (position, parts[1], users, parts.count > 3 ? parts[3] : nil)
     }
 }

@@ -103,7 +103,7 @@ import Testing
                 let read = store.markRead(chat: chat.id, reader: bob.id, at: 3)
                 let ids = try sent.map { try $0.value().message.id }
                 #expect(try read.value() == texts.count, "the read mark ran after the messages, in the order asked")
-                _ = try store.appendChangeAndCommit([1], origin: "test", carried: nil)
+                _ = try store.appendChangeAndCommit([1], users: [alice.id, bob.id], origin: "test", carried: nil)
                 return ids
             }
         }

@@ -1,5 +1,6 @@
 @testable import TailorStore
 import TailorTestSupport
+import Synchronization
 import Testing
 
 /// PostgreSQL's change feed as the writer keeps it: entries in position
@@ -23,5 +24,25 @@ import Testing
         let page = try Store(writer).feedPage(after: 0, limit: 100)
         #expect(page.horizon == 6)
         #expect(page.entries.map(\.body) == [[6], [7], [8], [9]])
+    }
+
+    /// Each entry keeps the users it touches beside it, read back with it,
+    /// and the bus says them in its message; nil is anyone.
+    @Test func anEntryKeepsTheUsersItTouchesAndTheBusSaysThem() throws {
+        let (database, writer) = try Database.open(try TestDatabase.fresh(.postgres))
+        defer { database.close() }
+        let published = Mutex<[String]>([])
+        let announcement = FeedAnnouncement(notifiesPostgres: { false }, publish: { message in published.withLock { $0.append(message) } })
+        let feed = try FeedAppender(store: Store(writer), window: 100, origin: "here", announcement: announcement)
+        let touching = try writer.transaction { try feed.append([1], touching: [2, 17], in: Store(writer)) }
+        let anyone = try writer.transaction { try feed.append([2], touching: nil, in: Store(writer)) }
+        let page = try Store(writer).feedPage(after: 0, limit: 10)
+        #expect(page.entries.map(\.users) == [[2, 17], nil])
+        let heard = published.withLock { $0 }.map(FeedAnnouncement.parse)
+        #expect(heard.map(\.position) == [touching, anyone])
+        #expect(heard.map(\.users) == [[2, 17], nil])
+        #expect(heard.map { $0.origin } == ["here", "here"])
+        #expect(heard.map { $0.body.map(String.init) } == ["\u{1}", "\u{2}"])
+        #expect(FeedAnnouncement.parse("garbled").position == Int.max)
     }
 }

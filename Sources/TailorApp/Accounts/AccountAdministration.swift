@@ -69,7 +69,7 @@ public enum AccountAdministration {
                 guard let (user, ended) = try store.setDisabled(name, at: disabled ? now : nil) else { return nil }
                 let changes = ended.map { Change.sessionEnded(tokenHash: $0.tokenHash) } + (disabled ? [.accountDisabled(user: user.id)] : [])
                 guard !changes.isEmpty else { return (user, ended, nil) }
-                return (user, ended, try feed.append(ChangeEncoding.bytes(of: changes), in: store))
+                return (user, ended, try feed.append(ChangeEncoding.bytes(of: changes), touching: ChangeAudience.users(of: changes), in: store))
             }
             guard let (user, ended, position) = done else { throw Failure.unknownUser(name) }
             let said = "\(user.name) \(disabled ? "disabled" : "enabled"), \(ended.count) sessions ended on every server"

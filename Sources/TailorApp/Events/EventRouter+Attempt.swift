@@ -93,7 +93,7 @@ extension EventRouter {
             return Change.changes(of: outcome)
         }
         guard !changes.isEmpty else { return nil }
-        let position = try writer.value.feed.append(ChangeEncoding.bytes(of: changes), in: store)
+        let position = try writer.value.feed.append(ChangeEncoding.bytes(of: changes), touching: ChangeAudience.users(of: changes), in: store)
         return FeedEntry(position: position, changes: changes)
     }
 }

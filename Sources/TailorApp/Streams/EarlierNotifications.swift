@@ -36,7 +36,7 @@ enum EarlierNotifications {
         let page = try store.feedPage(after: max(position - readAtMost, 0), limit: readAtMost)
         var names: [Int: String] = [:]
         var found: [EventStreams.Notification] = []
-        for (entryPosition, body) in page.entries where entryPosition <= position {
+        for (entryPosition, body, _) in page.entries where entryPosition <= position {
             let changes: [Change]
             do {
                 changes = try ChangeEncoding.changes(from: body)

@@ -1,7 +1,8 @@
 /// A read of PostgreSQL's change feed in one snapshot.
 public struct FeedPage: Sendable {
-    /// Entries past the position read from, in order.
-    public var entries: [(position: Int, body: [UInt8])] = []
+    /// Entries past the position read from, in order, each with the users
+    /// it touches (nil: anyone).
+    public var entries: [(position: Int, body: [UInt8], users: [Int]?)] = []
     /// The latest position in the snapshot, which may be past the last entry read.
     public var latest = 0
     /// Entries at or below this position were pruned.

@@ -163,6 +163,14 @@ public enum PostgresSchema {
         ALTER TABLE users ADD COLUMN disabled_at BIGINT;
         ALTER TABLE chat_members ADD COLUMN blocked_at BIGINT;
         """,
+        // 12: the users each entry of the feed touches (`ChangeAudience`;
+        // NULL: anyone, or written by an earlier version), so that a server
+        // passes over the entries of users it does not serve without
+        // decoding them, and finds a user's entries again by the index.
+        """
+        ALTER TABLE changes ADD COLUMN users BIGINT[];
+        CREATE INDEX changes_users ON changes USING gin (users);
+        """,
     ]
 
     /// The version a database has once every migration is applied.

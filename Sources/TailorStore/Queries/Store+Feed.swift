@@ -27,27 +27,42 @@ extension Store {
     /// enough for a notification), so that the other servers apply it
     /// without reading the table at all. Without `notify` (every server
     /// hears the commits on the bus instead) the commit is all.
-    func appendChangeAndCommit(_ body: [UInt8], origin: String, carried: String?, notify: Bool = true) throws -> Int {
+    func appendChangeAndCommit(_ body: [UInt8], users: [Int]?, origin: String, carried: String?, notify: Bool = true) throws -> Int {
         let append = """
             WITH own AS MATERIALIZED (SELECT pg_current_xact_id() AS id)
-            INSERT INTO changes (position, body) SELECT nextval('changes_position'), CAST(?1 AS BYTEA) FROM own
+            INSERT INTO changes (position, body, users)
+            SELECT nextval('changes_position'), CAST(?1 AS BYTEA), CAST(string_to_array(?2, ',') AS BIGINT[]) FROM own
             WHERE own.id IS NOT NULL RETURNING position
             """
+        let audience = users.map(Self.listText)
         // SQLite's feed keeps no entries (`FeedAppender`): only PostgreSQL's writer comes here.
         guard let postgres = connection as? PostgresConnection else { preconditionFailure("the feed's entries are PostgreSQL's") }
-        guard notify else { return try expectRow(try postgres.firstCommitting(append, binding: [body]) { $0.int(0) }) }
+        guard notify else { return try expectRow(try postgres.firstCommitting(append, binding: [body, audience]) { $0.int(0) }) }
         let notification = """
             SELECT set_config('synchronous_commit', 'off', true),
                    pg_notify('\(Self.feedChannelPrefix)' || current_schema(),
                              currval('changes_position')::text || ' ' || ?1 || coalesce(' ' || CAST(?2 AS TEXT), ''))
             """
-        return try expectRow(try postgres.firstCommitting(append, binding: [body], thenApart: (notification, [origin, carried])) { $0.int(0) })
+        return try expectRow(try postgres.firstCommitting(append, binding: [body, audience], thenApart: (notification, [origin, carried])) {
+            $0.int(0)
+        })
     }
 
-    /// A commit's notification as `appendChangeAndCommit` sends it (and the
-    /// bus carries it): its position, its server, and its body if carried.
-    public static func feedNotification(position: Int, origin: String, carried: String?) -> String {
-        "\(position) \(origin)" + (carried.map { " " + $0 } ?? "")
+    /// Users as the feed's SQL takes and gives them: `1,2,3`.
+    static func listText(_ users: [Int]) -> String {
+        users.map(String.init).joined(separator: ",")
+    }
+
+    /// The users of `listText`; nil for NULL, or anything else.
+    static func users(fromListText text: String?) -> [Int]? {
+        guard let text else { return nil }
+        if text.isEmpty { return [] }
+        var users: [Int] = []
+        for part in text.split(separator: ",") {
+            guard let user = Int(part) else { return nil }
+            users.append(user)
+        }
+        return users
     }
 
     /// The schema the server's tables are in: one database holds several Tailors in schemas of their own.
@@ -100,16 +115,18 @@ extension Store {
     public func feedPage(after position: Int, limit: Int, settling writers: String? = nil) throws -> FeedPage {
         var page = FeedPage()
         _ = try connection.query("""
-            SELECT h.position, l.position, CAST((\(Self.hasEnded("?3"))) AS INTEGER), c.position, c.body
+            SELECT h.position, l.position, CAST((\(Self.hasEnded("?3"))) AS INTEGER), c.position, c.body, array_to_string(c.users, ',')
             FROM feed_horizon h
             CROSS JOIN (SELECT coalesce(max(position), 0) AS position FROM changes) l
-            LEFT JOIN LATERAL (SELECT position, body FROM changes WHERE position > ?1 ORDER BY position LIMIT ?2) c ON true
+            LEFT JOIN LATERAL (SELECT position, body, users FROM changes WHERE position > ?1 ORDER BY position LIMIT ?2) c ON true
             ORDER BY c.position
             """, position, limit, writers) { row in
             page.horizon = row.int(0)
             page.latest = row.int(1)
             page.writersEnded = row.int(2) != 0
-            if let position = row.optionalInt(3) { page.entries.append((position, row.blob(4))) }
+            if let position = row.optionalInt(3) {
+                page.entries.append((position, row.blob(4), Self.users(fromListText: row.optionalText(5))))
+            }
         }
         return page
     }
