@@ -29,14 +29,15 @@ extension Application {
         return ServerMetrics.Sample(
             connections: connections.current, streams: streams.subscriberCount,
             followedTopics: streams.followedTopicCount, streamHeldBytes: streams.memory.total, cacheBytes: readModel.cache.byteCount,
-            feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, sqliteLogFrames: checkpoints.logFrames,
+            feedApplied: progress.applied, feedLatestSeen: follower?.latestSeen ?? progress.applied, servedUsers: streams.served.count,
+            sqliteLogFrames: checkpoints.logFrames,
             usersOnline: presence.usersOnline, otherServers: presence.otherServers, writerRestSeconds: events.rest.inSeconds,
             kept: readModel.directory.figures, bus: bus?.bus.statistics, notifiesPostgres: bus?.announcement.notifiesPostgres() ?? true,
             totals: ServerMetrics.Totals(
                 eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                 cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
                 checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter,
-                feedReads: follower?.reads ?? 0, feedApplies: follower?.applies ?? 0),
+                feedReads: follower?.reads ?? 0, feedApplies: follower?.applies ?? 0, feedPassedOver: follower?.passedOver ?? 0),
             cpuSeconds: process.cpuSeconds, residentBytes: process.residentKiB.now * 1024,
             openFiles: process.openFiles)
     }

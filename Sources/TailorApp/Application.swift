@@ -42,9 +42,19 @@ public final class Application: Sendable {
         let loops = try EventLoopGroup(loopCount: configuration.server.loopCount)
         // Their threads run from here: a failure below ends them again.
         do {
+            // The bot's chats are followed everywhere: every server's bot answers what it hears.
+            let served = ServedUsers(everywhere: [readModel.botID])
+            var missed: EventStreams.MissedNotifications?
+            if configuration.sharedDatabaseURL != nil {
+                missed = { (user: Int, after: Int64, through: Int64) async throws -> [EventStreams.Notification] in
+                    try await database.readOffLoop { store in
+                        try EarlierNotifications.missed(by: user, after: Int(after), through: Int(through), from: store)
+                    }
+                }
+            }
             let streams = EventStreams(views: readModel.views, position: Int64(position), loops: loops.loops,
                                        memory: StreamMemory(budget: configuration.streamBudget, budgetPerUser: configuration.streamBudgetPerUser),
-                                       logger: logger)
+                                       served: served, missedNotifications: missed, logger: logger)
             do {
                 streams.logEarlier(try EarlierNotifications.read(from: Store(writer), through: position))
             } catch {
@@ -60,7 +70,7 @@ public final class Application: Sendable {
             var presenceHeard: (@Sendable (ChannelNews) -> Void)?
             if let channel = presence.channel { presenceHeard = { channel.hear($0) } }
             let follower = try configuration.sharedDatabaseURL.map { url in
-                try FeedFollower(url: url, handler: handler, progress: progress, gapPatience: configuration.feedPatience,
+                try FeedFollower(url: url, handler: handler, progress: progress, served: served, gapPatience: configuration.feedPatience,
                                  presenceHeard: presenceHeard, logger: logger)
             }
             let bus = try follower.flatMap { follower in

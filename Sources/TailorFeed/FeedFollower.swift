@@ -25,16 +25,19 @@ import TailorViews
 /// from where it was.
 package final class FeedFollower: Sendable {
     private let url: String
-    private let handler: any FeedHandler
-    private let progress: FeedProgress
+    let handler: any FeedHandler
+    let progress: FeedProgress
     private let stopping = Atomic<Bool>(false)
     /// Ends the follower's wait at once: a commit here, or the stop. The
     /// writer may still commit after the stop.
     private let wake: WakeSignal
-    private let failures: ThrottledLog
-    private let latest = Atomic<Int>(0)
-    private let readCount = Atomic<Int>(0)
-    private let applyCount = Atomic<Int>(0)
+    let failures: ThrottledLog
+    let latest = Atomic<Int>(0)
+    let readCount = Atomic<Int>(0)
+    let applyCount = Atomic<Int>(0)
+    let passedOverCount = Atomic<Int>(0)
+    /// The users this server serves: an entry that touches none of them is passed over.
+    let served: ServedUsers
     /// This server's own commits not yet applied, in position order: their
     /// changes are taken from here rather than decoded again from the feed
     /// (decoding was about a tenth of this thread's time). What the feed holds
@@ -67,11 +70,12 @@ package final class FeedFollower: Sendable {
     static let carriedAtMost = 10_000
 
     /// How long a position missing is waited for at most (`FeedGaps`).
-    private let gapPatience: Duration
+    let gapPatience: Duration
 
     /// Follows from where `progress` says this server is.
-    package init(url: String, handler: any FeedHandler, progress: FeedProgress, gapPatience: Duration,
+    package init(url: String, handler: any FeedHandler, progress: FeedProgress, served: ServedUsers, gapPatience: Duration,
                  presenceHeard: (@Sendable (ChannelNews) -> Void)? = nil, logger: Logger) throws {
+        self.served = served
         self.url = url
         self.gapPatience = gapPatience
         self.presenceHeard = presenceHeard
@@ -100,6 +104,9 @@ package final class FeedFollower: Sendable {
 
     /// How many times entries known without a read were applied, however many at once.
     package var applies: Int { applyCount.load(ordering: .relaxed) }
+
+    /// How many entries were passed over: none of their users is served here.
+    package var passedOver: Int { passedOverCount.load(ordering: .relaxed) }
 
     /// This server committed `entry`: applies it with what other servers
     /// committed before it, then calls `answer`. Committed is committed: past
@@ -130,7 +137,7 @@ package final class FeedFollower: Sendable {
 
     /// This server's own entry at `position`, if it wrote it; the entries
     /// before it are no longer needed (applied, or skipped by a start over).
-    private func takeWrittenHere(at position: Int) -> FeedEntry? {
+    func takeWrittenHere(at position: Int) -> FeedEntry? {
         writtenHere.withLock { entries in
             let passed = entries.prefix { $0.position < position }.count
             entries.removeFirst(passed)
@@ -157,7 +164,7 @@ package final class FeedFollower: Sendable {
         var gapRead: UInt64?
         var gaps = FeedGaps(patience: gapPatience)
         // Other servers' entries their notifications carried, by position, not applied yet.
-        var carried: [Int: [UInt8]] = [:]
+        var carried: [Int: Carried] = [:]
         while !stopping.load(ordering: .acquiring) {
             if readNeeded || MonotonicClock.now >= min(nextPoll, gapRead ?? .max) {
                 while try applyNext(on: connection, gaps: &gaps) {}
@@ -209,7 +216,7 @@ package final class FeedFollower: Sendable {
     /// notification that came in with the last read's answers is in libpq's
     /// hands, not on the socket: it is looked at before waiting. Presence's
     /// signals, heard on the same connection, are handed over as they come.
-    private func waitForNews(on connection: PostgresConnection, until deadline: UInt64, carrying carried: inout [Int: [UInt8]]) throws -> News {
+    private func waitForNews(on connection: PostgresConnection, until deadline: UInt64, carrying carried: inout [Int: Carried]) throws -> News {
         while !stopping.load(ordering: .acquiring) {
             let applied = progress.applied
             var notified = 0
@@ -225,12 +232,15 @@ package final class FeedFollower: Sendable {
             heard += fromBus.withLock { waiting in
                 defer { waiting.removeAll(keepingCapacity: true) }
                 return waiting
-            }.map(FeedAnnouncement.parse)
+            }.map { message in
+                let (position, origin, users, body) = FeedAnnouncement.parse(message)
+                return (position, origin, users.map(Audience.users) ?? .anyone, body)
+            }
             for notification in heard where notification.origin != origin {
                 notified = max(notified, notification.position)
                 guard notification.position > applied else { continue }
                 if let body = notification.body, carried.count < Self.carriedAtMost {
-                    carried[notification.position] = Array(body.utf8)
+                    carried[notification.position] = Carried(body: Array(body.utf8), users: notification.users)
                 } else {
                     needsRead = true
                 }
@@ -247,102 +257,13 @@ package final class FeedFollower: Sendable {
         return .timeUp
     }
 
-    /// Applies the entries that follow the last position applied with none
-    /// missing between, known without a read: this server's own commits,
-    /// which the writer handed over, and other servers' whose notifications
-    /// carried them. Under a single server (or servers taking turns) that is
-    /// nearly every entry, and on several most of them.
-    private func applyKnown(on connection: PostgresConnection, carried: inout [Int: [UInt8]]) throws {
-        // Taken before the snapshot can begin, so that it shows every one of
-        // them: an entry handed over while they are applied waits for the next turn.
-        let from = progress.applied
-        var entries: [FeedEntry] = []
-        while true {
-            let next = (entries.last?.position ?? from) + 1
-            if let entry = takeWrittenHere(at: next) {
-                entries.append(entry)
-            } else if let body = carried.removeValue(forKey: next) {
-                do {
-                    entries.append(FeedEntry(position: next, changes: try ChangeEncoding.changes(from: body)))
-                } catch {
-                    // Left to the read, which says why it skips it.
-                    break
-                }
-            } else {
-                break
-            }
-        }
-        let applied = entries.last?.position ?? from
-        if !carried.isEmpty { carried = carried.filter { $0.key > applied } }
-        guard let last = entries.last else { return }
-        applyCount.add(1, ordering: .relaxed)
-        let store = Store(connection)
-        try connection.readTransaction {
-            let snapshot = FeedSnapshot(takenWhenRead: store, pastApplied: from)
-            for entry in entries {
-                handler.committed(entry, snapshot: snapshot)
-                progress.advance(to: entry.position)
-            }
-        }
-        latest.store(max(latest.load(ordering: .relaxed), last.position), ordering: .relaxed)
-    }
+    /// A commit heard of: its position, the server that wrote it, whom it
+    /// touches and the entry's body if carried.
+    private typealias Heard = (position: Int, origin: Substring, users: Audience, body: Substring?)
 
-    /// A commit heard of: its position, the server that wrote it, the users
-    /// it touches when told (nil: anyone, or not said) and the entry's body
-    /// if carried.
-    private typealias Heard = (position: Int, origin: Substring, users: [Int]?, body: Substring?)
-
-    /// A PostgreSQL notification as heard (`Store.appendChangeAndCommit`): it names no users.
+    /// A PostgreSQL notification as heard (`Store.appendChangeAndCommit`): it does not say whom it touches.
     private static func notification(from payload: String) -> Heard {
         let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "", nil, parts.count > 2 ? parts[2] : nil)
-    }
-
-    /// Reads the next entries and applies them, up to a position still
-    /// missing (`FeedGaps`); returns whether more may be read at once. The
-    /// page is one statement, a snapshot of its own; what the handler reads
-    /// besides, it reads in one snapshot begun with its first read, and most
-    /// pages need none: then the read is one round trip, with no transaction.
-    private func applyNext(on connection: PostgresConnection, gaps: inout FeedGaps) throws -> Bool {
-        let from = progress.applied
-        let store = Store(connection)
-        let page = try store.feedPage(after: from, limit: Self.batchSize, settling: gaps.waiting?.writers)
-        readCount.add(1, ordering: .relaxed)
-        latest.store(page.latest, ordering: .relaxed)
-        guard !page.entries.isEmpty else { return false }
-        if from < page.horizon {
-            failures.log("this server fell behind the change feed past its pruned entries (at \(from), pruned to "
-                + "\(page.horizon)): its caches start over and every stream gets its view models anew")
-            // From a position with no commit still under way below it, as a server starts.
-            let (position, settled) = try store.settledPosition(patience: gapPatience, listening: true)
-            if !settled { failures.log(FeedGaps.givenUp(below: position + 1, after: gapPatience)) }
-            handler.startOver(at: position)
-            progress.advance(to: position)
-            gaps = FeedGaps(patience: gapPatience)
-            return false
-        }
-        let waitedBelow = gaps.waiting?.below
-        let (count, unsettled) = gaps.applicable(after: from, positions: page.entries.map(\.position), writersEnded: page.writersEnded,
-                                                 now: MonotonicClock.now)
-        if unsettled, let waitedBelow { failures.log(FeedGaps.givenUp(below: waitedBelow, after: gapPatience)) }
-        // After the read: every transaction that could fill the gap and had not ended by then.
-        if gaps.needsWriters { gaps.note(writers: try store.writersInProgress()) }
-        guard count > 0 else { return false }
-        try connection.readTransaction {
-            let snapshot = FeedSnapshot(takenWhenRead: store, pastApplied: from)
-            for row in page.entries.prefix(count) {
-                do {
-                    let entry = try takeWrittenHere(at: row.position)
-                        ?? FeedEntry(position: row.position, changes: ChangeEncoding.changes(from: row.body))
-                    handler.committed(entry, snapshot: snapshot)
-                } catch {
-                    // Written by a newer version of the server, or damaged: the
-                    // feed goes on without it rather than stop here for good.
-                    failures.log("the change feed's entry \(row.position) was skipped: \(error)")
-                }
-                progress.advance(to: row.position)
-            }
-        }
-        return count == Self.batchSize
+        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "", .unsaid, parts.count > 2 ? parts[2] : nil)
     }
 }

@@ -10,6 +10,11 @@ package protocol FeedHandler: Sendable {
     /// as of that position, for what the entry's changes need.
     func committed(_ entry: FeedEntry, snapshot: FeedSnapshot)
 
+    /// The entry at `position` touches only `users`, whom this server does
+    /// not serve (`ServedUsers`), and is not applied: what is kept of them
+    /// is let go.
+    func passed(_ position: Int, users: [Int])
+
     /// The feed went on without this server past what it keeps (a follower
     /// far behind): everything kept is as of `position` from now on.
     func startOver(at position: Int)

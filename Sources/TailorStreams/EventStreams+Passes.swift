@@ -26,6 +26,14 @@ extension EventStreams {
         }
     }
 
+    /// Cached versions dropped at `position` with no change to hand over
+    /// (`ViewCache.forget`), freed after a pass of the first lane, as
+    /// `handOver` frees them.
+    package func free(_ versions: consuming [CachedRepresentation], at position: Int64) {
+        var unhanded = consume versions
+        if lanes[0].hand({ $0.add([], notifications: [], position: position, freeing: &unhanded) }) { startPasses(on: lanes[0]) }
+    }
+
     /// The feed started over at `position`: every followed view model is
     /// built anew and sent as of `position`, through its user's lane, after
     /// what the lane has waiting.

@@ -80,9 +80,21 @@ package final class EventStreams: Sendable {
     /// `position`: the feed's latest when the server starts; its changes are in
     /// every view model built from now on.
     /// One lane on each of `loops`.
-    package init(views: ViewModelBuilder, position: Int64, loops: [EventLoop], memory: StreamMemory, logger: Logger = Logger(label: "tailor.streams")) {
+    /// The users with a stream here (`ServedUsers`), whose entries the feed applies.
+    package let served: ServedUsers
+    /// The notifications of `user`'s messages after one position through
+    /// another, read back from the database: the feed passed over that
+    /// user's entries while they were not served here, and the lanes logged
+    /// none of them. Nil where the feed passes over nothing (SQLite).
+    package typealias MissedNotifications = @Sendable (_ user: Int, _ after: Int64, _ through: Int64) async throws -> [Notification]
+    let missedNotifications: MissedNotifications?
+
+    package init(views: ViewModelBuilder, position: Int64, loops: [EventLoop], memory: StreamMemory, served: ServedUsers = ServedUsers(),
+                 missedNotifications: MissedNotifications? = nil, logger: Logger = Logger(label: "tailor.streams")) {
         precondition(!loops.isEmpty, "streams need a loop")
         self.views = views
+        self.served = served
+        self.missedNotifications = missedNotifications
         (streamChanges, streamChangesIn) = AsyncStream.makeStream()
         lanes = loops.indices.map { Lane(index: $0, loop: loops[$0], state: Lane.State(published: position, loggedSince: position + 1)) }
         applied = Atomic(position)
@@ -177,6 +189,10 @@ package final class EventStreams: Sendable {
     /// view model, or after a resume only what changed since `lastEventID`.
     private func subscribe(_ subscriber: Subscriber, lastEventID: Int64?) async -> Bool {
         let lane = lane(of: subscriber.user)
+        // Served before anything is read for the stream: the feed applies
+        // every entry of the user from `since` on, and the lanes log them.
+        let since = Int64(served.opened(subscriber.user))
+        let missed = await notifications(missedBy: subscriber.user, after: lastEventID, through: since)
         let resendTopics = await lane.ask { [streamChangesIn] state -> [Topic]? in
             guard !state.closed else { return nil }
             // Before the log is read: the work that waited for want of a stream is in it.
@@ -184,10 +200,19 @@ package final class EventStreams: Sendable {
             state.subscribers.insert(subscriber)
             // On the lane's loop, as its closing is: they come in order.
             streamChangesIn.yield(StreamChange(user: subscriber.user, opened: true))
-            guard let last = lastEventID, last <= state.published else { return subscriber.topics }
+            // An id past what this server applied is from the future (another
+            // server ahead): every view model anew. The lanes publish only what
+            // touches users served here, so `applied` may be past what they published.
+            guard let last = lastEventID, last <= max(state.published, self.applied.load(ordering: .acquiring)) else { return subscriber.topics }
+            for notification in missed where !subscriber.topics.contains(.chat(id: notification.chatID, page: .latest)) {
+                _ = subscriber.pushNotification(notification.event)
+            }
             // From before the log (a restart since, or another server's id
-            // from long ago): every view model anew, and the notifications held.
-            let changesKnown = last >= state.loggedSince
+            // from long ago) or from before the user was served here (their
+            // changes were passed over): every view model anew, and the
+            // notifications held, those read back first.
+            let changesKnown = last >= state.loggedSince && last >= since
+            let notifiedAfter = max(last, since)
             var changed: [Topic] = []
             for entry in state.entries where entry.id >= last {
                 switch entry {
@@ -195,7 +220,7 @@ package final class EventStreams: Sendable {
                     guard changesKnown, change.user == subscriber.user else { continue }
                     changed += subscriber.topics.filter { change.touches($0) && !changed.contains($0) }
                 case .notification(let notification):
-                    if notification.position > last, notification.recipient == subscriber.user,
+                    if notification.position > notifiedAfter, notification.recipient == subscriber.user,
                        !subscriber.topics.contains(.chat(id: notification.chatID, page: .latest)) {
                         _ = subscriber.pushNotification(notification.event)
                     }
@@ -205,6 +230,7 @@ package final class EventStreams: Sendable {
         }
         guard let resendTopics else {
             // Closed for shutdown: it was never indexed.
+            served.closed(subscriber.user)
             return false
         }
         // Read once the stream is indexed and the lane has logged what waited
@@ -258,6 +284,19 @@ package final class EventStreams: Sendable {
         return true
     }
 
+    /// The notifications of `user`'s messages after `last` through `since`,
+    /// which the lanes did not log (`MissedNotifications`); none when the
+    /// stream does not resume from before `since`, or they cannot be read.
+    private func notifications(missedBy user: Int, after last: Int64?, through since: Int64) async -> [Notification] {
+        guard let last, last < since, let missedNotifications else { return [] }
+        do {
+            return try await missedNotifications(user, last, since)
+        } catch {
+            failures.log("a stream of user \(user) resumed without its notifications from \(last) to \(since): they could not be read: \(error)")
+            return []
+        }
+    }
+
     /// Takes an ended stream out of every index, then closes its socket, in
     /// a job of its lane's loop (it may end while the lane visits its
     /// state): once the server counts the connection closed, the stream is gone.
@@ -267,6 +306,7 @@ package final class EventStreams: Sendable {
             lane.with { state in
                 guard state.subscribers.remove(subscriber) else { return }
                 lane.unfollow(subscriber.user)
+                self.served.closed(subscriber.user)
                 streamChangesIn.yield(StreamChange(user: subscriber.user, opened: false))
                 for topic in subscriber.topics where subscriber.takesPatches {
                     let key = ViewKey(user: subscriber.user, topic: topic)

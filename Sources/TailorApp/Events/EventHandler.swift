@@ -100,6 +100,16 @@ final class EventHandler: FeedHandler {
         streams.handOver(changes, notifications: notifications, position: Int64(entry.position), freeing: consume dropped)
     }
 
+    /// Lets go of what is kept of users whose entry is passed over: their
+    /// views are read from the database when asked for.
+    func passed(_ position: Int, users: [Int]) {
+        directory.letGo(users)
+        let dropped = cache.forget(users: users)
+        streams.noteApplied(Int64(position))
+        // Freed on a lane, as the versions a change drops are.
+        if !dropped.isEmpty { streams.free(consume dropped, at: Int64(position)) }
+    }
+
     /// Forgets everything followed so far, which no longer holds for the
     /// feed at `position`: the kept chats and the cache start empty, and every
     /// stream gets its view models as of `position`, through its user's lane,

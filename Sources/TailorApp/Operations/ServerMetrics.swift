@@ -24,6 +24,8 @@ final class ServerMetrics: Sendable {
         var cacheBytes = 0
         var feedApplied = 0
         var feedLatestSeen = 0
+        /// Users with a stream here, or closed within the grace (`ServedUsers`).
+        var servedUsers = 0
         var sqliteLogFrames = 0
         var usersOnline = 0
         var otherServers = 0
@@ -53,6 +55,8 @@ final class ServerMetrics: Sendable {
         var feedReads = 0
         /// Times the follower applied entries it knew without a read, however many at once.
         var feedApplies = 0
+        /// Entries the follower passed over: they touch no user served here.
+        var feedPassedOver = 0
     }
 
     /// The figures of every route, made before the first request so that
@@ -146,7 +150,7 @@ final class ServerMetrics: Sendable {
             "tailor_stream_topics_followed": sample.followedTopics, "tailor_stream_held_bytes": sample.streamHeldBytes,
             "tailor_view_cache_bytes": sample.cacheBytes, "tailor_feed_applied_position": sample.feedApplied,
             "tailor_feed_lag_positions": max(sample.feedLatestSeen - sample.feedApplied, 0),
-            "tailor_sqlite_log_frames": sample.sqliteLogFrames,
+            "tailor_sqlite_log_frames": sample.sqliteLogFrames, "tailor_served_users": sample.servedUsers,
             "tailor_presence_users_online": sample.usersOnline, "tailor_presence_other_servers": sample.otherServers,
             "tailor_kept_users": sample.kept.users, "tailor_kept_chats": sample.kept.chats, "tailor_kept_chat_bytes": sample.kept.bytes,
             "process_resident_memory_bytes": sample.residentBytes, "process_open_fds": sample.openFiles,
@@ -163,6 +167,7 @@ final class ServerMetrics: Sendable {
             "tailor_checkpoints_by_writer_total": sample.totals.checkpointsByWriter,
             "tailor_feed_reads_total": sample.totals.feedReads,
             "tailor_feed_applies_total": sample.totals.feedApplies,
+            "tailor_feed_entries_passed_over_total": sample.totals.feedPassedOver,
             "tailor_kept_users_let_go_total": sample.kept.usersLetGo, "tailor_kept_users_read_again_total": sample.kept.usersReadAgain,
         ].merging(sample.bus.map {
             ["tailor_bus_messages_published_total": $0.published, "tailor_bus_messages_not_published_total": $0.notPublished,

@@ -29,14 +29,26 @@ enum EarlierNotifications {
         EventStreams.Notification(recipient: recipient, chatID: chatID, contact: contact, text: text, position: Int64(position))
     }
 
-    /// The messages of PostgreSQL's latest entries up to `position`. An entry
-    /// that cannot be decoded (a newer server's) is passed over, as the
-    /// follower passes it over.
+    /// The notifications for `user` of PostgreSQL's entries that touch them
+    /// after `position` through `last` (at most the latest `readAtMost`):
+    /// those of a stream resuming where the feed passed its user over.
+    static func missed(by user: Int, after position: Int, through last: Int, from store: Store) throws -> [EventStreams.Notification] {
+        try notifications(in: store.feedEntries(touching: user, after: position, through: last, limit: readAtMost), from: store)
+            .filter { $0.recipient == user }
+    }
+
+    /// The messages of PostgreSQL's latest entries up to `position`.
     private static func fromFeed(of store: Store, through position: Int) throws -> [EventStreams.Notification] {
         let page = try store.feedPage(after: max(position - readAtMost, 0), limit: readAtMost)
+        return try notifications(in: page.entries.filter { $0.position <= position }.map { ($0.position, $0.body) }, from: store)
+    }
+
+    /// The notifications of the messages in `entries`. An entry that cannot
+    /// be decoded (a newer server's) is passed over, as the follower passes it over.
+    private static func notifications(in entries: [(position: Int, body: [UInt8])], from store: Store) throws -> [EventStreams.Notification] {
         var names: [Int: String] = [:]
         var found: [EventStreams.Notification] = []
-        for (entryPosition, body, _) in page.entries where entryPosition <= position {
+        for (entryPosition, body) in entries {
             let changes: [Change]
             do {
                 changes = try ChangeEncoding.changes(from: body)

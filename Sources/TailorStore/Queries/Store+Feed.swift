@@ -131,6 +131,19 @@ extension Store {
         return page
     }
 
+    /// The entries that touch `user` after `position` through `last`, in
+    /// order, at most `limit` (the latest of them), found by the users'
+    /// index: for a stream resuming where the feed passed its user over.
+    public func feedEntries(touching user: Int, after position: Int, through last: Int, limit: Int) throws -> [(position: Int, body: [UInt8])] {
+        try connection.query("""
+            SELECT position, body FROM (
+                SELECT position, body FROM changes
+                WHERE users @> ARRAY[CAST(?1 AS BIGINT)] AND position > ?2 AND position <= ?3
+                ORDER BY position DESC LIMIT ?4
+            ) latest ORDER BY position
+            """, user, position, last, limit) { ($0.int(0), $0.blob(1)) }
+    }
+
     /// The transactions that may still commit an entry of the feed: those of
     /// every server's writer on this database (`PostgresSessionSettings`
     /// names its connection), and those no session can be told for (a

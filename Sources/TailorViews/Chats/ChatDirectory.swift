@@ -128,6 +128,14 @@ package final class ChatDirectory: Sendable {
         state.withLock { $0 = State() }
     }
 
+    /// Lets `users` go, with their chats that no kept user has: this server
+    /// passes over their changes (`ServedUsers`).
+    package func letGo(_ users: [Int]) {
+        state.withLock { state in
+            for user in users where state.chatIDs(of: user) != nil { Self.forget(user, in: &state) }
+        }
+    }
+
     // MARK: Reading
 
     /// A page of a user's chat list, most recent activity first; nil if not

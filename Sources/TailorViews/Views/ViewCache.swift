@@ -26,8 +26,9 @@ package final class ViewCache: Sendable {
         var bytes = 0
         var clock: UInt64 = 0
         var sequence: UInt64 = 0
-        /// The latest changes, oldest first, each with the sequence it made.
-        var recentChanges: [(sequence: UInt64, changes: Set<TopicChange>)] = []
+        /// The latest changes, oldest first, each with the sequence it made,
+        /// and the users whose every view model it dropped (`forget`).
+        var recentChanges: [(sequence: UInt64, changes: Set<TopicChange>, users: [Int])] = []
         /// Offers of builds begun before this sequence are refused: the
         /// changes since are no longer all remembered.
         var rememberedSince: UInt64 = 0
@@ -39,7 +40,7 @@ package final class ViewCache: Sendable {
             let touching = TopicChange(key.topic, of: key.user)
             for recent in recentChanges.reversed() {
                 if recent.sequence <= sequence { break }
-                if recent.changes.contains(touching) { return false }
+                if recent.changes.contains(touching) || recent.users.contains(key.user) { return false }
             }
             return true
         }
@@ -113,11 +114,7 @@ package final class ViewCache: Sendable {
     package func apply(_ changes: Set<TopicChange>) -> [CachedRepresentation] {
         var dropped: [CachedRepresentation] = []
         state.withLock { state in
-            state.sequence += 1
-            if state.recentChanges.count == Self.changesRemembered {
-                state.rememberedSince = state.recentChanges.removeFirst().sequence
-            }
-            state.recentChanges.append((state.sequence, changes))
+            Self.remember(changes, users: [], in: &state)
             for change in changes {
                 guard let user = state.entries.index(forKey: change.user) else { continue }
                 // Changed where it is, through its index: the user's topics are neither copied nor hashed in again.
@@ -130,6 +127,33 @@ package final class ViewCache: Sendable {
             }
         }
         return dropped
+    }
+
+    /// Drops every view model of `users`, whose changes this server passes
+    /// over (`ServedUsers`); one built before is refused when offered.
+    /// Returns the versions dropped, as `apply` does.
+    package func forget(users: [Int]) -> [CachedRepresentation] {
+        var dropped: [CachedRepresentation] = []
+        state.withLock { state in
+            Self.remember([], users: users, in: &state)
+            for user in users {
+                guard let topics = state.entries.removeValue(forKey: user) else { continue }
+                for entry in topics.values {
+                    state.bytes -= entry.bytes
+                    dropped.append(entry.representation)
+                }
+            }
+        }
+        return dropped
+    }
+
+    /// A change made: a new sequence, remembered for the offers of builds begun before it.
+    private static func remember(_ changes: Set<TopicChange>, users: [Int], in state: inout State) {
+        state.sequence += 1
+        if state.recentChanges.count == changesRemembered {
+            state.rememberedSince = state.recentChanges.removeFirst().sequence
+        }
+        state.recentChanges.append((state.sequence, changes, users))
     }
 
     /// Drops everything and returns each view model's bytes as they were,

@@ -1,0 +1,119 @@
+import Synchronization
+import TailorLoop
+
+/// The users this server serves: a stream of theirs is open here, or closed
+/// less than `grace` ago (a reconnect then finds everything followed), and
+/// the users every server serves (the bot, whose chats every server's bot
+/// answers). The feed's follower applies an entry that touches one of them
+/// and passes over one that touches none, without decoding it: it only lets
+/// go of what this server kept of its users (`FeedHandler.passed`).
+///
+/// A user's entries are all applied here from the position the follower had
+/// decided on when the user came to be served (`since`): a stream resuming
+/// from before it cannot trust what the lanes logged for that user.
+///
+/// The follower decides an entry in three steps (`FeedFollower`), which
+/// keep a stream that opens meanwhile from missing it: it says the entry's
+/// position (`deciding`), looks whether its users are served, and if not
+/// lets go of their state and looks again. A stream registers before it
+/// builds its first view models: either the follower's first or second look
+/// sees it and applies the entry, or the entry's state was let go before the
+/// view models are built (read from the database, with the entry in it) and
+/// `since` covers its position.
+package final class ServedUsers: Sendable {
+    private struct State {
+        /// Streams open, by user.
+        var open: [Int: Int] = [:]
+        /// When the last stream of a user closed, on the monotonic clock.
+        var closedAt: [Int: UInt64] = [:]
+        /// Where each served user's entries began to be applied here.
+        var since: [Int: Int] = [:]
+
+        func serves(_ user: Int, at now: UInt64, grace: UInt64) -> Bool {
+            open[user] != nil || closedAt[user].map { now &- $0 < grace } ?? false
+        }
+    }
+
+    private let state = Mutex(State())
+    /// The position the follower last decided on.
+    private let decided = Atomic<Int>(0)
+    private let grace: UInt64
+    private let everywhere: Set<Int>
+
+    /// How long a user stays served after their last stream closed.
+    package static let defaultGrace: Duration = .seconds(30)
+    /// Users whose grace ended are forgotten when this many wait.
+    static let sweepAt = 1_024
+
+    package init(grace: Duration = defaultGrace, everywhere: Set<Int> = []) {
+        self.grace = MonotonicClock.nanoseconds(grace)
+        self.everywhere = everywhere
+    }
+
+    /// A stream of `user` opened: returns the position after which every
+    /// entry of theirs is applied here.
+    @discardableResult
+    package func opened(_ user: Int) -> Int {
+        state.withLock { state in
+            if !state.serves(user, at: MonotonicClock.now, grace: grace) {
+                state.since[user] = decided.load(ordering: .acquiring)
+            }
+            state.open[user, default: 0] += 1
+            state.closedAt[user] = nil
+            return state.since[user] ?? 0
+        }
+    }
+
+    /// A stream of `user` closed.
+    package func closed(_ user: Int) {
+        state.withLock { state in
+            guard let count = state.open[user] else { return }
+            guard count == 1 else {
+                state.open[user] = count - 1
+                return
+            }
+            state.open[user] = nil
+            let now = MonotonicClock.now
+            state.closedAt[user] = now
+            if state.closedAt.count >= Self.sweepAt { sweep(&state, at: now) }
+        }
+    }
+
+    /// Forgets the users whose grace ended.
+    private func sweep(_ state: inout State, at now: UInt64) {
+        for (user, closed) in state.closedAt where now &- closed >= grace {
+            state.closedAt[user] = nil
+            state.since[user] = nil
+        }
+    }
+
+    /// The follower is deciding the entry at `position`.
+    package func deciding(_ position: Int) {
+        decided.store(position, ordering: .releasing)
+    }
+
+    /// Whether any of `users` is served here; nil (anyone) always is.
+    package func servesAny(of users: [Int]?) -> Bool {
+        guard let users else { return true }
+        if users.contains(where: everywhere.contains) { return true }
+        return state.withLock { state in
+            let now = MonotonicClock.now
+            return users.contains { state.serves($0, at: now, grace: grace) }
+        }
+    }
+
+    /// The position after which every entry of `user` was applied here, if they are served.
+    package func since(_ user: Int) -> Int? {
+        state.withLock { state in
+            state.serves(user, at: MonotonicClock.now, grace: grace) ? state.since[user] ?? 0 : nil
+        }
+    }
+
+    /// Users served now.
+    package var count: Int {
+        state.withLock { state in
+            let now = MonotonicClock.now
+            return state.open.count + state.closedAt.values.count { now &- $0 < grace }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import TailorViews
+import Testing
+
+/// Whom a server serves, as a value: users with a stream open here, for a
+/// grace after their last closes, and those served everywhere; and from
+/// which position each one's entries were all applied.
+@Suite struct ServedUsersTests {
+    @Test func aUserIsServedWhileAStreamIsOpenAndForTheGraceAfter() {
+        let served = ServedUsers(grace: .seconds(3600))
+        #expect(!served.servesAny(of: [1, 2]))
+        served.opened(1)
+        served.opened(1)
+        #expect(served.servesAny(of: [2, 1]))
+        served.closed(1)
+        served.closed(1)
+        #expect(served.servesAny(of: [1]), "let go before the grace ended")
+        #expect(served.servesAny(of: nil), "an entry for anyone was passed over")
+        #expect(!served.servesAny(of: []))
+        #expect(served.count == 1)
+    }
+
+    @Test func pastTheGraceAUserIsNoLongerServed() {
+        let served = ServedUsers(grace: .zero)
+        served.opened(1)
+        #expect(served.servesAny(of: [1]))
+        served.closed(1)
+        #expect(!served.servesAny(of: [1]))
+        #expect(served.since(1) == nil)
+        #expect(served.count == 0)
+    }
+
+    @Test func theBotIsServedEverywhere() {
+        #expect(ServedUsers(everywhere: [7]).servesAny(of: [3, 7]))
+    }
+
+    /// Entries decided before a user came to be served may have been passed
+    /// over; from then on all of theirs are applied, through the grace too.
+    @Test func sinceIsWhereTheFollowerWasWhenTheUserCameToBeServed() {
+        let served = ServedUsers(grace: .seconds(3600))
+        served.deciding(40)
+        #expect(served.opened(1) == 40)
+        served.deciding(55)
+        #expect(served.opened(1) == 40, "a second stream moved since")
+        served.closed(1)
+        served.closed(1)
+        served.deciding(70)
+        #expect(served.opened(1) == 40, "a stream within the grace moved since")
+        #expect(served.since(1) == 40)
+        #expect(served.since(2) == nil)
+
+        let ungraced = ServedUsers(grace: .zero)
+        ungraced.deciding(10)
+        ungraced.opened(1)
+        ungraced.closed(1)
+        ungraced.deciding(20)
+        #expect(ungraced.opened(1) == 20, "served anew after the grace, yet since kept the old place")
+    }
+}
