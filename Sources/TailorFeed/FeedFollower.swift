@@ -22,7 +22,8 @@ import TailorViews
 /// carry is read at once; a notification missed is made up for at the latest
 /// after `pollInterval`, when it reads anyway. When the connection fails (the
 /// database restarts) it opens another after a growing pause, and reads on
-/// from where it was.
+/// from where it was. Another server's entry that touches no user served
+/// here is passed over (`ServedUsers`, `FeedFollower+Applying`).
 package final class FeedFollower: Sendable {
     private let url: String
     let handler: any FeedHandler
