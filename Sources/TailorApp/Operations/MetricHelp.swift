@@ -36,7 +36,7 @@ enum MetricHelp {
         "tailor_kept_users": "Users whose chats are kept in memory, changed in place with the feed.",
         "tailor_kept_chats": "Chats kept in memory for their users' lists, badges and screens.",
         "tailor_kept_chat_bytes": "Memory of the kept chats, about: a quarter of --memory-budget at most.",
-        "tailor_kept_users_let_go_total": "Users whose kept chats were let go, to stay within the budget or after a change made their list stale.",
+        "tailor_kept_users_let_go_total": "Users whose kept chats were let go, to stay within the budget, after a change made their list stale, or once no stream of theirs is served here.",
         "tailor_kept_users_read_again_total": "Users read from the database again to be kept, after they were let go.",
         "tailor_checkpoints_total": "SQLite checkpoints on their own thread.",
         "tailor_checkpoints_by_writer_total": "SQLite checkpoints the writer made itself, the log having grown past its limit.",

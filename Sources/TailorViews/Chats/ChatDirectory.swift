@@ -55,7 +55,7 @@ package final class ChatDirectory: Sendable {
         /// The kept chats' memory, about (`KeptChat.approximateBytes`) and
         /// their entries in the tables that find them.
         package var bytes = 0
-        /// Users let go: their generation turned, or their chats changed unread.
+        /// Users let go: their generation turned, their chats changed unread, or their changes are passed over.
         package var usersLetGo = 0
         /// Users read again after they were let go.
         package var usersReadAgain = 0
