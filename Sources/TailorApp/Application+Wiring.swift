@@ -5,17 +5,19 @@ import TailorLoop
 import TailorPresence
 import TailorStore
 import TailorStreams
+import TailorViews
 
 /// How some parts are made from the configuration and the parts before them.
 extension Application {
     static func authenticator(_ configuration: TailorConfiguration, _ database: Database, _ events: EventRouter, _ readModel: ReadModel,
-                              _ now: @escaping @Sendable () -> Int, _ logger: Logger) -> Authenticator {
+                              _ served: ServedUsers, _ now: @escaping @Sendable () -> Int, _ logger: Logger) -> Authenticator {
         Authenticator(database: database, events: events, credentials: readModel.credentials, now: now, writeLimit: configuration.writeLimit,
                       accountLimit: configuration.accountLimit,
                       passwords: PasswordGate(hasher: PasswordHasher(limits: configuration.passwordQueue),
                                               perClient: configuration.passwordAttemptLimit, perName: configuration.passwordNameLimit,
                                               logger: logger),
-                      sessionIdleTime: configuration.sessionIdleTime, logger: logger)
+                      sessionIdleTime: configuration.sessionIdleTime,
+                      served: configuration.sharedDatabaseURL == nil ? nil : served, logger: logger)
     }
 
     /// What `/metrics` shows of the server now.

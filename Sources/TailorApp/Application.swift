@@ -64,7 +64,7 @@ public final class Application: Sendable {
                                               executor: loops.next(), now: now, logger: logger)
             let news = FeedNews(botID: readModel.botID)
             let handler = EventHandler(cache: readModel.cache, directory: readModel.directory, credentials: readModel.credentials, streams: streams,
-                                       presence: presence, news: news, logger: logger)
+                                       presence: presence, news: news, keepsOnlyServed: configuration.sharedDatabaseURL != nil, logger: logger)
             let progress = FeedProgress(applied: position, isShared: configuration.sharedDatabaseURL != nil, timers: loops.next())
             // Presence's signals are heard on the follower's connection (see `PresenceChannel`).
             var presenceHeard: (@Sendable (ChannelNews) -> Void)?
@@ -84,7 +84,7 @@ public final class Application: Sendable {
                                          idleTransactionTimeout: configuration.idleTransactionTimeout,
                                          servers: { 1 + presence.otherServers }, feed: feed, announcement: bus?.announcement,
                                          timers: loops.next(), observeBatch: { metrics.observeBatch(events: $0, nanoseconds: $1) })
-            let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, now, logger),
+            let context = AppContext(events: events, views: readModel.views, auth: Self.authenticator(configuration, database, events, readModel, served, now, logger),
                                      presence: presence)
             let accessLog = try configuration.accessLog.map { try AccessLog(path: $0, now: now, logger: logger) }
             let connections = WatchedCount()

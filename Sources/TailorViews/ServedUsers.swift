@@ -2,8 +2,8 @@ import Synchronization
 import TailorLoop
 
 /// The users this server serves: a stream of theirs is open here, or closed
-/// less than `grace` ago (a reconnect then finds everything followed), and
-/// the users every server serves (the bot, whose chats every server's bot
+/// less than `grace` ago (a reconnect then finds everything followed), or a
+/// request of theirs came within it, and the users every server serves (the bot, whose chats every server's bot
 /// answers). The feed's follower applies an entry that touches one of them
 /// and passes over one that touches none, without decoding it: it only lets
 /// go of what this server kept of its users (`FeedHandler.passed`).
@@ -61,6 +61,18 @@ package final class ServedUsers: Sendable {
             state.open[user, default: 0] += 1
             state.closedAt[user] = nil
             return state.since[user] ?? 0
+        }
+    }
+
+    /// A request of `user` came here: they are served for the grace after
+    /// it, as after a stream, so that what they read here is kept here.
+    package func requested(_ user: Int) {
+        state.withLock { state in
+            let now = MonotonicClock.now
+            if !state.serves(user, at: now, grace: grace) { state.since[user] = decided.load(ordering: .acquiring) }
+            guard state.open[user] == nil else { return }
+            state.closedAt[user] = now
+            if state.closedAt.count >= Self.sweepAt { sweep(&state, at: now) }
         }
     }
 

@@ -55,4 +55,17 @@ import Testing
         ungraced.deciding(20)
         #expect(ungraced.opened(1) == 20, "served anew after the grace, yet since kept the old place")
     }
+
+    /// A request serves its user for the grace after it, as a stream does.
+    @Test func aRequestServesItsUserForTheGrace() {
+        let served = ServedUsers(grace: .seconds(3600))
+        served.deciding(12)
+        served.requested(3)
+        #expect(served.servesAny(of: [3]))
+        #expect(served.since(3) == 12)
+        #expect(ServedUsers(grace: .zero).servesAny(of: [3]) == false)
+        let ungraced = ServedUsers(grace: .zero)
+        ungraced.requested(3)
+        #expect(!ungraced.servesAny(of: [3]))
+    }
 }

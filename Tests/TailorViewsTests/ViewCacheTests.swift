@@ -52,4 +52,22 @@ import Testing
         cache.offer(representation("1"), for: bobsBadge, builtAfter: began)
         #expect(cache.lookup(bobsBadge) == nil)
     }
+
+    /// A user whose changes are passed over loses every view model kept, and
+    /// a read of theirs begun before is refused; other users keep theirs.
+    @Test func forgettingAUserDropsTheirViewsAndRefusesAReadOfTheirsBegunBefore() {
+        let cache = ViewCache(budgetBytes: 1 << 20)
+        let alicesBadge = ViewKey(user: 1, topic: .badge)
+        cache.offer(representation("1"), for: bobsBadge, builtAfter: cache.sequence)
+        cache.offer(representation("2"), for: alicesBadge, builtAfter: cache.sequence)
+        let began = cache.sequence
+        #expect(cache.forget(users: [2, 9]).count == 1)
+        #expect(cache.lookup(bobsBadge) == nil)
+        #expect(cache.lookup(alicesBadge) != nil)
+        cache.offer(representation("[]"), for: bobsChats, builtAfter: began)
+        #expect(cache.lookup(bobsChats) == nil, "a read begun before the forgetting was kept")
+        cache.offer(representation("[]"), for: bobsChats, builtAfter: cache.sequence)
+        #expect(cache.lookup(bobsChats) != nil)
+        #expect(cache.byteCount == 3)
+    }
 }

@@ -3,6 +3,7 @@ import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
+import TailorViews
 
 /// Who a request is: a bearer token or the session cookie, matched by its
 /// SHA-256 hash (tokens are never stored). A token is the account's own (from
@@ -19,6 +20,8 @@ final class Authenticator: Sendable {
     private let events: EventRouter
     private let now: @Sendable () -> Int
     private let credentials: CredentialCache
+    /// Told of each request's user: a server keeps what its users read (`ServedUsers`).
+    private let served: ServedUsers?
     /// When each session's use was last recorded, in milliseconds: a
     /// session's requests come on any loop.
     private let seen = Mutex<[Int: Int]>([:])
@@ -39,7 +42,9 @@ final class Authenticator: Sendable {
     private var seenInterval: Int { min(5 * 60 * 1000, sessionIdleTime / 4) }
 
     init(database: Database, events: EventRouter, credentials: CredentialCache, now: @escaping @Sendable () -> Int,
-         writeLimit: RateLimit, accountLimit: RateLimit, passwords: PasswordGate, sessionIdleTime: Int, logger: Logger) {
+         writeLimit: RateLimit, accountLimit: RateLimit, passwords: PasswordGate, sessionIdleTime: Int, served: ServedUsers? = nil,
+         logger: Logger) {
+        self.served = served
         self.sessionIdleTime = sessionIdleTime
         self.database = database
         self.credentials = credentials
@@ -74,6 +79,7 @@ final class Authenticator: Sendable {
     func credential(for request: HTTPRequest) async throws -> Credential {
         let credential = try await identify(request)
         request.notes?.userID = credential.user.id
+        served?.requested(credential.user.id)
         if request.method != .get && request.method != .head, case .refused(let retryAfter) = writes.take(credential.user.id) {
             throw APIError.rateLimited("changes", retryAfter: retryAfter)
         }
