@@ -64,7 +64,7 @@ public final class Application: Sendable {
                                               executor: loops.next(), now: now, logger: logger)
             let news = FeedNews(botID: readModel.botID)
             let handler = EventHandler(cache: readModel.cache, directory: readModel.directory, credentials: readModel.credentials, streams: streams,
-                                       presence: presence, news: news, keepsOnlyServed: configuration.sharedDatabaseURL != nil, logger: logger)
+                                       presence: presence, news: news, logger: logger)
             let progress = FeedProgress(applied: position, isShared: configuration.sharedDatabaseURL != nil, timers: loops.next())
             // Presence's signals are heard on the follower's connection (see `PresenceChannel`).
             var presenceHeard: (@Sendable (ChannelNews) -> Void)?

@@ -7,18 +7,21 @@
 package enum ChangeAudience {
     /// The users `changes` touch, sorted, once each; nil for an entry that
     /// every server applies: a session ended or an account disabled (their
-    /// credentials may be kept on any server) and a change of presence (it
-    /// changes the views of contacts it does not name).
+    /// credentials may be kept on any server), a change of presence (it
+    /// changes the views of contacts it does not name), and a new user or
+    /// chat: rare, and kept by every server's kept chats, so that a server
+    /// where the user comes to be served has them already rather than read
+    /// them on the feed's thread at their first message.
     package static func users(of changes: [Change]) -> [Int]? {
         var users = Set<Int>()
         for change in changes {
             switch change {
-            case .signedUp(let user), .orderChanged(let user, _), .orderDeleted(let user, _), .pushesQueued(_, _, let user):
+            case .orderChanged(let user, _), .orderDeleted(let user, _), .pushesQueued(_, _, let user):
                 users.insert(user)
-            case .chatOpened(let chat), .messageSent(_, let chat), .messagesRead(let chat, _, _), .chatBlocked(let chat, _, _):
+            case .messageSent(_, let chat), .messagesRead(let chat, _, _), .chatBlocked(let chat, _, _):
                 users.insert(chat.userA)
                 users.insert(chat.userB)
-            case .sessionEnded, .accountDisabled, .lastSeen, .privacyChanged:
+            case .sessionEnded, .accountDisabled, .lastSeen, .privacyChanged, .signedUp, .chatOpened:
                 return nil
             }
         }

@@ -41,13 +41,9 @@ final class EventHandler: FeedHandler {
     /// (a chat not kept, a notification not sent), and none stops the feed,
     /// but each is said.
     private let failures: ThrottledLog
-    /// Whether the kept chats keep only the users served here: on a database
-    /// that servers share, whose entries of other users this server passes over.
-    private let keepsOnlyServed: Bool
 
     init(cache: ViewCache, directory: ChatDirectory, credentials: CredentialCache, streams: EventStreams, presence: PresenceDriver,
-         news: FeedNews, keepsOnlyServed: Bool, logger: Logger) {
-        self.keepsOnlyServed = keepsOnlyServed
+         news: FeedNews, logger: Logger) {
         failures = ThrottledLog(logger: logger)
         self.cache = cache
         self.directory = directory
@@ -62,10 +58,7 @@ final class EventHandler: FeedHandler {
     /// servers write too.
     func committed(_ entry: FeedEntry, snapshot: FeedSnapshot) {
         // Before the cache forgets: a view built after that reads the kept chats as they are now.
-        let kept = directory.committed(entry.changes, at: entry.position, snapshot: snapshot) { user in
-            keepsOnlyServed ? streams.served.servesAny(of: [user]) : true
-        }
-        if let failure = kept {
+        if let failure = directory.committed(entry.changes, at: entry.position, snapshot: snapshot) {
             failures.log("chats touched at feed position \(entry.position) were not kept, their views are read from the database: \(failure)")
         }
         // A message touches five topics: room for them all, so the set is not grown while filled.

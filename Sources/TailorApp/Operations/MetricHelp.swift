@@ -22,7 +22,7 @@ enum MetricHelp {
         "tailor_feed_reads_total": "Reads of the change feed by the follower (PostgreSQL).",
         "tailor_feed_applies_total": "Times the follower applied entries it knew without a read, however many at once (PostgreSQL).",
         "tailor_feed_entries_passed_over_total": "Entries of the feed passed over undecoded or unapplied: they touch no user served here (PostgreSQL).",
-        "tailor_served_users": "Users served here: a stream of theirs is open, or closed within the grace.",
+        "tailor_served_users": "Users served here: a stream of theirs is open, or closed or a request of theirs came within the grace.",
         "tailor_bus_connected": "Whether the connection to the bus is up (--bus): 1 or 0.",
         "tailor_bus_subscriptions": "Subjects this server listens to on the bus.",
         "tailor_bus_postgres_notifications": "Whether this server's commits are also notified through PostgreSQL now (1): the bus is away, or a server not on it may follow the feed.",

@@ -24,7 +24,7 @@ final class ServerMetrics: Sendable {
         var cacheBytes = 0
         var feedApplied = 0
         var feedLatestSeen = 0
-        /// Users with a stream here, or closed within the grace (`ServedUsers`).
+        /// Users with a stream here, or closed or a request within the grace (`ServedUsers`).
         var servedUsers = 0
         var sqliteLogFrames = 0
         var usersOnline = 0

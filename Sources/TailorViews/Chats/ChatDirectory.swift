@@ -203,22 +203,10 @@ package final class ChatDirectory: Sendable {
     /// when they come. Returns the first read that failed, if one did: the
     /// users it left out are not kept, and their views are built from the
     /// store, but the caller should say so.
-    ///
-    /// Only the touched users that `keeps` says are kept, and the others are
-    /// let go: on servers that share a database, a server keeps the users it
-    /// serves (`ServedUsers`), whose changes it applies, and not those whose
-    /// changes it may pass over, which would be read again and again.
     @discardableResult
-    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot,
-                           keeps: (Int) -> Bool = { _ in true }) -> (any Error)? {
+    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) -> (any Error)? {
         let (touched, stale, unknown) = state.withLock { state in
-            var (touched, stale) = Self.apply(changes, at: position, to: &state)
-            let notKept = touched.filter { !keeps($0) }
-            if !notKept.isEmpty {
-                for user in notKept where state.chatIDs(of: user) != nil { Self.forget(user, in: &state) }
-                touched.subtract(notKept)
-                stale.subtract(notKept)
-            }
+            let (touched, stale) = Self.apply(changes, at: position, to: &state)
             return (touched, stale, touched.filter { state.chatIDs(of: $0) == nil })
         }
         guard !touched.isEmpty else { return nil }
