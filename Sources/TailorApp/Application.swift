@@ -43,7 +43,8 @@ public final class Application: Sendable {
         // Their threads run from here: a failure below ends them again.
         do {
             // The bot's chats are followed everywhere: every server's bot answers what it hears.
-            let served = ServedUsers(everywhere: [readModel.botID])
+            // Entries are passed over on the bus only, whose messages say whom they touch (see OPERATIONS.md).
+            let served = ServedUsers(everywhere: [readModel.botID], passesOver: !configuration.bus.isEmpty)
             var missed: EventStreams.MissedNotifications?
             if configuration.sharedDatabaseURL != nil {
                 missed = { (user: Int, after: Int64, through: Int64) async throws -> [EventStreams.Notification] in

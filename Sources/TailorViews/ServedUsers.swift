@@ -39,15 +39,20 @@ package final class ServedUsers: Sendable {
     private let decided = Atomic<Int>(0)
     private let grace: UInt64
     private let everywhere: Set<Int>
+    /// Whether entries are passed over at all: nothing is, unless asked.
+    private let passesOver: Bool
 
     /// How long a user stays served after their last stream closed.
     package static let defaultGrace: Duration = .seconds(30)
     /// Users whose grace ended are forgotten when this many wait.
     static let sweepAt = 1_024
 
-    package init(grace: Duration = defaultGrace, everywhere: Set<Int> = []) {
+    /// `passesOver`: false for a server that applies every entry, whom
+    /// it serves or not (everyone then counts as served).
+    package init(grace: Duration = defaultGrace, everywhere: Set<Int> = [], passesOver: Bool = true) {
         self.grace = MonotonicClock.nanoseconds(grace)
         self.everywhere = everywhere
+        self.passesOver = passesOver
     }
 
     /// A stream of `user` opened: returns the position after which every
@@ -106,7 +111,7 @@ package final class ServedUsers: Sendable {
 
     /// Whether any of `users` is served here; nil (anyone) always is.
     package func servesAny(of users: [Int]?) -> Bool {
-        guard let users else { return true }
+        guard passesOver, let users else { return true }
         if users.contains(where: everywhere.contains) { return true }
         return state.withLock { state in
             let now = MonotonicClock.now
