@@ -56,7 +56,7 @@ package final class ServedUsers: Sendable {
     }
 
     /// A stream of `user` opened: returns the position after which every
-    /// entry of theirs is applied here.
+    /// entry of theirs is applied here (0 where nothing is passed over).
     @discardableResult
     package func opened(_ user: Int) -> Int {
         state.withLock { state in
@@ -65,7 +65,7 @@ package final class ServedUsers: Sendable {
             }
             state.open[user, default: 0] += 1
             state.closedAt[user] = nil
-            return state.since[user] ?? 0
+            return passesOver ? state.since[user] ?? 0 : 0
         }
     }
 
@@ -122,7 +122,8 @@ package final class ServedUsers: Sendable {
     /// The position after which every entry of `user` was applied here, if they are served.
     package func since(_ user: Int) -> Int? {
         state.withLock { state in
-            state.serves(user, at: MonotonicClock.now, grace: grace) ? state.since[user] ?? 0 : nil
+            guard state.serves(user, at: MonotonicClock.now, grace: grace) else { return nil }
+            return passesOver ? state.since[user] ?? 0 : 0
         }
     }
 

@@ -68,4 +68,14 @@ import Testing
         ungraced.requested(3)
         #expect(!ungraced.servesAny(of: [3]))
     }
+
+    /// Where nothing is passed over, every user is served and every entry
+    /// of theirs was applied: a resume trusts what the lanes logged.
+    @Test func whereNothingIsPassedOverEveryoneIsServedFromTheStart() {
+        let served = ServedUsers(passesOver: false)
+        #expect(served.servesAny(of: [5]))
+        served.deciding(30)
+        #expect(served.opened(5) == 0)
+        #expect(served.since(5) == 0)
+    }
 }
