@@ -360,6 +360,11 @@ def main():
             bus.kill()
         postgres.stop()
         network.remove()
+    return report(failures)
+
+
+def report(failures):
+    """Says each failed check and the verdict; the exit status."""
     for failure in failures:
         say("FAILED: " + failure)
     say("passed" if not failures else f"{len(failures)} checks failed")

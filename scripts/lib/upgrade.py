@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from faults import Load, check_outcome, wait_ready
+from faults import Load, check_outcome, report, wait_ready
 from faults_support import Postgres, Server, free_port, request, say
 
 
@@ -70,10 +70,7 @@ def main():
             nats.send_signal(signal.SIGTERM)
             nats.wait()
         postgres.stop()
-    for failure in failures:
-        say("FAILED: " + failure)
-    say("passed" if not failures else f"{len(failures)} checks failed")
-    return 1 if failures else 0
+    return report(failures)
 
 
 def check_against_fresh(binary, database, flags, folder, users, servers):
