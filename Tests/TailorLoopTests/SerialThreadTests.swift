@@ -30,11 +30,14 @@ import Testing
     @Test func syncWaitsForWhatCameBeforeAndPassesItsErrorOn() {
         let thread = SerialThread(name: "test-sync")
         let done = Atomic<Bool>(false)
+        let syncing = Atomic<Bool>(false)
         thread.async {
-            // Work that takes a while: `sync` must wait for it, not only queue behind it.
-            usleep(50_000)
+            // Work still running when `sync` is called: `sync` must wait for
+            // it, not only queue behind it.
+            #expect(eventually { syncing.load(ordering: .acquiring) })
             done.store(true, ordering: .releasing)
         }
+        syncing.store(true, ordering: .releasing)
         #expect(throws: Refused()) {
             try thread.sync { () throws(Refused) in
                 let before = done.load(ordering: .acquiring)

@@ -261,8 +261,8 @@ import Testing
         #expect((try alice.get("/api/chats").json["items"] as? [[String: Any]])?.map { $0["contact"] as! String } == ["carol", "bob"])
         // Times are in milliseconds, and a tie goes to the newer chat: the
         // message must come at least a millisecond after carol's chat did.
-        // Sleeps: only time moves the clock.
-        usleep(2_000)
+        let chatsMade = Date()
+        #expect(eventually { Date().timeIntervalSince(chatsMade) >= 0.002 })
         try alice.send("POST", "/api/chats/\(withBob)/messages", json: #"{"text":"later"}"#)
         let list = try alice.get("/api/chats").json
         let items = try #require(list["items"] as? [[String: Any]])

@@ -105,8 +105,8 @@ import Testing
         #expect(!after.keys.contains { $0.labels["route"]?.split(separator: "/").contains(Substring(chatID)) == true })
     }
 
-    /// A message after a quiet spell is committed alone, and the writer then
-    /// rests `--commit-delay`: two messages sent meanwhile share one commit.
+    /// After each commit the writer rests `--commit-delay`: two messages sent
+    /// meanwhile share one commit.
     @Test func messagesCloseTogetherShareOneCommit() throws {
         let app = try TestApp { $0.commitDelay = .milliseconds(400) }
         let (alice, _, chatID) = try app.aliceAndBobInAChat()
@@ -119,16 +119,12 @@ import Testing
             return "POST /api/chats/\(chatID)/messages HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(alice.token!)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         }
-        // Sleeps: a quiet spell longer than the commit delay, after which the
-        // writer is idle and commits the next message at once; no event says so.
-        usleep(500_000)
-        let before = try batches(Self.scrape(app))
-        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"after a quiet spell"}"#)
         let first = try app.client(as: alice)
         let second = try app.client(as: alice)
+        let before = try batches(Self.scrape(app))
+        // Answered once committed: the writer rests from here on.
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"committed"}"#)
         try first.connection.send(message("close behind"))
-        // The second comes a moment after the first, within the writer's rest.
-        usleep(50_000)
         try second.connection.send(message("closer still"))
         #expect(try first.connection.readResponse().status == 201)
         #expect(try second.connection.readResponse().status == 201)

@@ -21,11 +21,12 @@ import Testing
         let onB = try SSEClient(port: b.port, token: bob.token, topics: "badge", timeout: 10)
         _ = try onB.next()
         var statuses: [Int] = []
+        // A steady sender, a message every 10 ms.
+        var pace = Pace(every: 0.01)
         for index in 0..<40 {
             if index == 10 { try TestDatabase.dropConnections(to: location) }
             statuses.append(try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"m\#(index)"}"#).status)
-            // A steady sender, a message every 10 ms.
-            usleep(10_000)
+            pace.wait()
         }
         #expect(statuses.allSatisfy { $0 == 201 || $0 == 503 }, "\(statuses)")
         #expect(statuses.suffix(10).allSatisfy { $0 == 201 }, "\(statuses)")
@@ -83,6 +84,8 @@ import Testing
         for (client, name) in [(alice, "a"), (try b.client(as: alice), "b")] {
             sent.enter()
             Thread {
+                // A steady sender, a message every quarter of a second.
+                var pace = Pace(every: 0.25)
                 for index in 0..<24 {
                     let started = Date()
                     let response = try? client.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"\#(name)\#(index)"}"#)
@@ -90,8 +93,7 @@ import Testing
                                         seconds: Date().timeIntervalSince(started),
                                         id: (response?.json["message"] as? [String: Any])?["id"] as? String)
                     answers.withLock { $0[name, default: []].append(answer) }
-                    // A steady sender, a message every quarter of a second.
-                    usleep(250_000)
+                    pace.wait()
                 }
                 sent.leave()
             }.start()

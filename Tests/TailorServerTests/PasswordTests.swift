@@ -207,10 +207,12 @@ import Testing
         let idle = try #require(sessionToken(signUp))
         let busy = try #require(sessionToken(try app.client().send("POST", "/api/session", json: #"{"name":"pat","password":"correct horse"}"#)))
         let client = try app.client()
+        // The busy session is used every 0.2 s while the idle one stays unused
+        // past its idle time, which only time brings.
+        var pace = Pace(every: 0.2)
         for _ in 0..<10 {
             #expect(try client.get("/api/me", headers: ["Cookie: tailor_session=\(busy)"]).status == 200)
-            // Sleeps: the idle session must stay unused past its idle time, which only time brings.
-            usleep(200_000)
+            pace.wait()
         }
         let expired = try client.get("/api/me", headers: ["Cookie: tailor_session=\(idle)"])
         #expect(expired.status == 401)

@@ -246,10 +246,11 @@ import Testing
         let typed = DispatchQueue(label: "typing")
         let stop = Mutex(false)
         typed.async {
+            // As a composer does while text is typed.
+            var pace = Pace(every: 0.3)
             while !stop.withLock({ $0 }) {
                 _ = try? alice.send("POST", "/api/chats/\(chatID)/typing")
-                // As a composer does while text is typed.
-                usleep(300_000)
+                pace.wait()
             }
         }
         defer { stop.withLock { $0 = true }; typed.sync {} }

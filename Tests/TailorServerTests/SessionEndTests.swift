@@ -52,7 +52,7 @@ import Testing
                 opened.signal()
             }
             // The race is run at a different moment each time: 0 to 4 ms in.
-            usleep(UInt32(attempt % 5) * 1000)
+            spin(microseconds: Double(attempt % 5) * 1000)
             #expect(try alice.send("DELETE", "/api/sessions/\(session.id)").status == 204)
             opened.wait()
             let opening = try #require(stream)
@@ -86,7 +86,7 @@ import Testing
                 asked.signal()
             }
             // The race is run at a different moment each time: 0 to 450 µs in.
-            usleep(UInt32(index % 4) * 150)
+            spin(microseconds: Double(index % 4) * 150)
             #expect(try script.send("DELETE", "/api/sessions/\(session.id)").status == 204)
             asked.wait()
         }

@@ -115,9 +115,10 @@ final class APIClient: @unchecked Sendable {
     func waitFor(topic: String, timeout: Double = 20, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
         let giveUp = Date().addingTimeInterval(timeout)
         var stream = try SSEClient(port: port, token: token, topics: topic, timeout: timeout)
+        // As a client must: the server said when to ask again.
+        var pace = Pace(every: min(Double(stream.response.header("retry-after") ?? "") ?? 1, timeout))
         while stream.response.status == 503, Date() < giveUp {
-            // As a client must: the server said when to ask again.
-            usleep(UInt32(min(Double(stream.response.header("retry-after") ?? "") ?? 1, timeout) * 1_000_000))
+            pace.wait()
             stream = try SSEClient(port: port, token: token, topics: topic, timeout: timeout)
         }
         guard stream.response.status == 200 else {
