@@ -44,7 +44,7 @@ public final class Application: Sendable {
         do {
             // The bot's chats are followed everywhere: every server's bot answers what it hears.
             // Entries are passed over on the bus only, whose messages say whom they touch (see OPERATIONS.md).
-            let served = ServedUsers(everywhere: [readModel.botID], passesOver: !configuration.bus.isEmpty)
+            let served = ServedUsers(grace: configuration.servedGrace, everywhere: [readModel.botID], passesOver: !configuration.bus.isEmpty)
             var missed: EventStreams.MissedNotifications?
             if configuration.sharedDatabaseURL != nil {
                 missed = { (user: Int, after: Int64, through: Int64) async throws -> [EventStreams.Notification] in

@@ -113,6 +113,11 @@ public struct TailorConfiguration: Sendable {
     /// The NATS servers of the bus (`nats://host:port`), any of which will
     /// do; none: commits are announced by PostgreSQL's notifications alone.
     public var bus: [String] = []
+    /// How long a server goes on serving a user after their last stream here
+    /// closed or their last request came (`ServedUsers`): a reconnect within
+    /// it finds everything kept; past it, on the bus, what was kept of them
+    /// is let go.
+    public var servedGrace: Duration = ServedUsers.defaultGrace
 
     public init() {}
 }

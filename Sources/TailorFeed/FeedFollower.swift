@@ -166,6 +166,7 @@ package final class FeedFollower: Sendable {
         var gaps = FeedGaps(patience: gapPatience)
         // Other servers' entries their notifications carried, by position, not applied yet.
         var carried: [Int: Carried] = [:]
+        var nextGraceLook = MonotonicClock.after(Self.graceLookInterval)
         while !stopping.load(ordering: .acquiring) {
             if readNeeded || MonotonicClock.now >= min(nextPoll, gapRead ?? .max) {
                 while try applyNext(on: connection, gaps: &gaps) {}
@@ -174,6 +175,11 @@ package final class FeedFollower: Sendable {
             }
             let news = try waitForNews(on: connection, until: min(nextPoll, gapRead ?? .max), carrying: &carried)
             try applyKnown(on: connection, carried: &carried)
+            if MonotonicClock.now >= nextGraceLook {
+                let ended = served.takeEnded()
+                if !ended.isEmpty { handler.noLongerServed(ended, at: progress.applied) }
+                nextGraceLook = MonotonicClock.after(Self.graceLookInterval)
+            }
             let ownLeft = writtenHere.withLock { !$0.isEmpty }
             // Entries known past a missing position: the commit that took it is
             // under way, and its notification comes first; one undone never comes.
@@ -193,6 +199,10 @@ package final class FeedFollower: Sendable {
             }
         }
     }
+
+    /// How often the follower looks for users whose grace ended, to let go
+    /// of what is kept of them: the look goes over every user in their grace.
+    static let graceLookInterval: Duration = .seconds(1)
 
     /// How long a missing position is waited for before the feed is read:
     /// longer than a commit takes to be heard, nearly always.

@@ -15,6 +15,11 @@ package protocol FeedHandler: Sendable {
     /// is let go.
     func passed(_ position: Int, users: [Int])
 
+    /// `users` are no longer served here (`ServedUsers.takeEnded`): what is
+    /// kept of them is let go, so that a server keeps only the state of the
+    /// users it serves. `position` is the last applied.
+    func noLongerServed(_ users: [Int], at position: Int)
+
     /// The feed went on without this server past what it keeps (a follower
     /// far behind): everything kept is as of `position` from now on.
     func startOver(at position: Int)

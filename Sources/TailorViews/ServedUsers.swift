@@ -28,6 +28,8 @@ package final class ServedUsers: Sendable {
         var closedAt: [Int: UInt64] = [:]
         /// Where each served user's entries began to be applied here.
         var since: [Int: Int] = [:]
+        /// Users whose grace ended, not yet taken by the follower.
+        var ended: [Int] = []
 
         func serves(_ user: Int, at now: UInt64, grace: UInt64) -> Bool {
             open[user] != nil || closedAt[user].map { now &- $0 < grace } ?? false
@@ -96,11 +98,24 @@ package final class ServedUsers: Sendable {
         }
     }
 
-    /// Forgets the users whose grace ended.
+    /// Forgets the users whose grace ended, and keeps them for `takeEnded`.
     private func sweep(_ state: inout State, at now: UInt64) {
         for (user, closed) in state.closedAt where now &- closed >= grace {
             state.closedAt[user] = nil
             state.since[user] = nil
+            if passesOver { state.ended.append(user) }
+        }
+    }
+
+    /// The users no longer served since the last call: their grace ended
+    /// with no stream or request of theirs. The follower lets go of what is
+    /// kept of them (`FeedHandler.noLongerServed`); one served again by then
+    /// is not among them. Always none where nothing is passed over.
+    package func takeEnded() -> [Int] {
+        state.withLock { state in
+            sweep(&state, at: MonotonicClock.now)
+            defer { state.ended.removeAll() }
+            return state.ended.filter { state.open[$0] == nil && state.closedAt[$0] == nil }
         }
     }
 

@@ -137,6 +137,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The NATS bus the servers of a PostgreSQL database share, nats://HOST:PORT, or a NATS cluster's addresses comma-separated: commits are announced on it rather than by PostgreSQL's notifications (none: PostgreSQL's).")
     var bus: String?
 
+    @Option(help: "Seconds a server goes on serving a user after their last stream there closed or their last request came (\(defaults.servedGrace.inSeconds)): a reconnect within it finds everything kept; past it, with --bus, the server passes over their changes and lets go of what it kept of them.")
+    var servedGrace: Double?
+
     @Option(help: "Addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, or blocks of them (10.0.0.0/8), comma-separated (none).")
     var trustProxy: String?
 
@@ -253,6 +256,8 @@ struct ServeCommand: ParsableCommand {
         if !configuration.bus.isEmpty, case .sqlite = configuration.database {
             throw ValidationError("--bus is for servers sharing a PostgreSQL database; this one has SQLite's file to itself.")
         }
+        configuration.servedGrace = .seconds(try check(try settings.value(servedGrace, "served-grace", default: defaults.servedGrace.inSeconds),
+                                                       in: 0...86400, "served-grace"))
         let proxies = try settings.value(trustProxy, "trust-proxy", default: "")
         configuration.trustedProxies = try Self.list(proxies).map { text in
             guard let range = AddressRange(text: text) else {

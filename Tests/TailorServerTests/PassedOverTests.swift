@@ -75,6 +75,29 @@ import Testing
         #expect(try Self.counter("tailor_kept_users_read_again_total", of: a) == 0, "A read bob again at each message")
     }
 
+    /// Past the grace after a user's last stream here closed, what was kept
+    /// of them is let go: a server keeps only the state of the users it serves.
+    @Test func pastTheGraceWhatWasKeptOfAUserIsLetGo() throws {
+        let nats = try NatsServer()
+        let app = try TestApp(database: try TestDatabase.fresh(.postgres)) {
+            $0.bus = [nats.url]
+            $0.servedGrace = .milliseconds(300)
+        }
+        let keptAtFirst = try Self.counter("tailor_kept_users", of: app)
+        let alice = try app.user("alice")
+        _ = try app.user("bob")
+        let chatID = try MultiInstanceTests.chat(between: alice, and: "bob")
+        do {
+            let stream = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 20)
+            _ = try stream.next()
+            try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"kept"}"#)
+            _ = try stream.next { Self.lastText(of: $0) == "kept" }
+            #expect(try Self.counter("tailor_kept_users", of: app) > keptAtFirst, "alice's chats were not kept while she was served")
+        }
+        #expect(try eventually { try Self.counter("tailor_kept_users", of: app) == keptAtFirst }, "alice's chats were kept past her grace")
+        #expect(try Self.counter("tailor_served_users", of: app) == 0)
+    }
+
     /// Without the bus every entry is applied, as before.
     @Test func withoutTheBusNothingIsPassedOver() throws {
         let (a, b, _) = try Self.servers(onBus: false)

@@ -35,6 +35,24 @@ import Testing
         #expect(!ServedUsers(everywhere: [7]).serves(3))
     }
 
+    /// The follower lets go of users whose grace ended, once each, and of
+    /// none who came back or still stream.
+    @Test func usersWhoseGraceEndedAreTakenOnce() {
+        let served = ServedUsers(grace: .zero)
+        served.opened(1)
+        served.opened(2)
+        served.opened(3)
+        served.closed(1)
+        served.closed(2)
+        served.opened(2)
+        #expect(served.takeEnded() == [1])
+        #expect(served.takeEnded().isEmpty)
+        let everyoneServed = ServedUsers(grace: .zero, passesOver: false)
+        everyoneServed.opened(1)
+        everyoneServed.closed(1)
+        #expect(everyoneServed.takeEnded().isEmpty, "where nothing is passed over nothing is let go")
+    }
+
     /// One user at a time, as the kept chats ask whom to keep.
     @Test func oneUserIsServedAsAnEntryOfTheirsWouldBe() {
         let served = ServedUsers(grace: .seconds(3600))

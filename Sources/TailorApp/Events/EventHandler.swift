@@ -103,9 +103,19 @@ final class EventHandler: FeedHandler {
     /// Lets go of what is kept of users whose entry is passed over: their
     /// views are read from the database when asked for.
     func passed(_ position: Int, users: [Int]) {
+        letGo(users, at: position, applied: true)
+    }
+
+    func noLongerServed(_ users: [Int], at position: Int) {
+        letGo(users, at: position, applied: false)
+    }
+
+    /// Lets go of the kept chats and cached views of `users`; `applied`: the
+    /// feed is applied to `position` now.
+    private func letGo(_ users: [Int], at position: Int, applied: Bool) {
         directory.letGo(users)
         let dropped = cache.forget(users: users)
-        streams.noteApplied(Int64(position))
+        if applied { streams.noteApplied(Int64(position)) }
         // Freed on a lane, as the versions a change drops are.
         if !dropped.isEmpty { streams.free(consume dropped, at: Int64(position)) }
     }
