@@ -3,16 +3,18 @@ scripts/deploy/check-image, changing only what podman lacks or this machine
 cannot reach:
 
 - A StatefulSet becomes its Pod, its volume claim template a claim of its own;
-  a Deployment becomes one Pod per replica (podman plays one).
+  a Deployment becomes one Pod per replica (podman plays one). NATS's
+  StatefulSet becomes one NATS server, without routes to the others.
 - Secrets are put into the environment they feed, and a Service's name in
-  TAILOR_DB becomes the address of the pod behind it (podman has no Services).
+  TAILOR_DB and TAILOR_BUS becomes the address of the pod behind it (podman
+  has no Services).
 - Registry images become the ones built here; HTTP probes are left out
   (podman runs them with curl inside the container, and the image has none:
   the check asks /readyz from outside instead); each server's port is
   published on the host.
 
   kube_for_podman.py FOLDER OUT_FOLDER --tailor-image I --postgres-image I
-                     --postgres-address IP --ports P,P
+                     --postgres-address IP --nats-image I --nats-address IP --ports P,P
 """
 import argparse
 import copy
@@ -25,6 +27,8 @@ parser.add_argument("out")
 parser.add_argument("--tailor-image", required=True)
 parser.add_argument("--postgres-image", required=True)
 parser.add_argument("--postgres-address", required=True)
+parser.add_argument("--nats-image", required=True)
+parser.add_argument("--nats-address", required=True)
 parser.add_argument("--ports", required=True)
 options = parser.parse_args()
 
@@ -42,6 +46,8 @@ def resolved(container):
                 value = value.replace("@postgres:", f"@{options.postgres_address}:")
             variable.pop("valueFrom")
             variable["value"] = value
+        if variable["name"] == "TAILOR_BUS":
+            variable["value"] = f"nats://{options.nats_address}:4222"
     for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
         if "httpGet" in container.get(probe, {}):
             container.pop(probe)
@@ -54,9 +60,15 @@ def pod(name, template):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": template["metadata"].get("labels", {})}, "spec": spec}
 
 
-postgres, tailor = [], []
+postgres, nats, tailor = [], [], []
 for document in documents:
-    if document["kind"] == "StatefulSet":
+    if document["kind"] == "StatefulSet" and document["metadata"]["name"] == "nats":
+        result = pod("nats", document["spec"]["template"])
+        for container in result["spec"]["containers"]:
+            container["image"] = options.nats_image
+            container["args"] = [a for a in container.get("args", []) if not a.startswith("--routes=")]
+        nats.append(result)
+    elif document["kind"] == "StatefulSet":
         name = document["metadata"]["name"]
         result = pod(name, document["spec"]["template"])
         for claim in document["spec"].get("volumeClaimTemplates", []):
@@ -82,4 +94,5 @@ for document in documents:
 
 out = pathlib.Path(options.out)
 (out / "postgres.yaml").write_text(yaml.safe_dump_all(postgres))
+(out / "nats.yaml").write_text(yaml.safe_dump_all(nats))
 (out / "tailor.yaml").write_text(yaml.safe_dump_all(tailor))
