@@ -8,8 +8,9 @@ sends messages at a steady rate with a clientId, and sends one again (same
 clientId) when it failed or took 5 s, as a client that retries does; marks
 its chat read every few seconds; and holds a stream of chats, badge and its
 chat on both servers. With --bus both servers are on a NATS bus of the run's
-own (on the host's side of the veth pair), and two faults more: the bus killed
-and started again, and B cut off from the bus but not from PostgreSQL. Run by
+own (on the host's side of the veth pair), and three faults more: the bus killed
+and started again, B cut off from the bus but not from PostgreSQL, and B a slow
+consumer that the bus drops (what it sends B held to a trickle). Run by
 scripts/faults, which prepares what it needs.
 """
 import argparse
@@ -59,9 +60,21 @@ class Network:
         }}"""
         subprocess.run(["ip", "netns", "exec", NAMESPACE, "nft", "-f", "-"], input=rules.encode(), check=True)
 
+    def slow(self, port):
+        """What B takes in from `port` held to 2 KB/s (packets over it dropped,
+        so TCP sends again, slower), and B's receive buffers small: the
+        sender's writes block within a second."""
+        self.ip("sysctl", "-q", "-w", "net.ipv4.tcp_rmem=4096 4096 4096", namespace=True)
+        rules = f"""table inet faults {{
+            chain in {{ type filter hook input priority 0; ip saddr {HOST_ADDRESS} tcp sport {port} limit rate over 2 kbytes/second drop; }}
+        }}"""
+        subprocess.run(["ip", "netns", "exec", NAMESPACE, "nft", "-f", "-"], input=rules.encode(), check=True)
+
     def heal(self):
         subprocess.run(["ip", "netns", "exec", NAMESPACE, "nft", "delete", "table", "inet", "faults"],
                        stderr=subprocess.DEVNULL)
+        subprocess.run(["ip", "netns", "exec", NAMESPACE, "sysctl", "-q", "-w", "net.ipv4.tcp_rmem=4096 131072 6291456"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def remove(self):
         subprocess.run(["ip", "link", "delete", "tf-host"], stderr=subprocess.DEVNULL)
@@ -69,15 +82,29 @@ class Network:
 
 
 class Bus:
-    """A nats-server on `address`, killed and started again on its port as a fault."""
+    """A nats-server on `address`, killed and started again on its port as a
+    fault. A client whose writes block for a second, or with 1 MiB waiting
+    for it, is a slow consumer, dropped (its limits are NATS's defaults made
+    small, so that the fault lands within seconds)."""
 
     def __init__(self, program, address, folder):
         self.program, self.address, self.port = program, address, free_port()
         self.log, self.process = os.path.join(folder, "nats.log"), None
         self.url = f"nats://{address}:{self.port}"
+        self.configuration = os.path.join(folder, "nats.conf")
+        with open(self.configuration, "w") as file:
+            file.write('write_deadline: "1s"\nmax_pending: 1048576\n')
+
+    def slow_consumers(self):
+        """How many times the bus has dropped a slow consumer so far."""
+        try:
+            with open(self.log) as file:
+                return sum("Slow Consumer" in line for line in file)
+        except OSError:
+            return 0
 
     def start(self):
-        self.process = subprocess.Popen([self.program, "-a", self.address, "-p", str(self.port), "-l", self.log],
+        self.process = subprocess.Popen([self.program, "-c", self.configuration, "-a", self.address, "-p", str(self.port), "-l", self.log],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -347,6 +374,11 @@ def main():
         if bus:
             during("the bus killed (SIGKILL) and started again after 5 s", b, a, bus.kill, 5, bus.start)
             during("B cut off from the bus, not from PostgreSQL (8 s)", b, a, lambda: network.cut(bus.port), 8, network.heal)
+            dropped = bus.slow_consumers()
+            during("B a slow consumer of the bus (what it sends B held to 2 KB/s, 8 s)", b, a, lambda: network.slow(bus.port), 8,
+                   network.heal)
+            if bus.slow_consumers() == dropped:
+                failures.append("B a slow consumer of the bus: the bus never dropped B as one")
         if not options.short:
             during("A killed (SIGKILL) and started again", a, None, lambda: a.send(signal.SIGKILL), 1, a.start)
             during("PostgreSQL stopped (-m immediate) for 8 s", a, None, postgres.stop_immediately, 8, postgres.start)
