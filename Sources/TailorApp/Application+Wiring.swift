@@ -39,7 +39,8 @@ extension Application {
                 eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                 cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
                 checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter,
-                feedReads: follower?.reads ?? 0, feedApplies: follower?.applies ?? 0, feedPassedOver: follower?.passedOver ?? 0),
+                feedReads: follower?.reads ?? 0, feedApplies: follower?.applies ?? 0, feedPassedOver: follower?.passedOver ?? 0,
+                feedEntriesRead: follower?.entriesRead ?? 0),
             cpuSeconds: process.cpuSeconds, residentBytes: process.residentKiB.now * 1024,
             openFiles: process.openFiles)
     }

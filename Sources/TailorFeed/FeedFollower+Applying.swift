@@ -163,8 +163,11 @@ extension FeedFollower {
             for row in page.entries.prefix(count) {
                 if let own = takeWrittenHere(at: row.position) {
                     apply(own, snapshot: snapshot)
-                } else if isApplied(row.position, touching: row.users), let entry = decoded(row.position, row.body) {
-                    handler.committed(entry, snapshot: snapshot)
+                } else {
+                    entriesReadCount.add(1, ordering: .relaxed)
+                    if isApplied(row.position, touching: row.users), let entry = decoded(row.position, row.body) {
+                        handler.committed(entry, snapshot: snapshot)
+                    }
                 }
                 progress.advance(to: row.position)
             }

@@ -37,6 +37,7 @@ package final class FeedFollower: Sendable {
     let readCount = Atomic<Int>(0)
     let applyCount = Atomic<Int>(0)
     let passedOverCount = Atomic<Int>(0)
+    let entriesReadCount = Atomic<Int>(0)
     /// The users this server serves: an entry that touches none of them is passed over.
     let served: ServedUsers
     /// This server's own commits not yet applied, in position order: their
@@ -108,6 +109,9 @@ package final class FeedFollower: Sendable {
 
     /// How many entries were passed over: none of their users is served here.
     package var passedOver: Int { passedOverCount.load(ordering: .relaxed) }
+
+    /// How many of other servers' entries were read from the feed, not carried by a notification.
+    package var entriesRead: Int { entriesReadCount.load(ordering: .relaxed) }
 
     /// This server committed `entry`: applies it with what other servers
     /// committed before it, then calls `answer`. Committed is committed: past

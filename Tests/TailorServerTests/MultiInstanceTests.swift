@@ -241,6 +241,31 @@ import Testing
         #expect((view["messages"] as? [Any])?.count == 1)
     }
 
+    /// A message whose entry is too large for PostgreSQL's notification
+    /// (8,000 bytes) reaches the other server all the same, read back from
+    /// the feed, and `/metrics` counts it; a small one is carried.
+    @Test func anEntryTooLargeForItsNotificationIsReadBackFromTheFeed() throws {
+        let (a, b) = try twoServers()
+        let alice = try a.user("alice")
+        let bob = try b.client(as: try a.user("bob"))
+        let chatID = try Self.chat(between: alice, and: "bob")
+        let stream = try SSEClient(port: b.port, token: bob.token, topics: "chat:\(chatID)", timeout: 20)
+        func read() throws -> Double {
+            try MetricsTests.scrape(b)[MetricsTests.Sample(name: "tailor_feed_entries_read_total", labels: [:])] ?? 0
+        }
+        func shown(_ text: String) throws {
+            _ = try stream.next { (($0.json["messages"] as? [[String: Any]])?.last?["text"] as? String) == text }
+        }
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"small"}"#)
+        try shown("small")
+        let readBefore = try read()
+        // 4,000 characters of three bytes each: 12,000 bytes.
+        let large = String(repeating: "€", count: 4000)
+        try alice.send("POST", "/api/chats/\(chatID)/messages", json: "{\"text\":\"\(large)\"}")
+        try shown(large)
+        #expect(try read() >= readBefore + 1, "the large entry was not read back")
+    }
+
     @Test func theBotAnswersEachMessageOnceThroughEitherServer() throws {
         let (a, b) = try twoServers()
         let alice = try a.user("alice")

@@ -21,6 +21,7 @@ enum MetricHelp {
         "tailor_feed_lag_positions": "How far the latest feed position this server has seen is ahead of the one applied.",
         "tailor_feed_reads_total": "Reads of the change feed by the follower (PostgreSQL).",
         "tailor_feed_applies_total": "Times the follower applied entries it knew without a read, however many at once (PostgreSQL).",
+        "tailor_feed_entries_read_total": "Other servers' entries the follower read back from PostgreSQL: no notification carried them, or one was lost (PostgreSQL).",
         "tailor_feed_entries_passed_over_total": "Entries of the feed passed over undecoded or unapplied: they touch no user served here (PostgreSQL).",
         "tailor_served_users": "Users served here: a stream of theirs is open, or closed or a request of theirs came within the grace.",
         "tailor_bus_connected": "Whether the connection to the bus is up (--bus): 1 or 0.",

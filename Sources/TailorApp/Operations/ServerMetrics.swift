@@ -57,6 +57,8 @@ final class ServerMetrics: Sendable {
         var feedApplies = 0
         /// Entries the follower passed over: they touch no user served here.
         var feedPassedOver = 0
+        /// Entries the follower read back from PostgreSQL: no notification carried them.
+        var feedEntriesRead = 0
     }
 
     /// The figures of every route, made before the first request so that
@@ -168,6 +170,7 @@ final class ServerMetrics: Sendable {
             "tailor_feed_reads_total": sample.totals.feedReads,
             "tailor_feed_applies_total": sample.totals.feedApplies,
             "tailor_feed_entries_passed_over_total": sample.totals.feedPassedOver,
+            "tailor_feed_entries_read_total": sample.totals.feedEntriesRead,
             "tailor_kept_users_let_go_total": sample.kept.usersLetGo, "tailor_kept_users_read_again_total": sample.kept.usersReadAgain,
         ].merging(sample.bus.map {
             ["tailor_bus_messages_published_total": $0.published, "tailor_bus_messages_not_published_total": $0.notPublished,
