@@ -53,28 +53,6 @@ import Testing
         #expect(((list["items"] as? [[String: Any]])?.first?["message"]) as? String == "served")
     }
 
-    /// A chat's member served on the other server is not kept here: their
-    /// entries that pass this server by (an order of theirs) would let them
-    /// go, and the chat's next message would read them again.
-    @Test func theOtherMemberOfAChatServedElsewhereIsNotReadAgainAtEachMessage() throws {
-        let (a, b, nats) = try Self.servers(onBus: true)
-        defer { _ = nats }
-        let alice = try a.user("alice")
-        let bob = try b.user("bob")
-        let chatID = try MultiInstanceTests.chat(between: alice, and: "bob")
-        let aliceOnA = try SSEClient(port: a.port, token: alice.token, topics: "chat:\(chatID)", timeout: 20)
-        let bobOnB = try SSEClient(port: b.port, token: bob.token, topics: "badge", timeout: 20)
-        _ = try bobOnB.next()
-        for round in 0..<5 {
-            try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"round \#(round)"}"#)
-            #expect(try bob.send("POST", "/api/orders", json: OrderAPITests.groceries).status == 201)
-        }
-        try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"last"}"#)
-        _ = try aliceOnA.next { Self.lastText(of: $0) == "last" }
-        #expect(try eventually { try Self.counter("tailor_feed_entries_passed_over_total", of: a) >= 5 }, "A applied bob's orders")
-        #expect(try Self.counter("tailor_kept_users_read_again_total", of: a) == 0, "A read bob again at each message")
-    }
-
     /// Past the grace after a user's last stream here closed, what was kept
     /// of them is let go: a server keeps only the state of the users it serves.
     @Test func pastTheGraceWhatWasKeptOfAUserIsLetGo() throws {

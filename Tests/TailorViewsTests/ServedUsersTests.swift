@@ -31,8 +31,6 @@ import Testing
 
     @Test func theBotIsServedEverywhere() {
         #expect(ServedUsers(everywhere: [7]).servesAny(of: [3, 7]))
-        #expect(ServedUsers(everywhere: [7]).serves(7))
-        #expect(!ServedUsers(everywhere: [7]).serves(3))
     }
 
     /// The follower lets go of users whose grace ended, once each, and of
@@ -51,15 +49,6 @@ import Testing
         everyoneServed.opened(1)
         everyoneServed.closed(1)
         #expect(everyoneServed.takeEnded().isEmpty, "where nothing is passed over nothing is let go")
-    }
-
-    /// One user at a time, as the kept chats ask whom to keep.
-    @Test func oneUserIsServedAsAnEntryOfTheirsWouldBe() {
-        let served = ServedUsers(grace: .seconds(3600))
-        #expect(!served.serves(1))
-        served.opened(1)
-        #expect(served.serves(1) && !served.serves(2))
-        #expect(ServedUsers(passesOver: false).serves(2), "where nothing is passed over, a user was not kept")
     }
 
     /// Entries decided before a user came to be served may have been passed

@@ -203,21 +203,14 @@ package final class ChatDirectory: Sendable {
     /// when they come. Returns the first read that failed, if one did: the
     /// users it left out are not kept, and their views are built from the
     /// store, but the caller should say so.
-    ///
-    /// Only the users `keeps` says are read: those this server serves. A
-    /// chat's other member served elsewhere is not, though the chat is kept
-    /// for the one served here: that member's other entries pass this server
-    /// by, so what it kept of them would be let go at the next, and read
-    /// again at the chat's next message, on the feed's thread.
     @discardableResult
-    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot,
-                           keeping keeps: (Int) -> Bool = { _ in true }) -> (any Error)? {
+    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) -> (any Error)? {
         let (touched, stale, unknown) = state.withLock { state in
             let (touched, stale) = Self.apply(changes, at: position, to: &state)
             return (touched, stale, touched.filter { state.chatIDs(of: $0) == nil })
         }
         guard !touched.isEmpty else { return nil }
-        let read = Self.read(users: stale.union(unknown).filter(keeps), from: snapshot, limit: maxChatsPerUser, knowing: { id in
+        let read = Self.read(users: stale.union(unknown), from: snapshot, limit: maxChatsPerUser, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
         })
         state.withLock { state in
