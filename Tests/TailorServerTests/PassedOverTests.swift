@@ -63,10 +63,12 @@ import Testing
         }
         let keptAtFirst = try Self.counter("tailor_kept_users", of: app)
         let alice = try app.user("alice")
-        _ = try app.user("bob")
+        let bob = try app.user("bob")
         let chatID = try MultiInstanceTests.chat(between: alice, and: "bob")
         do {
             let stream = try SSEClient(port: app.port, token: alice.token, topics: "chat:\(chatID)", timeout: 20)
+            let bobsStream = try SSEClient(port: app.port, token: bob.token, topics: "badge", timeout: 20)
+            _ = try bobsStream.next()
             _ = try stream.next()
             try alice.send("POST", "/api/chats/\(chatID)/messages", json: #"{"text":"kept"}"#)
             _ = try stream.next { Self.lastText(of: $0) == "kept" }
