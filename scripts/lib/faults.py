@@ -37,6 +37,7 @@ class Network:
 
     def __init__(self):
         self.ran = []
+        self.receive_buffers = None
 
     def ip(self, *arguments, namespace=False):
         command = (["ip", "netns", "exec", NAMESPACE] if namespace else []) + list(arguments)
@@ -58,23 +59,29 @@ class Network:
             chain out {{ type filter hook output priority 0; ip daddr {HOST_ADDRESS} tcp dport {port} drop; }}
             chain in {{ type filter hook input priority 0; ip saddr {HOST_ADDRESS} tcp sport {port} drop; }}
         }}"""
-        subprocess.run(["ip", "netns", "exec", NAMESPACE, "nft", "-f", "-"], input=rules.encode(), check=True)
+        self.rules(rules)
 
     def slow(self, port):
         """What B takes in from `port` held to 2 KB/s (packets over it dropped,
         so TCP sends again, slower), and B's receive buffers small: the
         sender's writes block within a second."""
+        self.receive_buffers = subprocess.run(["ip", "netns", "exec", NAMESPACE, "sysctl", "-n", "net.ipv4.tcp_rmem"],
+                                              check=True, capture_output=True, text=True).stdout.split()
         self.ip("sysctl", "-q", "-w", "net.ipv4.tcp_rmem=4096 4096 4096", namespace=True)
-        rules = f"""table inet faults {{
+        self.rules(f"""table inet faults {{
             chain in {{ type filter hook input priority 0; ip saddr {HOST_ADDRESS} tcp sport {port} limit rate over 2 kbytes/second drop; }}
-        }}"""
-        subprocess.run(["ip", "netns", "exec", NAMESPACE, "nft", "-f", "-"], input=rules.encode(), check=True)
+        }}""")
+
+    def rules(self, text):
+        """Loads nft's rules `text` in B's namespace."""
+        subprocess.run(["ip", "netns", "exec", NAMESPACE, "nft", "-f", "-"], input=text.encode(), check=True)
 
     def heal(self):
         subprocess.run(["ip", "netns", "exec", NAMESPACE, "nft", "delete", "table", "inet", "faults"],
                        stderr=subprocess.DEVNULL)
-        subprocess.run(["ip", "netns", "exec", NAMESPACE, "sysctl", "-q", "-w", "net.ipv4.tcp_rmem=4096 131072 6291456"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.receive_buffers:
+            self.ip("sysctl", "-q", "-w", "net.ipv4.tcp_rmem=" + " ".join(self.receive_buffers), namespace=True)
+            self.receive_buffers = None
 
     def remove(self):
         subprocess.run(["ip", "link", "delete", "tf-host"], stderr=subprocess.DEVNULL)
