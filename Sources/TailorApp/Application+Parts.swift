@@ -14,7 +14,7 @@ extension Application {
     /// group stops them from the last to the first, so the writer, which
     /// every other part writes through, commits its last batch after all of
     /// them have stopped, and readiness says "draining" before anything stops.
-    static func parts(configuration: TailorConfiguration, server: HTTPServer, database: Database, events: EventRouter, bus: NatsBus?,
+    static func parts(configuration: TailorConfiguration, server: HTTPServer, database: Database, events: EventRouter, bus: FeedBus?,
                       follower: FeedFollower?,
                       streams: EventStreams, readModel: ReadModel, presence: PresenceDriver, news: FeedNews, metrics: ServerMetrics,
                       accessLog: AccessLog?, shutdown: ShutdownState, now: @escaping @Sendable () -> Int, logger: Logger) -> [Part] {

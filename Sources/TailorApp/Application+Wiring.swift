@@ -35,12 +35,14 @@ extension Application {
             sqliteLogFrames: checkpoints.logFrames,
             usersOnline: presence.usersOnline, otherServers: presence.otherServers, writerRestSeconds: events.rest.inSeconds,
             kept: readModel.directory.figures, bus: bus?.bus.statistics, notifiesPostgres: bus?.announcement.notifiesPostgres() ?? true,
+            routesByInterest: bus?.routesByInterest ?? false, interestedServers: bus?.interestedServers ?? 0,
             totals: ServerMetrics.Totals(
                 eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                 cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,
                 checkpointsOnOwnThread: checkpoints.onOwnThread, checkpointsByWriter: checkpoints.byWriter,
                 feedReads: follower?.reads ?? 0, feedApplies: follower?.applies ?? 0, feedPassedOver: follower?.passedOver ?? 0,
-                feedEntriesRead: follower?.entriesRead ?? 0),
+                feedEntriesRead: follower?.entriesRead ?? 0, feedBodiesHeard: follower?.bodiesHeard ?? 0,
+                feedStubsHeard: follower?.stubsHeard ?? 0),
             cpuSeconds: process.cpuSeconds, residentBytes: process.residentKiB.now * 1024,
             openFiles: process.openFiles)
     }

@@ -72,11 +72,12 @@ public final class Application: Sendable {
             if let channel = presence.channel { presenceHeard = { channel.hear($0) } }
             let follower = try configuration.sharedDatabaseURL.map { url in
                 try FeedFollower(url: url, handler: handler, progress: progress, served: served, gapPatience: configuration.feedPatience,
-                                 presenceHeard: presenceHeard, logger: logger)
+                                 onBus: !configuration.bus.isEmpty, presenceHeard: presenceHeard, logger: logger)
             }
             let bus = try follower.flatMap { follower in
-                try FeedBus.connect(configuration: configuration, schema: try Store(writer).currentSchema(), name: follower.origin,
-                                    follower: follower, everyServerIsOnBus: { presence.everyServerIsOnBus }, logger: logger)
+                try FeedBus.connect(configuration: configuration, schema: try Store(writer).currentSchema(), follower: follower, served: served,
+                                    everyServerIsOnBus: { presence.everyServerIsOnBus },
+                                    everyServerRoutes: { presence.everyServerRoutesByInterest }, timers: loops.next(), logger: logger)
             }
             let feed: FeedApplier = if let follower { .follower(follower) }
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
@@ -101,7 +102,7 @@ public final class Application: Sendable {
                                     logger: logger)
             (self.database, self.events, self.streams, credentials, viewCache, self.accessLog, routeTable) =
                 (database, events, streams, readModel.credentials, readModel.cache, accessLog, routes.table)
-            lifecycle = Lifecycle(parts: Self.parts(configuration: configuration, server: server, database: database, events: events, bus: bus?.bus,
+            lifecycle = Lifecycle(parts: Self.parts(configuration: configuration, server: server, database: database, events: events, bus: bus,
                                                     follower: follower,
                                                     streams: streams, readModel: readModel, presence: presence, news: news, metrics: metrics,
                                                     accessLog: accessLog, shutdown: shutdownState, now: now, logger: logger),

@@ -11,9 +11,10 @@ enum Audience {
     case users([Int])
 }
 
-/// An entry's body carried by its commit's message, and whom it touches.
+/// An entry's body carried by its commit's message, and whom it touches; no
+/// body for a stub (`CommitStub`) or an entry too large to carry.
 struct Carried {
-    let body: [UInt8]
+    let body: [UInt8]?
     let users: Audience
 }
 
@@ -28,8 +29,9 @@ extension FeedFollower {
         case own(FeedEntry)
         /// Another server's, decoded, with the users it touches (nil: anyone).
         case decoded(FeedEntry, users: [Int]?)
-        /// Another server's, left undecoded: none of its users was served when it came.
-        case undecoded(position: Int, body: [UInt8], users: [Int])
+        /// Another server's, left undecoded: none of its users was served
+        /// when it came. Its body, if told, or it is read should one come to be.
+        case undecoded(position: Int, body: [UInt8]?, users: [Int])
 
         var position: Int {
             switch self {
@@ -58,8 +60,13 @@ extension FeedFollower {
                     known.append(.undecoded(position: next, body: entry.body, users: users))
                     continue
                 }
+                guard let body = entry.body else {
+                    // Only a read gets it, which `follow` makes soon.
+                    carried[next] = entry
+                    break
+                }
                 do {
-                    let changes = try ChangeEncoding.changes(from: entry.body)
+                    let changes = try ChangeEncoding.changes(from: body)
                     let users: [Int]? = switch entry.users {
                     case .unsaid: ChangeAudience.users(of: changes)
                     case .anyone: nil
@@ -88,7 +95,10 @@ extension FeedFollower {
                 case .decoded(let entry, let users):
                     if isApplied(entry.position, touching: users) { handler.committed(entry, snapshot: snapshot) }
                 case .undecoded(let position, let body, let users):
-                    if isApplied(position, touching: users), let entry = decoded(position, body) { handler.committed(entry, snapshot: snapshot) }
+                    if isApplied(position, touching: users), let body = try body ?? store.feedBody(at: position),
+                       let entry = decoded(position, body) {
+                        handler.committed(entry, snapshot: snapshot)
+                    }
                 }
                 progress.advance(to: entry.position)
             }

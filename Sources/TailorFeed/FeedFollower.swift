@@ -38,6 +38,8 @@ package final class FeedFollower: Sendable {
     let applyCount = Atomic<Int>(0)
     let passedOverCount = Atomic<Int>(0)
     let entriesReadCount = Atomic<Int>(0)
+    private let bodiesHeardCount = Atomic<Int>(0)
+    private let stubsHeardCount = Atomic<Int>(0)
     /// The users this server serves: an entry that touches none of them is passed over.
     let served: ServedUsers
     /// This server's own commits not yet applied, in position order: their
@@ -73,11 +75,18 @@ package final class FeedFollower: Sendable {
 
     /// How long a position missing is waited for at most (`FeedGaps`).
     let gapPatience: Duration
+    /// Whether the other servers' commits come on the bus, each told to this
+    /// server whole or by its stub: a position missing is then waited for
+    /// (`gapPause`) rather than read at once, since on a bus that routes
+    /// commits by interest nearly every entry has positions before it that
+    /// come only by stub.
+    let onBus: Bool
 
     /// Follows from where `progress` says this server is.
-    package init(url: String, handler: any FeedHandler, progress: FeedProgress, served: ServedUsers, gapPatience: Duration,
+    package init(url: String, handler: any FeedHandler, progress: FeedProgress, served: ServedUsers, gapPatience: Duration, onBus: Bool = false,
                  presenceHeard: (@Sendable (ChannelNews) -> Void)? = nil, logger: Logger) throws {
         self.served = served
+        self.onBus = onBus
         self.url = url
         self.gapPatience = gapPatience
         self.presenceHeard = presenceHeard
@@ -112,6 +121,12 @@ package final class FeedFollower: Sendable {
 
     /// How many of other servers' entries were read from the feed, not carried by a notification.
     package var entriesRead: Int { entriesReadCount.load(ordering: .relaxed) }
+
+    /// How many of other servers' entries came whole with their notification.
+    package var bodiesHeard: Int { bodiesHeardCount.load(ordering: .relaxed) }
+
+    /// How many of other servers' commits were heard of by their stub alone (the bus).
+    package var stubsHeard: Int { stubsHeardCount.load(ordering: .relaxed) }
 
     /// This server committed `entry`: applies it with what other servers
     /// committed before it, then calls `answer`. Committed is committed: past
@@ -195,10 +210,10 @@ package final class FeedFollower: Sendable {
             switch news {
             // Carried entries left wait behind a position missing, which may be
             // committed and visible before its notification comes.
-            case .notified(let needsRead): readNeeded = needsRead || !carried.isEmpty
+            case .notified(let needsRead): readNeeded = needsRead || (!onBus && !carried.isEmpty)
             // One left waits behind a position missing: another server's, whose
             // commit may be visible before its notification comes.
-            case .committedHere: readNeeded = ownLeft
+            case .committedHere: readNeeded = !onBus && ownLeft
             case .timeUp: readNeeded = true
             }
         }
@@ -244,19 +259,30 @@ package final class FeedFollower: Sendable {
                     heard.append(Self.notification(from: payload))
                 }
             }
-            heard += fromBus.withLock { waiting in
+            for message in fromBus.withLock({ waiting in
                 defer { waiting.removeAll(keepingCapacity: true) }
                 return waiting
-            }.map { message in
-                let (position, origin, users, body) = FeedAnnouncement.parse(message)
-                return (position, origin, users.map(Audience.users) ?? .anyone, body)
+            }) {
+                heard += BusWire.parse(message).map { ($0.position, $0.origin, $0.users.map(Audience.users) ?? .anyone, $0.body) }
             }
             for notification in heard where notification.origin != origin {
+                if notification.body != nil {
+                    bodiesHeardCount.add(1, ordering: .relaxed)
+                } else if case .users = notification.users {
+                    stubsHeardCount.add(1, ordering: .relaxed)
+                }
                 notified = max(notified, notification.position)
-                guard notification.position > applied else { continue }
-                if let body = notification.body, carried.count < Self.carriedAtMost {
+                guard notification.position > applied, carried.count < Self.carriedAtMost else {
+                    needsRead = needsRead || notification.position > applied
+                    continue
+                }
+                if let body = notification.body {
                     carried[notification.position] = Carried(body: Array(body.utf8), users: notification.users)
-                } else {
+                } else if carried[notification.position] == nil {
+                    // A stub, or an entry too large to carry: read at once only
+                    // where a user it touches is served here (or it does not say).
+                    carried[notification.position] = Carried(body: nil, users: notification.users)
+                    if case .users(let users) = notification.users, !served.servesAny(of: users) { continue }
                     needsRead = true
                 }
             }

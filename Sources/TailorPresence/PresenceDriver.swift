@@ -85,7 +85,7 @@ package final class PresenceDriver: Sendable {
                 let now = MonotonicClock.now
                 perform(presence.change { $0.tick(now: now, time: self.now()) })
                 if channel != nil, now >= nextHeartbeat {
-                    perform([.announce(.heartbeat)] + (onBus ? [.announce(.onBus)] : []))
+                    perform([.announce(.heartbeat)] + (onBus ? [.announce(.onBus), .announce(.routesByInterest)] : []))
                     nextHeartbeat = now + UInt64(heartbeat * 1e9)
                 }
             }
@@ -125,6 +125,15 @@ package final class PresenceDriver: Sendable {
     package var everyServerIsOnBus: Bool {
         presence.change { tracker in
             MonotonicClock.now - madeAt >= tracker.settings.serverLifetime && tracker.everyOtherServerIsOnBus
+        }
+    }
+
+    /// Whether every server on the bus routes commits by interest, as far as
+    /// this one knows: every other heard from said so, and one server
+    /// lifetime has passed since this one started.
+    package var everyServerRoutesByInterest: Bool {
+        presence.change { tracker in
+            MonotonicClock.now - madeAt >= tracker.settings.serverLifetime && tracker.everyOtherServerRoutesByInterest
         }
     }
 

@@ -13,6 +13,7 @@ extension PresenceSignal {
         case .hello: "\(server) q"
         case .heartbeat: "\(server) h"
         case .onBus: "\(server) b"
+        case .routesByInterest: "\(server) i"
         case .applied(let position): "\(server) a \(position)"
         case .rollCall: "\(server) r"
         }
@@ -47,6 +48,8 @@ extension PresenceSignal {
             signal = .heartbeat
         case ("b", 0):
             signal = .onBus
+        case ("i", 0):
+            signal = .routesByInterest
         case ("a", 1):
             guard let position = numbers[0] else { return nil }
             signal = .applied(position: position)

@@ -63,7 +63,7 @@ public final class FeedAppender {
             let notifies = announcement?.notifiesPostgres() ?? true
             let position = try store.appendChangeAndCommit(bytes, users: audience, origin: origin, carried: carried, notify: notifies)
             // The same on the bus, with the users: what the followers keep while a position before it is missing stays as small.
-            announcement?.publish(FeedAnnouncement.message(position: position, origin: origin, users: audience, carried: carried))
+            announcement?.publish(AnnouncedCommit(position: position, origin: origin, users: audience, carried: carried))
             // The latest entry always stays.
             pruneThrough = position % min(Self.pruneEvery, window) == 0 ? position - window : nil
             return position
@@ -82,35 +82,5 @@ public final class FeedAppender {
     /// next one, which prunes what it left.)
     public func rolledBack() {
         reserved = 0
-    }
-}
-
-/// How the writer announces a commit to the other servers when they share a
-/// bus: on the bus, after the commit, and with PostgreSQL's notification too
-/// while a server that does not listen to the bus may follow the feed (one
-/// of an earlier version, or one started without the bus).
-public struct FeedAnnouncement: Sendable {
-    public let notifiesPostgres: @Sendable () -> Bool
-    public let publish: @Sendable (_ message: String) -> Void
-
-    public init(notifiesPostgres: @escaping @Sendable () -> Bool, publish: @escaping @Sendable (_ message: String) -> Void) {
-        self.notifiesPostgres = notifiesPostgres
-        self.publish = publish
-    }
-
-    /// A commit as the bus carries it: its position, its server, the users
-    /// it touches (`1,2`, or `*` for anyone) and its body when carried,
-    /// apart by spaces. PostgreSQL's notification (`Store.appendChangeAndCommit`)
-    /// names no users: servers of earlier versions read it.
-    public static func message(position: Int, origin: String, users: [Int]?, carried: String?) -> String {
-        "\(position) \(origin) " + (users.map(Store.listText) ?? "*") + (carried.map { " " + $0 } ?? "")
-    }
-
-    /// What a message of `message(…)` says; a position of `Int.max` when it says nothing readable.
-    public static func parse(_ message: String) -> (position: Int, origin: Substring, users: [Int]?, body: Substring?) {
-        let parts = message.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count >= 3, let position = Int(parts[0]) else { return (Int.max, "", nil, nil) }
-        let users = parts[2] == "*" ? nil : Store.users(fromListText: String(parts[2]))
-        return (position, parts[1], users, parts.count > 3 ? parts[3] : nil)
     }
 }

@@ -43,6 +43,8 @@ package final class ServedUsers: Sendable {
     private let everywhere: Set<Int>
     /// Whether entries are passed over at all: nothing is, unless asked.
     private let passesOver: Bool
+    /// Told of each user who comes to be served (the bus's interest), outside the lock.
+    private let newlyServed = Mutex<(@Sendable (Int) -> Void)?>(nil)
 
     /// How long a user stays served after their last stream closed.
     package static let defaultGrace: Duration = .seconds(30)
@@ -61,26 +63,40 @@ package final class ServedUsers: Sendable {
     /// entry of theirs is applied here (0 where nothing is passed over).
     @discardableResult
     package func opened(_ user: Int) -> Int {
-        state.withLock { state in
-            if !state.serves(user, at: MonotonicClock.now, grace: grace) {
-                state.since[user] = decided.load(ordering: .acquiring)
-            }
+        let (since, became) = state.withLock { state in
+            let became = !state.serves(user, at: MonotonicClock.now, grace: grace)
+            if became { state.since[user] = decided.load(ordering: .acquiring) }
             state.open[user, default: 0] += 1
             state.closedAt[user] = nil
-            return passesOver ? state.since[user] ?? 0 : 0
+            return (passesOver ? state.since[user] ?? 0 : 0, became)
         }
+        if became { tellNewlyServed(user) }
+        return since
     }
 
     /// A request of `user` came here: they are served for the grace after
     /// it, as after a stream, so that what they read here is kept here.
     package func requested(_ user: Int) {
-        state.withLock { state in
+        let became = state.withLock { state in
             let now = MonotonicClock.now
-            if !state.serves(user, at: now, grace: grace) { state.since[user] = decided.load(ordering: .acquiring) }
-            guard state.open[user] == nil else { return }
+            let became = !state.serves(user, at: now, grace: grace)
+            if became { state.since[user] = decided.load(ordering: .acquiring) }
+            guard state.open[user] == nil else { return became }
             state.closedAt[user] = now
             if state.closedAt.count >= Self.sweepAt { sweep(&state, at: now) }
+            return became
         }
+        if became { tellNewlyServed(user) }
+    }
+
+    /// Calls `tell` with each user who comes to be served from now on.
+    package func whenNewlyServed(_ tell: @escaping @Sendable (Int) -> Void) {
+        newlyServed.withLock { $0 = tell }
+    }
+
+    private func tellNewlyServed(_ user: Int) {
+        guard passesOver, let tell = newlyServed.withLock({ $0 }) else { return }
+        tell(user)
     }
 
     /// A stream of `user` closed.
@@ -139,6 +155,15 @@ package final class ServedUsers: Sendable {
         state.withLock { state in
             guard state.serves(user, at: MonotonicClock.now, grace: grace) else { return nil }
             return passesOver ? state.since[user] ?? 0 : 0
+        }
+    }
+
+    /// The users served now, those served everywhere among them, in order.
+    package var users: [Int] {
+        state.withLock { state in
+            let now = MonotonicClock.now
+            let graced = state.closedAt.filter { now &- $0.value < grace }.keys
+            return Set(state.open.keys).union(graced).union(everywhere).sorted()
         }
     }
 

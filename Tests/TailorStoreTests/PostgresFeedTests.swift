@@ -31,18 +31,18 @@ import Testing
     @Test func anEntryKeepsTheUsersItTouchesAndTheBusSaysThem() throws {
         let (database, writer) = try Database.open(try TestDatabase.fresh(.postgres))
         defer { database.close() }
-        let published = Mutex<[String]>([])
-        let announcement = FeedAnnouncement(notifiesPostgres: { false }, publish: { message in published.withLock { $0.append(message) } })
+        let published = Mutex<[AnnouncedCommit]>([])
+        let announcement = FeedAnnouncement(notifiesPostgres: { false }, publish: { commit in published.withLock { $0.append(commit) } })
         let feed = try FeedAppender(store: Store(writer), window: 100, origin: "here", announcement: announcement)
         let touching = try writer.transaction { try feed.append([1], touching: [2, 17], in: Store(writer)) }
         let anyone = try writer.transaction { try feed.append([2], touching: nil, in: Store(writer)) }
         let page = try Store(writer).feedPage(after: 0, limit: 10)
         #expect(page.entries.map(\.users) == [[2, 17], nil])
-        let heard = published.withLock { $0 }.map(FeedAnnouncement.parse)
+        let heard = published.withLock { $0 }.flatMap { BusWire.parse(BusWire.toEveryone($0)) }
         #expect(heard.map(\.position) == [touching, anyone])
         #expect(heard.map(\.users) == [[2, 17], nil])
         #expect(heard.map { $0.origin } == ["here", "here"])
         #expect(heard.map { $0.body.map(String.init) } == ["\u{1}", "\u{2}"])
-        #expect(FeedAnnouncement.parse("garbled").position == Int.max)
+        #expect(published.withLock { $0 }.map(\.stub) == [CommitStub(position: touching, users: [2, 17]), nil])
     }
 }

@@ -1,32 +1,162 @@
 import Logging
+import Synchronization
 import TailorBus
 import TailorFeed
+import TailorLoop
 import TailorStore
+import TailorViews
 
-/// The servers of one PostgreSQL database on a NATS bus (`--bus`): each
-/// commit's notification goes on the bus, to the subject of the database's
-/// schema, and every server's follower takes what comes there as it takes
-/// PostgreSQL's notifications. PostgreSQL then signals no listening server at
-/// each commit, which costs it at every server added; it still notifies
-/// while a server that is not on the bus may follow the feed (presence's
-/// heartbeats tell: `PresenceSignal.onBus`), so that servers of an earlier
-/// version, or started without the bus, beside these lose no wake-up.
-struct FeedBus {
+/// The servers of one PostgreSQL database on a NATS bus (`--bus`), routing
+/// each commit by interest: a writer sends it whole only to the servers
+/// that serve one of its users (each says whom it serves: `ServerInterests`),
+/// on each one's own subject, and to every server its stub, a few at a time
+/// (`BusWire`), so that a server that serves none of its users pays next to
+/// nothing for it and one whose user it touches without having been sent it
+/// (it came to serve them as the commit was made) reads it from PostgreSQL.
+/// Commits that touch anyone go whole to everyone, on the schema's subject.
+///
+/// PostgreSQL then signals no listening server at each commit, which costs
+/// it at every server added; it still notifies while a server that is not on
+/// the bus may follow the feed (presence's heartbeats tell:
+/// `PresenceSignal.onBus`). Likewise, while a server on the bus has not said
+/// it routes by interest (`PresenceSignal.routesByInterest`: one of an
+/// earlier version), every commit goes whole to everyone, as that server expects.
+final class FeedBus: Sendable {
     let bus: NatsBus
-    let announcement: FeedAnnouncement
+    private let subjects: Subjects
+    private let origin: String
+    private let served: ServedUsers
+    private let everyServerIsOnBus: @Sendable () -> Bool
+    private let everyServerRoutes: @Sendable () -> Bool
+    private let timers: EventLoop
+    /// Whom the other servers serve, told on the interest subject by NATS's threads, read by the writer's.
+    private let interests = Mutex(ServerInterests(refresh: MonotonicClock.nanoseconds(FeedBus.interestRefresh)))
+    /// The stubs of this server's commits not yet sent everyone, and whether their sending is scheduled.
+    private let untold = Mutex<(stubs: [CommitStub], scheduled: Bool)>(([], false))
+    private let stopping = Atomic<Bool>(false)
+
+    /// How long a commit's stub waits to go with others: shorter than a
+    /// follower waits for a missing position before it reads (`FeedFollower.gapPause`).
+    static let stubPause: Duration = .milliseconds(10)
+    /// Stubs sent at once at most: past it, they go without waiting.
+    static let stubsAtMost = 256
+    /// How often a server says all the users it serves.
+    static let interestRefresh: Duration = .seconds(2)
+
+    private struct Subjects {
+        let everyone: String
+        let stubs: String
+        let interest: String
+        let serverPrefix: String
+
+        func server(_ origin: some StringProtocol) -> String { serverPrefix + origin }
+    }
 
     /// The bus of `configuration`, subscribed for `follower`; nil without one.
-    static func connect(configuration: TailorConfiguration, schema: String, name: String, follower: FeedFollower,
-                        everyServerIsOnBus: @escaping @Sendable () -> Bool, logger: Logger) throws -> FeedBus? {
+    static func connect(configuration: TailorConfiguration, schema: String, follower: FeedFollower, served: ServedUsers,
+                        everyServerIsOnBus: @escaping @Sendable () -> Bool, everyServerRoutes: @escaping @Sendable () -> Bool,
+                        timers: EventLoop, logger: Logger) throws -> FeedBus? {
         guard !configuration.bus.isEmpty else { return nil }
-        let bus = try NatsBus(urls: configuration.bus, name: "tailor-\(name)", logger: logger)
-        let subject = subject(forSchema: schema)
-        try bus.subscribe(to: subject) { follower.heardOnBus($0) }
-        // Also while the bus is away: the others hear of commits at once all the same.
-        let announcement = FeedAnnouncement(notifiesPostgres: { !bus.isConnected || !everyServerIsOnBus() },
-                                            publish: { bus.publish($0, to: subject) })
-        return FeedBus(bus: bus, announcement: announcement)
+        let bus = try NatsBus(urls: configuration.bus, name: "tailor-\(follower.origin)", logger: logger)
+        let feedBus = FeedBus(bus: bus, schema: schema, origin: follower.origin, served: served, everyServerIsOnBus: everyServerIsOnBus,
+                              everyServerRoutes: everyServerRoutes, timers: timers)
+        try feedBus.subscribe(follower)
+        return feedBus
     }
+
+    private init(bus: NatsBus, schema: String, origin: String, served: ServedUsers, everyServerIsOnBus: @escaping @Sendable () -> Bool,
+                 everyServerRoutes: @escaping @Sendable () -> Bool, timers: EventLoop) {
+        self.bus = bus
+        self.everyServerIsOnBus = everyServerIsOnBus
+        let everyone = Self.subject(forSchema: schema)
+        subjects = Subjects(everyone: everyone, stubs: everyone + ".stubs", interest: everyone + ".interest", serverPrefix: everyone + ".to.")
+        self.origin = origin
+        self.served = served
+        self.everyServerRoutes = everyServerRoutes
+        self.timers = timers
+    }
+
+    private func subscribe(_ follower: FeedFollower) throws {
+        for subject in [subjects.everyone, subjects.server(origin), subjects.stubs] {
+            try bus.subscribe(to: subject) { follower.heardOnBus($0) }
+        }
+        try bus.subscribe(to: subjects.interest) { [self] bytes in heardInterest(String(decoding: bytes, as: UTF8.self)) }
+        served.whenNewlyServed { [self] user in bus.publish(BusWire.interest(of: origin, [user], replacing: false), to: subjects.interest) }
+        tellInterest()
+    }
+
+    /// How the writer announces its commits here. PostgreSQL notifies also
+    /// while the bus is away: the others hear of commits at once all the same.
+    var announcement: FeedAnnouncement {
+        FeedAnnouncement(notifiesPostgres: { [self] in !bus.isConnected || !everyServerIsOnBus() }, publish: { [self] in publish($0) })
+    }
+
+    /// Stops telling what this server serves, and lets go of the bus.
+    func close() {
+        stopping.store(true, ordering: .relaxed)
+        bus.close()
+    }
+
+    /// `commit` as the writer announces it, on the writer's thread: whole to
+    /// everyone when it touches anyone or a server does not route; else
+    /// whole to the servers that serve its users, with the stubs not yet
+    /// sent everyone, and its own stub kept to go to everyone soon.
+    private func publish(_ commit: AnnouncedCommit) {
+        guard let stub = commit.stub, everyServerRoutes() else {
+            bus.publish(BusWire.toEveryone(commit), to: subjects.everyone)
+            return
+        }
+        let servers = interests.withLock { $0.servers(servingAnyOf: stub.users) }
+        let (told, scheduling) = untold.withLock { untold -> ([CommitStub], Bool) in
+            let told = untold.stubs
+            untold.stubs.append(stub)
+            defer { untold.scheduled = true }
+            return (told, !untold.scheduled)
+        }
+        for server in servers where server != origin {
+            bus.publish(BusWire.toOne(commit, told: told), to: subjects.server(server))
+        }
+        if told.count + 1 >= Self.stubsAtMost {
+            sendStubs()
+        } else if scheduling {
+            timers.after(seconds: Self.stubPause.inSeconds) { [self] in sendStubs() }
+        }
+    }
+
+    /// Sends everyone the stubs not yet sent.
+    private func sendStubs() {
+        let stubs = untold.withLock { untold in
+            defer { untold = ([], false) }
+            return untold.stubs
+        }
+        if !stubs.isEmpty { bus.publish(BusWire.stubs(from: origin, stubs), to: subjects.stubs) }
+    }
+
+    /// Says all the users this server serves, and again every `interestRefresh`.
+    private func tellInterest() {
+        guard !stopping.load(ordering: .relaxed) else { return }
+        bus.publish(BusWire.interest(of: origin, served.users, replacing: true), to: subjects.interest)
+        interests.withLock { $0.forgetSilent(at: MonotonicClock.now) }
+        timers.after(seconds: Self.interestRefresh.inSeconds) { [self] in tellInterest() }
+    }
+
+    private func heardInterest(_ message: String) {
+        guard let (server, users, replacing) = BusWire.parseInterest(message), server != origin else { return }
+        let now = MonotonicClock.now
+        interests.withLock { interests in
+            if replacing {
+                interests.replaced(users, by: String(server), at: now)
+            } else {
+                interests.added(users, by: String(server), at: now)
+            }
+        }
+    }
+
+    /// Whether commits go by interest now, rather than whole to everyone.
+    var routesByInterest: Bool { everyServerRoutes() }
+
+    /// Other servers heard telling whom they serve.
+    var interestedServers: Int { interests.withLock { $0.count } }
 
     /// `tailor.feed.` and the schema, whose characters other than letters,
     /// digits, `-` and `_` (a `.` splits a NATS subject) are written `_`.

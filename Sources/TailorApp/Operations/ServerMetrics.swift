@@ -36,6 +36,9 @@ final class ServerMetrics: Sendable {
         /// server's commits are also notified through PostgreSQL now.
         var bus: BusStatistics?
         var notifiesPostgres = true
+        /// Whether commits go by interest on the bus now, and how many other servers said whom they serve.
+        var routesByInterest = false
+        var interestedServers = 0
         var totals = Totals()
         /// This process's CPU time, resident memory and open files (`ProcessProbe`).
         var cpuSeconds = 0.0
@@ -59,6 +62,9 @@ final class ServerMetrics: Sendable {
         var feedPassedOver = 0
         /// Entries the follower read back from PostgreSQL: no notification carried them.
         var feedEntriesRead = 0
+        /// Other servers' entries that came whole with their message, and the stubs heard (the bus).
+        var feedBodiesHeard = 0
+        var feedStubsHeard = 0
     }
 
     /// The figures of every route, made before the first request so that
@@ -157,7 +163,9 @@ final class ServerMetrics: Sendable {
             "tailor_kept_users": sample.kept.users, "tailor_kept_chats": sample.kept.chats, "tailor_kept_chat_bytes": sample.kept.bytes,
             "process_resident_memory_bytes": sample.residentBytes, "process_open_fds": sample.openFiles,
         ].merging(sample.bus.map { ["tailor_bus_connected": $0.connected ? 1 : 0, "tailor_bus_subscriptions": $0.subscriptions,
-                              "tailor_bus_postgres_notifications": sample.notifiesPostgres ? 1 : 0] } ?? [:]) { $1 }
+                              "tailor_bus_postgres_notifications": sample.notifiesPostgres ? 1 : 0,
+                              "tailor_bus_routes_by_interest": sample.routesByInterest ? 1 : 0,
+                              "tailor_bus_interested_servers": sample.interestedServers] } ?? [:]) { $1 }
         // The registry hands back the figure a name already has: named here
         // only, each is made at the first scrape and found at the next.
         for (name, value) in states { Meter(label: name, dimensions: [], factory: factory).set(value) }
@@ -171,6 +179,8 @@ final class ServerMetrics: Sendable {
             "tailor_feed_applies_total": sample.totals.feedApplies,
             "tailor_feed_entries_passed_over_total": sample.totals.feedPassedOver,
             "tailor_feed_entries_read_total": sample.totals.feedEntriesRead,
+            "tailor_feed_bodies_heard_total": sample.totals.feedBodiesHeard,
+            "tailor_feed_stubs_heard_total": sample.totals.feedStubsHeard,
             "tailor_kept_users_let_go_total": sample.kept.usersLetGo, "tailor_kept_users_read_again_total": sample.kept.usersReadAgain,
         ].merging(sample.bus.map {
             ["tailor_bus_messages_published_total": $0.published, "tailor_bus_messages_not_published_total": $0.notPublished,

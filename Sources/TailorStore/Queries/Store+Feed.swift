@@ -131,6 +131,12 @@ extension Store {
         return page
     }
 
+    /// The body of the entry at `position`; nil once pruned. For an entry
+    /// known by its stub alone, whose user came to be served as it was applied.
+    public func feedBody(at position: Int) throws -> [UInt8]? {
+        try connection.first("SELECT body FROM changes WHERE position = ?", binding: [position]) { $0.blob(0) }
+    }
+
     /// The entries that touch `user` after `position` through `last`, in
     /// order, at most `limit` (the latest of them), found by the users'
     /// index: for a stream resuming where the feed passed its user over.

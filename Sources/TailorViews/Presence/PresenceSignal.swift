@@ -23,6 +23,12 @@ package enum PresenceSignal: Equatable, Sendable {
     /// so (of an earlier version, or started without the bus) needs
     /// PostgreSQL's notifications of every commit.
     case onBus
+    /// The sending server routes commits on the bus by interest: it sends
+    /// each whole only to the servers that serve its users and its stub to
+    /// every one, and hears its own that way (`FeedBus`). Sent after `onBus`.
+    /// While a server on the bus never says so (of an earlier version),
+    /// every commit goes whole to every server.
+    case routesByInterest
     /// The sending server has followed the feed through `position`, where
     /// an account was disabled: it no longer lets that account in.
     case applied(position: Int)

@@ -59,6 +59,8 @@ package struct PresenceTracker: Sendable {
         var users: Set<Int> = []
         /// It said it is on the bus (`onBus`): a server's name is its run's, so that holds for its life.
         var onBus = false
+        /// It said it routes commits by interest (`routesByInterest`), for its life too.
+        var routesByInterest = false
         var heardAt: UInt64
         /// The same moment in milliseconds since 1970: a gone server's users' last seen.
         var heardAtTime: Int
@@ -116,6 +118,9 @@ package struct PresenceTracker: Sendable {
     /// Whether every other server heard from said it is on the bus.
     package var everyOtherServerIsOnBus: Bool { others.values.allSatisfy(\.onBus) }
 
+    /// Whether every other server heard from said it routes commits by interest.
+    package var everyOtherServerRoutesByInterest: Bool { others.values.allSatisfy(\.routesByInterest) }
+
     /// Users online on this server, as its `here` lists them.
     package var usersHere: [Int] { Array(Set(streams.keys).union(closing.keys)).sorted() }
 
@@ -172,6 +177,8 @@ package struct PresenceTracker: Sendable {
             actions += hereList()
         case .onBus:
             other.onBus = true
+        case .routesByInterest:
+            other.routesByInterest = true
         case .heartbeat, .applied, .rollCall:
             break
         }

@@ -1,0 +1,29 @@
+import TailorFeed
+import Testing
+
+/// Whom the other servers serve, as a writer keeps it.
+@Suite struct ServerInterestsTests {
+    @Test func aCommitGoesToTheServersThatServeAnyOfItsUsers() {
+        var interests = ServerInterests(refresh: 10)
+        interests.replaced([1, 2], by: "a", at: 0)
+        interests.added([3], by: "b", at: 0)
+        interests.added([4], by: "b", at: 0)
+        #expect(interests.servers(servingAnyOf: [2, 9]) == ["a"])
+        #expect(interests.servers(servingAnyOf: [1, 4]) == ["a", "b"])
+        #expect(interests.servers(servingAnyOf: [9]) == [])
+        // All a server serves replaces what it said before: 1's grace ended there.
+        interests.replaced([2], by: "a", at: 1)
+        #expect(interests.servers(servingAnyOf: [1]) == [])
+    }
+
+    @Test func aServerNotHeardFromForThreeRefreshesIsForgotten() {
+        var interests = ServerInterests(refresh: 10)
+        interests.replaced([1], by: "a", at: 0)
+        interests.replaced([1], by: "b", at: 25)
+        interests.forgetSilent(at: 29)
+        #expect(interests.servers(servingAnyOf: [1]) == ["a", "b"])
+        interests.forgetSilent(at: 30)
+        #expect(interests.servers(servingAnyOf: [1]) == ["b"])
+        #expect(interests.count == 1)
+    }
+}
