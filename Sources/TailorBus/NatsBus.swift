@@ -127,6 +127,20 @@ public final class NatsBus: Sendable {
         subscriptions.withLock { $0.append(Subscription(pointer: subscription)) }
     }
 
+    /// Keeps the messages published to `subject` until `QueuedMessages.take`
+    /// takes them, on the taker's thread: no thread of the client's is woken
+    /// for each, only the one that reads the connection. For messages many
+    /// and rarely urgent, which a thread takes when it wakes for something else.
+    public func queue(_ subject: String) throws(BusError) -> QueuedMessages {
+        var subscription: OpaquePointer?
+        let status = natsConnection_SubscribeSync(&subscription, connection, subject)
+        guard status == NATS_OK, let subscription else {
+            throw BusError(what: "the bus's subject \(subject) could not be subscribed to", status: status)
+        }
+        subscriptions.withLock { $0.append(Subscription(pointer: subscription)) }
+        return QueuedMessages(subscription: subscription, counts: counts)
+    }
+
     /// Whether the connection is up now.
     public var isConnected: Bool {
         natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED
@@ -167,6 +181,26 @@ public final class NatsBus: Sendable {
 /// once, after every other use of the bus.
 private struct Subscription: @unchecked Sendable {
     let pointer: OpaquePointer
+}
+
+/// The messages of a subject kept for whoever takes them (`NatsBus.queue`).
+/// Unchecked because a C pointer is not `Sendable`: NATS's client locks the
+/// subscription itself. Taken from until the bus is closed, not after.
+public struct QueuedMessages: @unchecked Sendable {
+    fileprivate let subscription: OpaquePointer
+    fileprivate let counts: Counts
+
+    /// Calls `each` with every message kept, in order, without waiting. The
+    /// bytes are the client's, valid during the call only.
+    public func take(_ each: (UnsafeRawBufferPointer) -> Void) {
+        var message: OpaquePointer?
+        while natsSubscription_NextMsg(&message, subscription, 0) == NATS_OK, let taken = message {
+            counts.received.add(1, ordering: .relaxed)
+            each(UnsafeRawBufferPointer(start: natsMsg_GetData(taken), count: Int(natsMsg_GetDataLength(taken))))
+            natsMsg_Destroy(taken)
+            message = nil
+        }
+    }
 }
 
 /// What the bus has done since it was made.

@@ -28,18 +28,18 @@ package final class FeedFollower: Sendable {
     private let url: String
     let handler: any FeedHandler
     let progress: FeedProgress
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     /// Ends the follower's wait at once: a commit here, or the stop. The
     /// writer may still commit after the stop.
-    private let wake: WakeSignal
+    let wake: WakeSignal
     let failures: ThrottledLog
     let latest = Atomic<Int>(0)
     let readCount = Atomic<Int>(0)
     let applyCount = Atomic<Int>(0)
     let passedOverCount = Atomic<Int>(0)
     let entriesReadCount = Atomic<Int>(0)
-    private let bodiesHeardCount = Atomic<Int>(0)
-    private let stubsHeardCount = Atomic<Int>(0)
+    let bodiesHeardCount = Atomic<Int>(0)
+    let stubsHeardCount = Atomic<Int>(0)
     /// The users this server serves: an entry that touches none of them is passed over.
     let served: ServedUsers
     /// This server's own commits not yet applied, in position order: their
@@ -47,12 +47,12 @@ package final class FeedFollower: Sendable {
     /// (decoding was about a tenth of this thread's time). What the feed holds
     /// at those positions is the encoding of the very same changes. Handed
     /// over by the writer's thread, taken by the follower's.
-    private let writtenHere = Mutex<[FeedEntry]>([])
+    let writtenHere = Mutex<[FeedEntry]>([])
     /// Told of the presence signals this follower's connection hears for
     /// presence (`PresenceChannel.hear`), when it listens for them too: one
     /// listening connection a server rather than two halves the wake-ups of
     /// PostgreSQL's backends at every commit.
-    private let presenceHeard: (@Sendable (ChannelNews) -> Void)?
+    let presenceHeard: (@Sendable (ChannelNews) -> Void)?
     /// This server, as the notifications of its own commits name it: those
     /// are no reason to read, since the writer hands their entries over.
     package let origin = String(UInt64.random(in: 1...UInt64.max), radix: 36)
@@ -60,13 +60,22 @@ package final class FeedFollower: Sendable {
     /// Notifications heard on the bus (`heardOnBus`), put here by the bus
     /// client's thread and taken by the follower's, hence the lock: the same
     /// as PostgreSQL's, read the same way.
-    private let fromBus = Mutex<[String]>([])
+    let fromBus = Mutex<[String]>([])
+    /// What the bus keeps until the follower takes it (`takesFromBus`).
+    let queuedOnBus = Mutex<(@Sendable (_ each: (UnsafeRawBufferPointer) -> Void) -> Void)?>(nil)
+    /// Whether the follower waits for positions missing before entries it
+    /// knows (its own, or carried): it then looks for stubs often (`stubLook`).
+    let waitsForPositions = Atomic<Bool>(false)
 
     /// Added to the connection's application name.
     package static let applicationNameSuffix = "-feed"
 
     /// The time between reads of the feed when no notification came.
     package static let pollInterval: Duration = .milliseconds(250)
+    /// The same on the bus, where every commit is told to every server,
+    /// whole or by its stub, and a position missing shows by the next one
+    /// told: the poll then only finds the last commits of a message lost.
+    package static let pollIntervalOnBus: Duration = .seconds(1)
     /// Entries read and applied at once.
     static let batchSize = 500
     /// Carried entries held at most while a position before them is missing:
@@ -94,6 +103,7 @@ package final class FeedFollower: Sendable {
         self.progress = progress
         wake = try WakeSignal()
         failures = ThrottledLog(logger: logger, level: .error)
+        progress.whenWaitBegins { [wake] in wake.signal() }
     }
 
     /// Starts the follower's thread; the returned stop ends it and waits for it.
@@ -138,19 +148,6 @@ package final class FeedFollower: Sendable {
         wake.signal()
     }
 
-    /// Another server's commit, announced on the bus (`FeedAnnouncement`):
-    /// taken like its PostgreSQL notification. A wake-up that may be lost
-    /// or come late, as those may: the feed's reads make up for it. Past
-    /// `carriedAtMost` waiting, the older half is dropped, and read instead.
-    package func heardOnBus(_ notification: UnsafeRawBufferPointer) {
-        let text = String(decoding: notification, as: UTF8.self)
-        fromBus.withLock { waiting in
-            if waiting.count >= Self.carriedAtMost { waiting.removeFirst(waiting.count / 2) }
-            waiting.append(text)
-        }
-        wake.signal()
-    }
-
     /// How long a commit of this server's waits to be applied before its
     /// sources are answered all the same.
     static let applyWait: Duration = .seconds(2)
@@ -188,8 +185,14 @@ package final class FeedFollower: Sendable {
         var nextGraceLook = MonotonicClock.after(Self.graceLookInterval)
         while !stopping.load(ordering: .acquiring) {
             if readNeeded || MonotonicClock.now >= min(nextPoll, gapRead ?? .max) {
+                // What the bus left without waking this thread (stubs of users
+                // not served here) first: the read then finds only what no one told.
+                if !readNeeded, onBus {
+                    _ = try takeNews(on: connection, carrying: &carried)
+                    try applyKnown(on: connection, carried: &carried)
+                }
                 while try applyNext(on: connection, gaps: &gaps) {}
-                nextPoll = MonotonicClock.after(Self.pollInterval)
+                nextPoll = MonotonicClock.after(onBus ? Self.pollIntervalOnBus : Self.pollInterval)
                 gapRead = nil
             }
             let news = try waitForNews(on: connection, until: min(nextPoll, gapRead ?? .max), carrying: &carried)
@@ -207,6 +210,7 @@ package final class FeedFollower: Sendable {
             } else {
                 gapRead = nil
             }
+            waitsForPositions.store(gapRead != nil, ordering: .relaxed)
             switch news {
             // Carried entries left wait behind a position missing, which may be
             // committed and visible before its notification comes.
@@ -226,85 +230,4 @@ package final class FeedFollower: Sendable {
     /// How long a missing position is waited for before the feed is read:
     /// longer than a commit takes to be heard, nearly always.
     static let gapPause: Duration = .milliseconds(20)
-
-    /// What a wait for news ended with.
-    private enum News {
-        /// Another server's notification of a position not applied yet;
-        /// `needsRead`: one came without its entry (too large to carry, or
-        /// from an older server), which only a read gets.
-        case notified(needsRead: Bool)
-        /// This server committed what is not applied yet.
-        case committedHere
-        /// The time to read came, or the follower is to stop.
-        case timeUp
-    }
-
-    /// Waits until the feed may hold what is not applied: a commit here or a
-    /// notification of a later position, or `deadline`, the time to read
-    /// anyway. A commit here comes both ways: its notification only says what
-    /// the writer's hand-over says too, and is no reason to end the wait. A
-    /// notification that came in with the last read's answers is in libpq's
-    /// hands, not on the socket: it is looked at before waiting. Presence's
-    /// signals, heard on the same connection, are handed over as they come.
-    private func waitForNews(on connection: PostgresConnection, until deadline: UInt64, carrying carried: inout [Int: Carried]) throws -> News {
-        while !stopping.load(ordering: .acquiring) {
-            let applied = progress.applied
-            var notified = 0
-            var needsRead = false
-            var heard: [Heard] = []
-            for (channel, payload) in try connection.takeNotificationsWithChannels() {
-                if let presenceHeard, Store.isPresenceChannel(channel) {
-                    presenceHeard(.payload(payload))
-                } else {
-                    heard.append(Self.notification(from: payload))
-                }
-            }
-            for message in fromBus.withLock({ waiting in
-                defer { waiting.removeAll(keepingCapacity: true) }
-                return waiting
-            }) {
-                heard += BusWire.parse(message).map { ($0.position, $0.origin, $0.users.map(Audience.users) ?? .anyone, $0.body) }
-            }
-            for notification in heard where notification.origin != origin {
-                if notification.body != nil {
-                    bodiesHeardCount.add(1, ordering: .relaxed)
-                } else if case .users = notification.users {
-                    stubsHeardCount.add(1, ordering: .relaxed)
-                }
-                notified = max(notified, notification.position)
-                guard notification.position > applied, carried.count < Self.carriedAtMost else {
-                    needsRead = needsRead || notification.position > applied
-                    continue
-                }
-                if let body = notification.body {
-                    carried[notification.position] = Carried(body: Array(body.utf8), users: notification.users)
-                } else if carried[notification.position] == nil {
-                    // A stub, or an entry too large to carry: read at once only
-                    // where a user it touches is served here (or it does not say).
-                    carried[notification.position] = Carried(body: nil, users: notification.users)
-                    if case .users(let users) = notification.users, !served.servesAny(of: users) { continue }
-                    needsRead = true
-                }
-            }
-            if notified > applied {
-                latest.store(max(latest.load(ordering: .relaxed), notified), ordering: .relaxed)
-                return .notified(needsRead: needsRead)
-            }
-            let now = MonotonicClock.now
-            guard now < deadline else { return .timeUp }
-            if wake.wait(seconds: Double(deadline - now) / 1e9, orReadable: connection.socket),
-               writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return .committedHere }
-        }
-        return .timeUp
-    }
-
-    /// A commit heard of: its position, the server that wrote it, whom it
-    /// touches and the entry's body if carried.
-    private typealias Heard = (position: Int, origin: Substring, users: Audience, body: Substring?)
-
-    /// A PostgreSQL notification as heard (`Store.appendChangeAndCommit`): it does not say whom it touches.
-    private static func notification(from payload: String) -> Heard {
-        let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        return (parts.first.flatMap { Int($0) } ?? Int.max, parts.count > 1 ? parts[1] : "", .unsaid, parts.count > 2 ? parts[2] : nil)
-    }
 }

@@ -33,6 +33,9 @@ package final class FeedProgress: Sendable {
 
     /// Whose timer looks for the waits given up.
     private let timers: EventLoop
+    /// Told when a wait begins for a position not applied yet: whoever
+    /// applies the feed may have news it has not taken yet (`FeedFollower.heardOnBus`).
+    private let waitBegun = Mutex<(@Sendable () -> Void)?>(nil)
 
     package init(applied: Int, isShared: Bool, timers: EventLoop) {
         state = Mutex(State(applied: applied))
@@ -41,6 +44,11 @@ package final class FeedProgress: Sendable {
     }
 
     package var applied: Int { state.withLock { $0.applied } }
+
+    /// Calls `told` each time a wait begins for a position not applied yet.
+    package func whenWaitBegins(_ told: @escaping @Sendable () -> Void) {
+        waitBegun.withLock { $0 = told }
+    }
 
     /// The position a write's answer names: what this server applied, or its
     /// own latest commit if that is later (a write answered before its entry
@@ -81,6 +89,7 @@ package final class FeedProgress: Sendable {
             return (false, Self.scheduleLook(at: deadline, in: &state))
         }
         if appliedAlready { return answer(true) }
+        waitBegun.withLock { $0 }?()
         if let look { schedule(lookAt: look) }
     }
 

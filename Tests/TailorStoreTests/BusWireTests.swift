@@ -43,7 +43,9 @@ import Testing
         for garbled in ["garbled", "e 40 k3j9", "e x k3j9 1 - body", "s k3j9", "40 k3j9 1,x", ""] {
             #expect(BusWire.parse(garbled).isEmpty, "\(garbled)")
         }
-        #expect(BusWire.parse("s k3j9 7:1;bad;9:2").map(\.position) == [7, 9])
+        #expect(BusWire.parse("s k3j9 7:1;bad;9:2;1:2:3;8:1,,2").map(\.position) == [7, 9])
+        #expect(BusWire.parse("s k3j9 7:").map(\.users) == [[]])
+        #expect(BusWire.parse("s k3j9 99999999999999999999:1").isEmpty)
         #expect(BusWire.parseInterest("? k3j9 1") == nil)
     }
 }

@@ -33,6 +33,8 @@ final class FeedBus: Sendable {
     private let interests = Mutex(ServerInterests(refresh: MonotonicClock.nanoseconds(FeedBus.interestRefresh)))
     /// The stubs of this server's commits not yet sent everyone, and whether their sending is scheduled.
     private let untold = Mutex<(stubs: [CommitStub], scheduled: Bool)>(([], false))
+    /// Users who came to be served here and are not yet told, and whether their telling is scheduled.
+    private let newlyServed = Mutex<(users: [Int], scheduled: Bool)>(([], false))
     private let stopping = Atomic<Bool>(false)
 
     /// How long a commit's stub waits to go with others: shorter than a
@@ -42,6 +44,9 @@ final class FeedBus: Sendable {
     static let stubsAtMost = 256
     /// How often a server says all the users it serves.
     static let interestRefresh: Duration = .seconds(2)
+    /// How long a user who came to be served waits to be told with others
+    /// (many streams open at once as a server starts, or its clients come back).
+    static let interestPause: Duration = .milliseconds(5)
 
     private struct Subjects {
         let everyone: String
@@ -77,11 +82,13 @@ final class FeedBus: Sendable {
     }
 
     private func subscribe(_ follower: FeedFollower) throws {
-        for subject in [subjects.everyone, subjects.server(origin), subjects.stubs] {
+        for subject in [subjects.everyone, subjects.server(origin)] {
             try bus.subscribe(to: subject) { follower.heardOnBus($0) }
         }
+        let stubs = try bus.queue(subjects.stubs)
+        follower.takesFromBus { stubs.take($0) }
         try bus.subscribe(to: subjects.interest) { [self] bytes in heardInterest(String(decoding: bytes, as: UTF8.self)) }
-        served.whenNewlyServed { [self] user in bus.publish(BusWire.interest(of: origin, [user], replacing: false), to: subjects.interest) }
+        served.whenNewlyServed { [self] user in tellServed(user) }
         tellInterest()
     }
 
@@ -130,6 +137,23 @@ final class FeedBus: Sendable {
             return untold.stubs
         }
         if !stubs.isEmpty { bus.publish(BusWire.stubs(from: origin, stubs), to: subjects.stubs) }
+    }
+
+    /// Says soon that this server serves `user` too.
+    private func tellServed(_ user: Int) {
+        let scheduling = newlyServed.withLock { newly in
+            newly.users.append(user)
+            defer { newly.scheduled = true }
+            return !newly.scheduled
+        }
+        guard scheduling else { return }
+        timers.after(seconds: Self.interestPause.inSeconds) { [self] in
+            let users = newlyServed.withLock { newly in
+                defer { newly = ([], false) }
+                return newly.users
+            }
+            bus.publish(BusWire.interest(of: origin, users, replacing: false), to: subjects.interest)
+        }
     }
 
     /// Says all the users this server serves, and again every `interestRefresh`.
