@@ -42,7 +42,7 @@ extension FeedFollower {
     /// here without its commit having been sent here (they came to be
     /// served as it was made) is read then.
     package func takesFromBus(_ take: @escaping @Sendable (_ each: (UnsafeRawBufferPointer) -> Void) -> Void) {
-        queuedOnBus.withLock { $0 = take }
+        queuedOnBus.wire(take)
     }
 
     /// Waits until the feed may hold what is not applied: a commit here or a
@@ -85,7 +85,7 @@ extension FeedFollower {
             defer { waiting.removeAll(keepingCapacity: true) }
             return waiting
         }
-        queuedOnBus.withLock { $0 }?({ messages.append(String(decoding: $0, as: UTF8.self)) })
+        queuedOnBus.value?({ messages.append(String(decoding: $0, as: UTF8.self)) })
         for message in messages {
             heard += BusWire.parse(message).map { ($0.position, $0.origin, $0.users.map(Audience.users) ?? .anyone, $0.body) }
         }

@@ -24,6 +24,13 @@ import TailorViews
 /// database restarts) it opens another after a growing pause, and reads on
 /// from where it was. Another server's entry that touches no user served
 /// here is passed over (`ServedUsers`, `FeedFollower+Applying`).
+///
+/// On a bus that routes commits by interest (`onBus`) the notifications are
+/// the bus's: an entry whole where it touches a user served here, else its
+/// stub (`BusWire`), which the bus keeps until the follower's next turn
+/// (`FeedFollower+News`). A stub's entry is passed over, or read where its
+/// user came to be served meanwhile; a position missing is waited for
+/// rather than read at once, since stubs come a few milliseconds late.
 package final class FeedFollower: Sendable {
     private let url: String
     let handler: any FeedHandler
@@ -62,7 +69,7 @@ package final class FeedFollower: Sendable {
     /// as PostgreSQL's, read the same way.
     let fromBus = Mutex<[String]>([])
     /// What the bus keeps until the follower takes it (`takesFromBus`).
-    let queuedOnBus = Mutex<(@Sendable (_ each: (UnsafeRawBufferPointer) -> Void) -> Void)?>(nil)
+    let queuedOnBus = WiredLater<@Sendable (_ each: (UnsafeRawBufferPointer) -> Void) -> Void>()
     /// Whether the follower waits for positions missing before entries it
     /// knows (its own, or carried): it then looks for stubs often (`stubLook`).
     let waitsForPositions = Atomic<Bool>(false)

@@ -35,7 +35,7 @@ package final class FeedProgress: Sendable {
     private let timers: EventLoop
     /// Told when a wait begins for a position not applied yet: whoever
     /// applies the feed may have news it has not taken yet (`FeedFollower.heardOnBus`).
-    private let waitBegun = Mutex<(@Sendable () -> Void)?>(nil)
+    private let waitBegun = WiredLater<@Sendable () -> Void>()
 
     package init(applied: Int, isShared: Bool, timers: EventLoop) {
         state = Mutex(State(applied: applied))
@@ -47,7 +47,7 @@ package final class FeedProgress: Sendable {
 
     /// Calls `told` each time a wait begins for a position not applied yet.
     package func whenWaitBegins(_ told: @escaping @Sendable () -> Void) {
-        waitBegun.withLock { $0 = told }
+        waitBegun.wire(told)
     }
 
     /// The position a write's answer names: what this server applied, or its
@@ -89,7 +89,7 @@ package final class FeedProgress: Sendable {
             return (false, Self.scheduleLook(at: deadline, in: &state))
         }
         if appliedAlready { return answer(true) }
-        waitBegun.withLock { $0 }?()
+        waitBegun.value?()
         if let look { schedule(lookAt: look) }
     }
 

@@ -44,7 +44,7 @@ package final class ServedUsers: Sendable {
     /// Whether entries are passed over at all: nothing is, unless asked.
     private let passesOver: Bool
     /// Told of each user who comes to be served (the bus's interest), outside the lock.
-    private let newlyServed = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    private let newlyServed = WiredLater<@Sendable (Int) -> Void>()
 
     /// How long a user stays served after their last stream closed.
     package static let defaultGrace: Duration = .seconds(30)
@@ -91,11 +91,11 @@ package final class ServedUsers: Sendable {
 
     /// Calls `tell` with each user who comes to be served from now on.
     package func whenNewlyServed(_ tell: @escaping @Sendable (Int) -> Void) {
-        newlyServed.withLock { $0 = tell }
+        newlyServed.wire(tell)
     }
 
     private func tellNewlyServed(_ user: Int) {
-        guard passesOver, let tell = newlyServed.withLock({ $0 }) else { return }
+        guard passesOver, let tell = newlyServed.value else { return }
         tell(user)
     }
 

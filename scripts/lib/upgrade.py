@@ -8,7 +8,8 @@ stream (each resumes from its last event on the server that comes back), and
 every view model on both servers equal to a fresh server's of this build.
 With --bus the new servers are on a NATS bus of the run's own and the old
 ones are not: the new must keep notifying through PostgreSQL while an old
-one is heard. Run by scripts/upgrade-check, which builds what it needs.
+one is heard. With --old-on-bus as well the old ones are on it too (a build
+that knows the bus), and the new must send them every commit as they expect. Run by scripts/upgrade-check, which builds what it needs.
 """
 import argparse
 import signal
@@ -29,6 +30,7 @@ def main():
     parser.add_argument("--users", type=int, default=40)
     parser.add_argument("--rate", type=float, default=300)
     parser.add_argument("--bus", help="nats-server, to put the new servers on a bus")
+    parser.add_argument("--old-on-bus", action="store_true", help="the old servers on the bus too")
     options = parser.parse_args()
     postgres = Postgres(options.postgres_bin, options.folder, ["127.0.0.1"], ["127.0.0.1/32"])
     servers, failures, nats = [], [], None
@@ -42,6 +44,8 @@ def main():
             port = free_port()
             nats = subprocess.Popen([options.bus, "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             new_flags += ["--bus", f"nats://127.0.0.1:{port}"]
+            if options.old_on_bus:
+                flags += ["--bus", f"nats://127.0.0.1:{port}"]
         a = Server("a", options.old, "127.0.0.1", database, flags, options.folder)
         b = Server("b", options.old, "127.0.0.1", database, flags, options.folder)
         servers = [a, b]
