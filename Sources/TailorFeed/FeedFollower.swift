@@ -73,6 +73,9 @@ package final class FeedFollower: Sendable {
     /// Whether the follower waits for positions missing before entries it
     /// knows (its own, or carried): it then looks for stubs often (`stubLook`).
     let waitsForPositions = Atomic<Bool>(false)
+    /// The latest position a request here waits for (`FeedProgress.whenWaitBegins`):
+    /// committed elsewhere, so read for if no news of it comes soon.
+    let awaited = Atomic<Int>(0)
 
     /// Added to the connection's application name.
     package static let applicationNameSuffix = "-feed"
@@ -110,7 +113,10 @@ package final class FeedFollower: Sendable {
         self.progress = progress
         wake = try WakeSignal()
         failures = ThrottledLog(logger: logger, level: .error)
-        progress.whenWaitBegins { [wake] in wake.signal() }
+        progress.whenWaitBegins { [weak self] position in
+            self?.awaited.max(position, ordering: .relaxed)
+            self?.wake.signal()
+        }
     }
 
     /// Starts the follower's thread; the returned stop ends it and waits for it.
@@ -212,7 +218,7 @@ package final class FeedFollower: Sendable {
             let ownLeft = writtenHere.withLock { !$0.isEmpty }
             // Entries known past a missing position: the commit that took it is
             // under way, and its notification comes first; one undone never comes.
-            if !carried.isEmpty || gaps.isWaiting || ownLeft {
+            if !carried.isEmpty || gaps.isWaiting || ownLeft || awaited.load(ordering: .relaxed) > progress.applied {
                 gapRead = gapRead ?? MonotonicClock.after(Self.gapPause)
             } else {
                 gapRead = nil

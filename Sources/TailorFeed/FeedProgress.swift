@@ -33,9 +33,10 @@ package final class FeedProgress: Sendable {
 
     /// Whose timer looks for the waits given up.
     private let timers: EventLoop
-    /// Told when a wait begins for a position not applied yet: whoever
-    /// applies the feed may have news it has not taken yet (`FeedFollower.heardOnBus`).
-    private let waitBegun = WiredLater<@Sendable () -> Void>()
+    /// Told of the position when a wait begins for one not applied yet: whoever
+    /// applies the feed may have news it has not taken yet, or have to read
+    /// for it (`FeedFollower`).
+    private let waitBegun = WiredLater<@Sendable (Int) -> Void>()
 
     package init(applied: Int, isShared: Bool, timers: EventLoop) {
         state = Mutex(State(applied: applied))
@@ -45,8 +46,8 @@ package final class FeedProgress: Sendable {
 
     package var applied: Int { state.withLock { $0.applied } }
 
-    /// Calls `told` each time a wait begins for a position not applied yet.
-    package func whenWaitBegins(_ told: @escaping @Sendable () -> Void) {
+    /// Calls `told` with the position each time a wait begins for one not applied yet.
+    package func whenWaitBegins(_ told: @escaping @Sendable (Int) -> Void) {
         waitBegun.wire(told)
     }
 
@@ -89,7 +90,7 @@ package final class FeedProgress: Sendable {
             return (false, Self.scheduleLook(at: deadline, in: &state))
         }
         if appliedAlready { return answer(true) }
-        waitBegun.value?()
+        waitBegun.value?(position)
         if let look { schedule(lookAt: look) }
     }
 
