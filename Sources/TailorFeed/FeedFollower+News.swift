@@ -16,6 +16,8 @@ extension FeedFollower {
         case notified(needsRead: Bool)
         /// This server committed what is not applied yet.
         case committedHere
+        /// A request waits for a position not applied yet, of which no news came.
+        case awaited
         /// The time to read came, or the follower is to stop.
         case timeUp
     }
@@ -60,8 +62,13 @@ extension FeedFollower {
             guard now < deadline else { return .timeUp }
             // Positions missing may come by stub, which wakes no one: looked for every `stubLook`.
             let until = waitsForPositions.load(ordering: .relaxed) ? min(deadline, now + MonotonicClock.nanoseconds(Self.stubLook)) : deadline
-            if wake.wait(seconds: Double(until - now) / 1e9, orReadable: connection.socket),
-               writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return .committedHere }
+            if wake.wait(seconds: Double(until - now) / 1e9, orReadable: connection.socket) {
+                if writtenHere.withLock({ $0.last.map { $0.position > applied } ?? false }) { return .committedHere }
+                if awaited.load(ordering: .relaxed) > progress.applied {
+                    if let needsRead = try takeNews(on: connection, carrying: &carried) { return .notified(needsRead: needsRead) }
+                    return .awaited
+                }
+            }
         }
         return .timeUp
     }

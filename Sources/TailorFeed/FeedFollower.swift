@@ -74,7 +74,7 @@ package final class FeedFollower: Sendable {
     /// knows (its own, or carried): it then looks for stubs often (`stubLook`).
     let waitsForPositions = Atomic<Bool>(false)
     /// The latest position a request here waits for (`FeedProgress.whenWaitBegins`):
-    /// committed elsewhere, so read for if no news of it comes soon.
+    /// committed elsewhere, so read for at once (`News.awaited`).
     let awaited = Atomic<Int>(0)
 
     /// Added to the connection's application name.
@@ -218,7 +218,7 @@ package final class FeedFollower: Sendable {
             let ownLeft = writtenHere.withLock { !$0.isEmpty }
             // Entries known past a missing position: the commit that took it is
             // under way, and its notification comes first; one undone never comes.
-            if !carried.isEmpty || gaps.isWaiting || ownLeft || awaited.load(ordering: .relaxed) > progress.applied {
+            if !carried.isEmpty || gaps.isWaiting || ownLeft {
                 gapRead = gapRead ?? MonotonicClock.after(Self.gapPause)
             } else {
                 gapRead = nil
@@ -229,8 +229,11 @@ package final class FeedFollower: Sendable {
             // committed and visible before its notification comes.
             case .notified(let needsRead): readNeeded = needsRead || (!onBus && !carried.isEmpty)
             // One left waits behind a position missing: another server's, whose
-            // commit may be visible before its notification comes.
-            case .committedHere: readNeeded = !onBus && ownLeft
+            // commit may be visible before its notification comes. Its sources
+            // wait for it, on the bus too.
+            case .committedHere: readNeeded = ownLeft
+            // A request waits for a position not heard of: committed elsewhere, so read for.
+            case .awaited: readNeeded = true
             case .timeUp: readNeeded = true
             }
         }
