@@ -28,7 +28,11 @@ final class FeedBus: Sendable {
     private let served: ServedUsers
     private let everyServerIsOnBus: @Sendable () -> Bool
     private let everyServerRoutes: @Sendable () -> Bool
+    /// Whose timers say when stubs and interest are due; they are sent on
+    /// `sender`, since a publish may block (a connection that died silently,
+    /// until its pings fail) and a loop must never wait.
     private let timers: EventLoop
+    private let sender = SerialThread(name: "bus")
     /// Whom the other servers serve, told on the interest subject by NATS's threads, read by the writer's.
     private let interests = Mutex(ServerInterests(refresh: MonotonicClock.nanoseconds(FeedBus.interestRefresh)))
     /// The stubs of this server's commits not yet sent everyone, and whether their sending is scheduled.
@@ -98,9 +102,11 @@ final class FeedBus: Sendable {
         FeedAnnouncement(notifiesPostgres: { [self] in !bus.isConnected || !everyServerIsOnBus() }, publish: { [self] in publish($0) })
     }
 
-    /// Stops telling what this server serves, and lets go of the bus.
+    /// Stops telling what this server serves, and lets go of the bus once
+    /// what the sender has begun is sent: nothing is sent after.
     func close() {
         stopping.store(true, ordering: .relaxed)
+        sender.sync {}
         bus.close()
     }
 
@@ -126,12 +132,13 @@ final class FeedBus: Sendable {
         if told.count + 1 >= Self.stubsAtMost {
             sendStubs()
         } else if scheduling {
-            timers.after(seconds: Self.stubPause.inSeconds) { [self] in sendStubs() }
+            timers.after(seconds: Self.stubPause.inSeconds) { [self] in sender.async { self.sendStubs() } }
         }
     }
 
     /// Sends everyone the stubs not yet sent.
     private func sendStubs() {
+        guard !stopping.load(ordering: .relaxed) else { return }
         let stubs = untold.withLock { untold in
             defer { untold = ([], false) }
             return untold.stubs
@@ -148,11 +155,14 @@ final class FeedBus: Sendable {
         }
         guard scheduling else { return }
         timers.after(seconds: Self.interestPause.inSeconds) { [self] in
-            let users = newlyServed.withLock { newly in
-                defer { newly = ([], false) }
-                return newly.users
+            sender.async { [self] in
+                guard !stopping.load(ordering: .relaxed) else { return }
+                let users = newlyServed.withLock { newly in
+                    defer { newly = ([], false) }
+                    return newly.users
+                }
+                bus.publish(BusWire.interest(of: origin, users, replacing: false), to: subjects.interest)
             }
-            bus.publish(BusWire.interest(of: origin, users, replacing: false), to: subjects.interest)
         }
     }
 
@@ -161,7 +171,7 @@ final class FeedBus: Sendable {
         guard !stopping.load(ordering: .relaxed) else { return }
         bus.publish(BusWire.interest(of: origin, served.users, replacing: true), to: subjects.interest)
         interests.withLock { $0.forgetSilent(at: MonotonicClock.now) }
-        timers.after(seconds: Self.interestRefresh.inSeconds) { [self] in tellInterest() }
+        timers.after(seconds: Self.interestRefresh.inSeconds) { [self] in sender.async { self.tellInterest() } }
     }
 
     private func heardInterest(_ message: String) {
