@@ -45,6 +45,10 @@ public final class NatsBus: Sendable {
     /// unanswered pings mean it is gone (a peer cut off, not closed).
     static let pingInterval: Duration = .seconds(2)
     static let pingsOut: Int32 = 2
+    /// How long a write to NATS may block: past it the connection is taken
+    /// for lost (and reconnected, what is published meanwhile kept), rather
+    /// than a connection that died silently hold the writer until its pings fail.
+    static let writeDeadline: Duration = .milliseconds(500)
 
     /// Connects to the first of `urls` that answers (`nats://host:port`);
     /// `name` is how the NATS server lists the connection. A bus that cannot
@@ -67,6 +71,7 @@ public final class NatsBus: Sendable {
         natsOptions_SetReconnectBufSize(options, Self.reconnectBufferBytes)
         natsOptions_SetPingInterval(options, Self.pingInterval.inMilliseconds)
         natsOptions_SetMaxPingsOut(options, Self.pingsOut)
+        natsOptions_SetWriteDeadline(options, Self.writeDeadline.inMilliseconds)
         // What this connection publishes is not sent back to its own subscriptions: a server knows its own commits.
         natsOptions_SetNoEcho(options, true)
         // Released by the closed callback, which NATS calls after every other callback of the connection.
