@@ -46,7 +46,8 @@ package final class FeedProgress: Sendable {
 
     package var applied: Int { state.withLock { $0.applied } }
 
-    /// Calls `told` with the position each time a wait begins for one not applied yet.
+    /// Calls `told` with the position each time a wait begins for one not
+    /// applied yet, but for this server's own commits.
     package func whenWaitBegins(_ told: @escaping @Sendable (Int) -> Void) {
         waitBegun.wire(told)
     }
@@ -90,7 +91,8 @@ package final class FeedProgress: Sendable {
             return (false, Self.scheduleLook(at: deadline, in: &state))
         }
         if appliedAlready { return answer(true) }
-        waitBegun.value?(position)
+        // A commit of this server's own is handed to the follower by its writer.
+        if !committedHere { waitBegun.value?(position) }
         if let look { schedule(lookAt: look) }
     }
 
