@@ -29,8 +29,10 @@ import TailorViews
 /// the bus's: an entry whole where it touches a user served here, else its
 /// stub (`BusWire`), which the bus keeps until the follower's next turn
 /// (`FeedFollower+News`). A stub's entry is passed over, or read where its
-/// user came to be served meanwhile; a position missing is waited for
-/// rather than read at once, since stubs come a few milliseconds late.
+/// user came to be served meanwhile; a position missing before other
+/// servers' entries is waited for rather than read at once, since stubs
+/// come a few milliseconds late (one before this server's own commit, or a
+/// position a request waits for, is read at once as ever).
 package final class FeedFollower: Sendable {
     private let url: String
     let handler: any FeedHandler
@@ -95,10 +97,10 @@ package final class FeedFollower: Sendable {
     /// How long a position missing is waited for at most (`FeedGaps`).
     let gapPatience: Duration
     /// Whether the other servers' commits come on the bus, each told to this
-    /// server whole or by its stub: a position missing is then waited for
-    /// (`gapPause`) rather than read at once, since on a bus that routes
-    /// commits by interest nearly every entry has positions before it that
-    /// come only by stub.
+    /// server whole or by its stub: a position missing before their entries
+    /// is then waited for (`gapPause`) rather than read at once, since on a
+    /// bus that routes commits by interest nearly every entry has positions
+    /// before it that come only by stub.
     let onBus: Bool
 
     /// Follows from where `progress` says this server is.

@@ -123,17 +123,20 @@ package final class PresenceDriver: Sendable {
     /// server lifetime has passed since this one started, in which a server
     /// of any kind would have been heard from.
     package var everyServerIsOnBus: Bool {
-        presence.change { tracker in
-            MonotonicClock.now - madeAt >= tracker.settings.serverLifetime && tracker.everyOtherServerIsOnBus
-        }
+        everyServerSaid(\.everyOtherServerIsOnBus)
     }
 
     /// Whether every server on the bus routes commits by interest, as far as
-    /// this one knows: every other heard from said so, and one server
-    /// lifetime has passed since this one started.
+    /// this one knows, the same way.
     package var everyServerRoutesByInterest: Bool {
+        everyServerSaid(\.everyOtherServerRoutesByInterest)
+    }
+
+    /// Whether every other server heard from said so (`said`), and one
+    /// server lifetime has passed since this one started.
+    private func everyServerSaid(_ said: KeyPath<PresenceTracker, Bool>) -> Bool {
         presence.change { tracker in
-            MonotonicClock.now - madeAt >= tracker.settings.serverLifetime && tracker.everyOtherServerRoutesByInterest
+            MonotonicClock.now - madeAt >= tracker.settings.serverLifetime && tracker[keyPath: said]
         }
     }
 

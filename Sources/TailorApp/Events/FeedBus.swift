@@ -35,10 +35,11 @@ final class FeedBus: Sendable {
     private let sender = SerialThread(name: "bus")
     /// Whom the other servers serve, told on the interest subject by NATS's threads, read by the writer's.
     private let interests = Mutex(ServerInterests(refresh: MonotonicClock.nanoseconds(FeedBus.interestRefresh)))
-    /// The stubs of this server's commits not yet sent everyone, and whether their sending is scheduled.
-    private let untold = Mutex<(stubs: [CommitStub], scheduled: Bool)>(([], false))
-    /// Users who came to be served here and are not yet told, and whether their telling is scheduled.
-    private let newlyServed = Mutex<(users: [Int], scheduled: Bool)>(([], false))
+    /// The stubs of this server's commits not yet sent everyone: added by the writer, sent by `sender`.
+    private let untold = Gathering<CommitStub>()
+    /// Users who came to be served here and are not yet told: added where
+    /// their stream or request comes, told by `sender`.
+    private let newlyServed = Gathering<Int>()
     private let stopping = Atomic<Bool>(false)
 
     /// How long a commit's stub waits to go with others: shorter than a
@@ -120,48 +121,37 @@ final class FeedBus: Sendable {
             return
         }
         let servers = interests.withLock { $0.servers(servingAnyOf: stub.users) }
-        let (told, scheduling) = untold.withLock { untold -> ([CommitStub], Bool) in
-            let told = untold.stubs
-            untold.stubs.append(stub)
-            defer { untold.scheduled = true }
-            return (told, !untold.scheduled)
-        }
+        let (told, first) = untold.add(stub)
         for server in servers where server != origin {
             bus.publish(BusWire.toOne(commit, told: told), to: subjects.server(server))
         }
         if told.count + 1 >= Self.stubsAtMost {
             sendStubs()
-        } else if scheduling {
-            timers.after(seconds: Self.stubPause.inSeconds) { [self] in sender.async { self.sendStubs() } }
+        } else if first {
+            sendSoon(after: Self.stubPause) { $0.sendStubs() }
         }
     }
 
     /// Sends everyone the stubs not yet sent.
     private func sendStubs() {
-        guard !stopping.load(ordering: .relaxed) else { return }
-        let stubs = untold.withLock { untold in
-            defer { untold = ([], false) }
-            return untold.stubs
-        }
+        let stubs = untold.take()
         if !stubs.isEmpty { bus.publish(BusWire.stubs(from: origin, stubs), to: subjects.stubs) }
     }
 
     /// Says soon that this server serves `user` too.
     private func tellServed(_ user: Int) {
-        let scheduling = newlyServed.withLock { newly in
-            newly.users.append(user)
-            defer { newly.scheduled = true }
-            return !newly.scheduled
+        guard newlyServed.add(user).first else { return }
+        sendSoon(after: Self.interestPause) { feedBus in
+            feedBus.bus.publish(BusWire.interest(of: feedBus.origin, feedBus.newlyServed.take(), replacing: false), to: feedBus.subjects.interest)
         }
-        guard scheduling else { return }
-        timers.after(seconds: Self.interestPause.inSeconds) { [self] in
+    }
+
+    /// Runs `send` on `sender` after `pause`, unless the bus is closed by then.
+    private func sendSoon(after pause: Duration, _ send: @escaping @Sendable (FeedBus) -> Void) {
+        timers.after(seconds: pause.inSeconds) { [self] in
             sender.async { [self] in
                 guard !stopping.load(ordering: .relaxed) else { return }
-                let users = newlyServed.withLock { newly in
-                    defer { newly = ([], false) }
-                    return newly.users
-                }
-                bus.publish(BusWire.interest(of: origin, users, replacing: false), to: subjects.interest)
+                send(self)
             }
         }
     }
@@ -171,7 +161,7 @@ final class FeedBus: Sendable {
         guard !stopping.load(ordering: .relaxed) else { return }
         bus.publish(BusWire.interest(of: origin, served.users, replacing: true), to: subjects.interest)
         interests.withLock { $0.forgetSilent(at: MonotonicClock.now) }
-        timers.after(seconds: Self.interestRefresh.inSeconds) { [self] in sender.async { self.tellInterest() } }
+        sendSoon(after: Self.interestRefresh) { $0.tellInterest() }
     }
 
     private func heardInterest(_ message: String) {
@@ -196,5 +186,31 @@ final class FeedBus: Sendable {
     /// digits, `-` and `_` (a `.` splits a NATS subject) are written `_`.
     static func subject(forSchema schema: String) -> String {
         "tailor.feed." + String(schema.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+    }
+}
+
+/// What is gathered to be sent together, from any thread: the first added
+/// since the last `take` schedules the sending (`FeedBus.sendSoon`), which
+/// takes them all. Under a lock, since those who add and the one who sends
+/// are on different threads.
+private final class Gathering<Item: Sendable>: Sendable {
+    private let state = Mutex<(items: [Item], scheduled: Bool)>(([], false))
+
+    /// Adds `item`: the items gathered before it, and whether it is the first to be sent next.
+    func add(_ item: Item) -> (before: [Item], first: Bool) {
+        state.withLock { state in
+            let before = state.items
+            state.items.append(item)
+            defer { state.scheduled = true }
+            return (before, !state.scheduled)
+        }
+    }
+
+    /// The items gathered, leaving none.
+    func take() -> [Item] {
+        state.withLock { state in
+            defer { state = ([], false) }
+            return state.items
+        }
     }
 }

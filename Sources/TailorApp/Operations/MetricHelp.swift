@@ -24,7 +24,7 @@ enum MetricHelp {
         "tailor_feed_entries_read_total": "Other servers' entries the follower read back from PostgreSQL: no notification carried them, or one was lost (PostgreSQL).",
         "tailor_feed_entries_passed_over_total": "Entries of the feed passed over undecoded or unapplied: they touch no user served here (PostgreSQL).",
         "tailor_served_users": "Users served here: a stream of theirs is open, or closed or a request of theirs came within the grace.",
-"tailor_feed_bodies_heard_total": "Other servers' entries that came whole with their notification (PostgreSQL's or the bus's).",
+        "tailor_feed_bodies_heard_total": "Other servers' entries that came whole with their notification (PostgreSQL's or the bus's).",
         "tailor_feed_stubs_heard_total": "Other servers' commits heard of by their stub alone on the bus: they touch no user served here, or one who came to be served as they were made.",
         "tailor_bus_routes_by_interest": "Whether this server's commits go whole only to the servers that serve their users (1), or to every server (0: a server that does not route by interest is heard, or the first presence lifetime).",
         "tailor_bus_interested_servers": "Other servers heard on the bus saying whom they serve.",
