@@ -10,7 +10,8 @@ import TailorViews
 /// each commit by interest: a writer sends it whole only to the servers
 /// that serve one of its users (each says whom it serves: `ServerInterests`),
 /// on each one's own subject, and to every server its stub, a few at a time
-/// (`BusWire`), so that a server that serves none of its users pays next to
+/// (`BusWire`; within 10 ms while other servers write, 100 ms while this
+/// one writes alone: `StubPace`), so that a server that serves none of its users pays next to
 /// nothing for it and one whose user it touches without having been sent it
 /// (it came to serve them as the commit was made) reads it from PostgreSQL.
 /// Commits that touch anyone go whole to everyone, on the schema's subject.
@@ -41,12 +42,10 @@ final class FeedBus: Sendable {
     /// their stream or request comes, told by `sender`.
     private let newlyServed = Gathering<Int>()
     private let stopping = Atomic<Bool>(false)
-
-    /// How long a commit's stub waits to go with others: shorter than a
-    /// follower waits for a missing position before it reads (`FeedFollower.gapPause`).
-    static let stubPause: Duration = .milliseconds(10)
-    /// Stubs sent at once at most: past it, they go without waiting.
-    static let stubsAtMost = 256
+    /// How soon the stubs go: soon while other servers write, less often while this one writes alone.
+    private let pace = Mutex(StubPace())
+    /// Other servers' commits this server's follower has heard of or read so far.
+    private let othersSeen: @Sendable () -> Int
     /// How often a server says all the users it serves.
     static let interestRefresh: Duration = .seconds(2)
     /// How long a user who came to be served waits to be told with others
@@ -69,14 +68,16 @@ final class FeedBus: Sendable {
         guard !configuration.bus.isEmpty else { return nil }
         let bus = try NatsBus(urls: configuration.bus, name: "tailor-\(follower.origin)", logger: logger)
         let feedBus = FeedBus(bus: bus, schema: schema, origin: follower.origin, served: served, everyServerIsOnBus: everyServerIsOnBus,
-                              everyServerRoutes: everyServerRoutes, timers: timers)
+                              everyServerRoutes: everyServerRoutes, othersSeen: { follower.bodiesHeard + follower.stubsHeard + follower.entriesRead },
+                              timers: timers)
         try feedBus.subscribe(follower)
         return feedBus
     }
 
     private init(bus: NatsBus, schema: String, origin: String, served: ServedUsers, everyServerIsOnBus: @escaping @Sendable () -> Bool,
-                 everyServerRoutes: @escaping @Sendable () -> Bool, timers: EventLoop) {
+                 everyServerRoutes: @escaping @Sendable () -> Bool, othersSeen: @escaping @Sendable () -> Int, timers: EventLoop) {
         self.bus = bus
+        self.othersSeen = othersSeen
         self.everyServerIsOnBus = everyServerIsOnBus
         let everyone = Self.subject(forSchema: schema)
         subjects = Subjects(everyone: everyone, stubs: everyone + ".stubs", interest: everyone + ".interest", serverPrefix: everyone + ".to.")
@@ -125,10 +126,11 @@ final class FeedBus: Sendable {
         for server in servers where server != origin {
             bus.publish(BusWire.toOne(commit, told: told), to: subjects.server(server))
         }
-        if told.count + 1 >= Self.stubsAtMost {
+        let pace = pace.withLock { $0.pace(othersSeen: othersSeen(), now: MonotonicClock.now) }
+        if told.count + 1 >= pace.atMost {
             sendStubs()
         } else if first {
-            sendSoon(after: Self.stubPause) { $0.sendStubs() }
+            sendSoon(after: pace.pause) { $0.sendStubs() }
         }
     }
 
