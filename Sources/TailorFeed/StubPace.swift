@@ -1,3 +1,5 @@
+import TailorLoop
+
 /// How soon a writer on the bus sends everyone the stubs of its commits.
 ///
 /// A stub is needed soon only by a server that waits for it: one holding
@@ -11,8 +13,6 @@
 /// it brings.
 ///
 /// A value, owned by whoever holds the writer's bus; tested alone.
-import TailorLoop
-
 package struct StubPace: Sendable {
     /// While another server writes: sooner than a follower reads for a missing position.
     package static let soon = Pace(pause: .milliseconds(10), atMost: 256)

@@ -11,9 +11,10 @@ import TailorViews
 /// that serve one of its users (each says whom it serves: `ServerInterests`),
 /// on each one's own subject, and to every server its stub, a few at a time
 /// (`BusWire`; within 10 ms while other servers write, 100 ms while this
-/// one writes alone: `StubPace`), so that a server that serves none of its users pays next to
-/// nothing for it and one whose user it touches without having been sent it
-/// (it came to serve them as the commit was made) reads it from PostgreSQL.
+/// one writes alone: `StubPace`), so that a server that serves none of its
+/// users pays next to nothing for it and one whose user it touches without
+/// having been sent it (it came to serve them as the commit was made) reads
+/// it from PostgreSQL.
 /// Commits that touch anyone go whole to everyone, on the schema's subject.
 ///
 /// PostgreSQL then signals no listening server at each commit, which costs
