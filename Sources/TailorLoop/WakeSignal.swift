@@ -32,9 +32,21 @@ public final class WakeSignal: Sendable {
     /// ended the wait.
     @discardableResult
     public func wait(seconds: Double, orReadable socket: Int32? = nil) -> Bool {
+        wait(milliseconds: Int32((seconds * 1000).rounded(.up)), orReadable: socket)
+    }
+
+    /// For the waiting thread: waits until a signal, however long, and takes
+    /// the signals. For a thread with nothing to do but what it is signalled for.
+    public func waitForSignal() {
+        wait(milliseconds: -1, orReadable: nil)
+    }
+
+    /// `milliseconds`: poll's timeout, negative for none.
+    @discardableResult
+    private func wait(milliseconds: Int32, orReadable socket: Int32?) -> Bool {
         var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
         if let socket { descriptors.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-        _ = poll(&descriptors, nfds_t(descriptors.count), Int32((seconds * 1000).rounded(.up)))
+        _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
         drain()
         return descriptors[0].revents != 0
     }

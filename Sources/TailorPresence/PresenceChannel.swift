@@ -84,7 +84,8 @@ package final class PresenceChannel: Sendable {
                                              case .payload(let payload): heard(payload)
                                              }
                                          }
-                                         wake.wait(seconds: 0.5)
+                                         // Signalled for each signal to send, each heard, and the stop.
+                                         wake.waitForSignal()
                                      }
                                      // The last signals: a stopping server's goodbye.
                                      try sendWaiting(on: connection)

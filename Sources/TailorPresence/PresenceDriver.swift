@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import TailorHTTP
 import TailorLoop
 import TailorStore
@@ -10,7 +11,7 @@ import TailorViews
 /// signals to the other servers (`PresenceChannel`, on PostgreSQL), hands a
 /// last seen to be recorded (`LastSeenRecorder`), and builds again the views of the
 /// contacts of someone whose presence changed, through the cache and the
-/// lanes, as any change is. Its ticks (`tickInterval`) end graces,
+/// lanes, as any change is. Its ticks (`PresenceTicks`) end graces,
 /// typing and servers not heard from, and send this server's heartbeat.
 package final class PresenceDriver: Sendable {
     private let presence: Presence
@@ -37,8 +38,12 @@ package final class PresenceDriver: Sendable {
     /// not heard from yet may be of any kind.
     private let madeAt = MonotonicClock.now
 
-    /// Seconds between ticks: typing ends and servers are found gone within it.
-    static let tickInterval = 0.2
+    /// The time between two ticks at least: graces, typing and lifetimes end within it of their time.
+    static let tickSpacing: Duration = .milliseconds(200)
+    /// When presence is ticked.
+    private let ticks: PresenceTicks
+    /// When this server's next heartbeat is due (MonotonicClock), for the ticks.
+    private let nextHeartbeat = Atomic<UInt64>(0)
 
     /// A user's last seen, to be recorded.
     package struct LastSeenWrite: Sendable {
@@ -53,6 +58,7 @@ package final class PresenceDriver: Sendable {
         self.presence = presence
         self.onBus = onBus
         self.executor = executor
+        ticks = PresenceTicks(spacing: Self.tickSpacing, on: executor)
         (lastSeenWrites, lastSeenIn) = AsyncStream.makeStream()
         self.channel = channel
         self.database = database
@@ -75,23 +81,10 @@ package final class PresenceDriver: Sendable {
             }
         }
         let stopChannel = channel?.start(heard: { [self] payload in heard(payload) },
-                                         connected: { [self] in perform(presence.change { $0.reconnected() }) })
-        let heartbeat = Double(presence.change { $0.settings.heartbeatInterval }) / 1e9
-        let ticking = Task(executorPreference: executor) { [self] in
-            var nextHeartbeat = MonotonicClock.now
-            while !Task.isCancelled {
-                // Cancelled when the server stops, which the loop's condition sees next.
-                try? await Task.sleep(for: .milliseconds(Int(Self.tickInterval * 1000)))
-                let now = MonotonicClock.now
-                perform(presence.change { $0.tick(now: now, time: self.now()) })
-                if channel != nil, now >= nextHeartbeat {
-                    perform([.announce(.heartbeat)] + (onBus ? [.announce(.onBus), .announce(.routesByInterest)] : []))
-                    nextHeartbeat = now + UInt64(heartbeat * 1e9)
-                }
-            }
-        }
+                                         connected: { [self] in perform(change { $0.reconnected() }) })
+        ticks.start { [self] in tick() }
         return { [self] in
-            ticking.cancel()
+            ticks.stop()
             listening.cancel()
             sayGoodbye()
             stopChannel?()
@@ -147,16 +140,39 @@ package final class PresenceDriver: Sendable {
 
     // MARK: What happens
 
+    /// Changes presence with an input, and has it ticked by when what the input began is due.
+    private func change(_ input: (inout PresenceTracker) -> [PresenceTracker.Action]) -> [PresenceTracker.Action] {
+        let (actions, due) = presence.change { tracker in (input(&tracker), tracker.nextDue) }
+        ticks.due(at: due)
+        return actions
+    }
+
+    /// What is due in presence, and this server's heartbeat when due;
+    /// returns when the next tick is due.
+    private func tick() -> UInt64 {
+        let now = MonotonicClock.now
+        let (actions, due) = presence.change { tracker in (tracker.tick(now: now, time: self.now()), tracker.nextDue) }
+        perform(actions)
+        guard channel != nil else { return due }
+        var heartbeat = nextHeartbeat.load(ordering: .relaxed)
+        if now >= heartbeat {
+            perform([.announce(.heartbeat)] + (onBus ? [.announce(.onBus), .announce(.routesByInterest)] : []))
+            heartbeat = now + presence.change { $0.settings.heartbeatInterval }
+            nextHeartbeat.store(heartbeat, ordering: .relaxed)
+        }
+        return min(due, heartbeat)
+    }
+
     private func streamOpened(by user: Int) {
-        perform(presence.change { $0.streamOpened(by: user, now: MonotonicClock.now) })
+        perform(change { $0.streamOpened(by: user, now: MonotonicClock.now) })
     }
 
     private func streamClosed(by user: Int) {
-        perform(presence.change { $0.streamClosed(by: user, now: MonotonicClock.now, time: now()) })
+        perform(change { $0.streamClosed(by: user, now: MonotonicClock.now, time: now()) })
     }
 
     package func typed(in chat: Int, by user: Int, contact: Int) {
-        perform(presence.change { $0.typed(in: chat, by: user, contact: contact, now: MonotonicClock.now) })
+        perform(change { $0.typed(in: chat, by: user, contact: contact, now: MonotonicClock.now) })
     }
 
     /// From the feed: a message's sender no longer types in its chat.
@@ -178,7 +194,7 @@ package final class PresenceDriver: Sendable {
     /// another. The contacts' views it changes are dropped before the feed
     /// goes on, read through `contacts` when the kept chats do not know them.
     package func lastSeenCommitted(of user: Int, contacts: @escaping ContactsReader) {
-        perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) }, contacts: contacts)
+        perform(change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) }, contacts: contacts)
     }
 
     private func heard(_ payload: String) {
@@ -186,7 +202,7 @@ package final class PresenceDriver: Sendable {
             failures.log("a presence signal this server cannot read was passed over: \(payload.prefix(80))")
             return
         }
-        perform(presence.change { $0.heard(signal, from: sender, now: MonotonicClock.now, time: now()) })
+        perform(change { $0.heard(signal, from: sender, now: MonotonicClock.now, time: now()) })
     }
 
     // MARK: What it asks for
@@ -218,7 +234,7 @@ package final class PresenceDriver: Sendable {
     /// A last seen was not news, or could not be written: nothing comes back
     /// through the feed, and the user is shown as they are at once.
     package func lastSeenNotRecorded(of user: Int) {
-        perform(presence.change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
+        perform(change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) })
     }
 
     /// From the feed: `user`'s privacy setting changed: their contacts'

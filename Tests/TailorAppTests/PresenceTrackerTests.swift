@@ -148,6 +148,31 @@ import Testing
         #expect(!presence.isTyping(1, in: 7))
     }
 
+    /// The driver ticks only when something is due: a server with nothing
+    /// in a grace, typing or just shown has no tick due at all.
+    @Test func aTickIsDueOnlyWhenAGraceATypingAShowOrALifetimeEnds() {
+        var presence = tracker()
+        #expect(presence.nextDue == .max, "nothing pending")
+        _ = presence.streamOpened(by: 1, now: 0)
+        #expect(presence.nextDue == Self.second, "the show interval of user 1 shown online")
+        #expect(presence.tick(now: Self.second, time: 0) == [])
+        #expect(presence.nextDue == .max, "shown, and nothing else pending")
+        _ = presence.streamClosed(by: 1, now: 3 * Self.second, time: Self.time)
+        #expect(presence.nextDue == 5 * Self.second, "the grace after the last stream")
+        _ = presence.typed(in: 7, by: 2, contact: 1, now: 4 * Self.second)
+        #expect(presence.nextDue == 5 * Self.second, "the earlier of the grace and the typing")
+        #expect(presence.tick(now: 5 * Self.second, time: 0).contains(.recordLastSeen(user: 1, at: Self.time)))
+        #expect(presence.nextDue == 9 * Self.second, "the typing, before user 1 stops leaving at the lifetime")
+        _ = presence.lastSeenRecorded(of: 1, now: 6 * Self.second)
+        _ = presence.tick(now: 9 * Self.second, time: 0)
+        #expect(presence.nextDue == .max)
+        _ = presence.heard(.heartbeat, from: "k", now: 10 * Self.second, time: Self.time)
+        #expect(presence.nextDue == 25 * Self.second, "another server's lifetime")
+        _ = presence.heard(.heartbeat, from: "k", now: 14 * Self.second, time: Self.time)
+        #expect(presence.tick(now: 25 * Self.second, time: 0) == [], "heard from again: early, and nothing to do")
+        #expect(presence.nextDue == 29 * Self.second)
+    }
+
     @Test func aServerThatSaysHelloHearsWhoIsHereAndReplacesWhatWasKnownOfIt() {
         var presence = tracker()
         for user in 1...(PresenceTracker.usersPerSignal + 1) { _ = presence.streamOpened(by: user, now: 0) }

@@ -1,7 +1,9 @@
 /// Who is online and who is typing, as one server knows it, and when that
 /// changes what its users are shown: a state machine with no I/O. Each input
-/// returns the actions it calls for, and `tick` is called a few times a
-/// second with the time.
+/// returns the actions it calls for, and `tick` is called with the time once
+/// it is `nextDue`: a server with nothing in a grace, typing or shown a
+/// moment ago is not ticked at all (but for its heartbeat and the other
+/// servers' lifetimes).
 ///
 /// A user is online while they have an event stream open on this server or
 /// on another that still sends its heartbeat. When their last stream here
@@ -95,6 +97,11 @@ package struct PresenceTracker: Sendable {
     /// as they are by then.
     private var due: [Int: Bool] = [:]
     private var typing: [Typist: Typing] = [:]
+    /// The earliest time `tick` has something to do: a grace, a lifetime, a
+    /// typing or a show interval ends (MonotonicClock; `.max`: none). It may
+    /// come early, once what was due then moved later (a server heard from
+    /// again): that tick finds nothing, and works it out anew.
+    package private(set) var nextDue: UInt64 = .max
 
     package init(server: String, settings: Settings = Settings(), alwaysOnline: Set<Int> = []) {
         self.server = server
@@ -143,6 +150,7 @@ package struct PresenceTracker: Sendable {
         }
         streams[user] = nil
         closing[user] = (now + settings.offlineGrace, time)
+        due(at: now + settings.offlineGrace)
         return []
     }
 
@@ -150,6 +158,7 @@ package struct PresenceTracker: Sendable {
     package mutating func heard(_ signal: PresenceSignal, from sender: String, now: UInt64, time: Int) -> [Action] {
         guard sender != server else { return [] }
         if signal == .rollCall { return [.announce(.heartbeat)] }
+        if others[sender] == nil { due(at: now + settings.serverLifetime) }
         var other = others[sender] ?? OtherServer(heardAt: now, heardAtTime: time)
         other.heardAt = now
         other.heardAtTime = time
@@ -162,7 +171,7 @@ package struct PresenceTracker: Sendable {
         case .offline(let user, let lastSeen):
             other.users.remove(user)
             // Its last seen is being written: shown online until it is in the feed.
-            if lastSeen != nil { leaving[user] = now + settings.serverLifetime }
+            if lastSeen != nil { leave(user, now: now) }
             changed.insert(user)
         case .typing(let chat, let user, let contact):
             actions += startTyping(chat: chat, user: user, contact: contact, now: now)
@@ -234,7 +243,7 @@ package struct PresenceTracker: Sendable {
         for (user, left) in closing where left.until <= now {
             closing[user] = nil
             let elsewhere = others.values.contains { $0.users.contains(user) }
-            if !elsewhere { leaving[user] = now + settings.serverLifetime }
+            if !elsewhere { leave(user, now: now) }
             actions.append(.announce(.offline(user: user, lastSeen: elsewhere ? nil : left.at)))
             if !elsewhere { actions.append(.recordLastSeen(user: user, at: left.at)) }
             actions += update(user, now: now)
@@ -245,7 +254,7 @@ package struct PresenceTracker: Sendable {
             // The first of the servers left writes; the others wait for it.
             let writes = (Array(others.keys) + [server]).min() == server
             for user in other.users.sorted() where !isOnlineAnywhere(user) {
-                leaving[user] = now + settings.serverLifetime
+                leave(user, now: now)
                 if writes { actions.append(.recordLastSeen(user: user, at: other.heardAtTime)) }
             }
             for user in other.users.sorted() { actions += update(user, now: now) }
@@ -263,7 +272,29 @@ package struct PresenceTracker: Sendable {
             let refresh = due.removeValue(forKey: user) ?? false
             actions += update(user, now: now, refresh: refresh)
         }
+        nextDue = earliestDue()
         return actions
+    }
+
+    /// When the next of what `tick` looks at ends, gone over whole once a tick.
+    private func earliestDue() -> UInt64 {
+        let ends = [closing.values.lazy.map(\.until).min(),
+                    others.values.lazy.map { $0.heardAt + settings.serverLifetime }.min(),
+                    leaving.values.min(),
+                    typing.values.lazy.map(\.until).min(),
+                    lastShown.values.min().map { $0 + settings.showInterval }]
+        return ends.compactMap { $0 }.min() ?? .max
+    }
+
+    /// Something ends at `time`: `tick` is due then at the latest.
+    private mutating func due(at time: UInt64) {
+        nextDue = min(nextDue, time)
+    }
+
+    /// `user`'s last seen is being recorded: they stay online until it is in the feed, or a server lifetime.
+    private mutating func leave(_ user: Int, now: UInt64) {
+        leaving[user] = now + settings.serverLifetime
+        due(at: now + settings.serverLifetime)
     }
 
     // MARK: Working it out
@@ -292,6 +323,7 @@ package struct PresenceTracker: Sendable {
     private mutating func show(_ user: Int, now: UInt64) -> [Action] {
         if isOnlineAnywhere(user) { shown.insert(user) } else { shown.remove(user) }
         lastShown[user] = now
+        due(at: now + settings.showInterval)
         return [.show(user: user)]
     }
 
@@ -299,6 +331,7 @@ package struct PresenceTracker: Sendable {
         let typist = Typist(chat: chat, user: user)
         let started = typing[typist] == nil
         typing[typist] = Typing(contact: contact, until: now + settings.typingDuration)
+        due(at: now + settings.typingDuration)
         return started ? [.showTyping(chat: chat, user: user, contact: contact)] : []
     }
 
