@@ -150,7 +150,7 @@ package struct PresenceTracker: Sendable {
         }
         streams[user] = nil
         closing[user] = (now + settings.offlineGrace, time)
-        due(at: now + settings.offlineGrace)
+        ends(at: now + settings.offlineGrace)
         return []
     }
 
@@ -158,7 +158,7 @@ package struct PresenceTracker: Sendable {
     package mutating func heard(_ signal: PresenceSignal, from sender: String, now: UInt64, time: Int) -> [Action] {
         guard sender != server else { return [] }
         if signal == .rollCall { return [.announce(.heartbeat)] }
-        if others[sender] == nil { due(at: now + settings.serverLifetime) }
+        if others[sender] == nil { ends(at: now + settings.serverLifetime) }
         var other = others[sender] ?? OtherServer(heardAt: now, heardAtTime: time)
         other.heardAt = now
         other.heardAtTime = time
@@ -287,14 +287,14 @@ package struct PresenceTracker: Sendable {
     }
 
     /// Something ends at `time`: `tick` is due then at the latest.
-    private mutating func due(at time: UInt64) {
+    private mutating func ends(at time: UInt64) {
         nextDue = min(nextDue, time)
     }
 
     /// `user`'s last seen is being recorded: they stay online until it is in the feed, or a server lifetime.
     private mutating func leave(_ user: Int, now: UInt64) {
         leaving[user] = now + settings.serverLifetime
-        due(at: now + settings.serverLifetime)
+        ends(at: now + settings.serverLifetime)
     }
 
     // MARK: Working it out
@@ -323,7 +323,7 @@ package struct PresenceTracker: Sendable {
     private mutating func show(_ user: Int, now: UInt64) -> [Action] {
         if isOnlineAnywhere(user) { shown.insert(user) } else { shown.remove(user) }
         lastShown[user] = now
-        due(at: now + settings.showInterval)
+        ends(at: now + settings.showInterval)
         return [.show(user: user)]
     }
 
@@ -331,7 +331,7 @@ package struct PresenceTracker: Sendable {
         let typist = Typist(chat: chat, user: user)
         let started = typing[typist] == nil
         typing[typist] = Typing(contact: contact, until: now + settings.typingDuration)
-        due(at: now + settings.typingDuration)
+        ends(at: now + settings.typingDuration)
         return started ? [.showTyping(chat: chat, user: user, contact: contact)] : []
     }
 
