@@ -140,6 +140,12 @@ package final class ServedUsers: Sendable {
         decided.store(position, ordering: .releasing)
     }
 
+    /// Whether `user` is served here: everyone is where nothing is passed over.
+    package func serves(_ user: Int) -> Bool {
+        guard passesOver, !everywhere.contains(user) else { return true }
+        return state.withLock { $0.serves(user, at: MonotonicClock.now, grace: grace) }
+    }
+
     /// Whether any of `users` is served here; nil (anyone) always is.
     package func servesAny(of users: [Int]?) -> Bool {
         guard passesOver, let users else { return true }

@@ -58,7 +58,7 @@ final class EventHandler: FeedHandler {
     /// servers write too.
     func committed(_ entry: FeedEntry, snapshot: FeedSnapshot) {
         // Before the cache forgets: a view built after that reads the kept chats as they are now.
-        if let failure = directory.committed(entry.changes, at: entry.position, snapshot: snapshot) {
+        if let failure = directory.committed(entry.changes, at: entry.position, snapshot: snapshot, keeping: streams.served.serves) {
             failures.log("chats touched at feed position \(entry.position) were not kept, their views are read from the database: \(failure)")
         }
         // A message touches five topics: room for them all, so the set is not grown while filled.

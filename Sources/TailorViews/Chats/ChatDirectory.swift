@@ -196,7 +196,13 @@ package final class ChatDirectory: Sendable {
     // MARK: Keeping up, where the feed is applied
 
     /// Brings kept chats up to date with the feed's entry at `position`, and
-    /// keeps the users it touched, read from `snapshot` if new. The snapshot
+    /// keeps the users it touched whom `keeps` names (those this server
+    /// serves) or who are new (signed up, or in a chat just opened: a server
+    /// where they come to be served has them already), read from `snapshot`
+    /// if not kept yet. A user touched but not kept here would be let go when
+    /// an entry of theirs is passed over, and read whole again at the next
+    /// one that is applied; their chats with a kept user stay kept with that
+    /// user, whom their views need. The snapshot
     /// may show entries past `position`, since the writer commits on
     /// meanwhile and other servers may write too: a chat read from it
     /// already holds the entries it shows (`FeedPlace`), and skips them
@@ -204,13 +210,15 @@ package final class ChatDirectory: Sendable {
     /// users it left out are not kept, and their views are built from the
     /// store, but the caller should say so.
     @discardableResult
-    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot) -> (any Error)? {
-        let (touched, stale, unknown) = state.withLock { state in
-            let (touched, stale) = Self.apply(changes, at: position, to: &state)
-            return (touched, stale, touched.filter { state.chatIDs(of: $0) == nil })
+    package func committed(_ changes: [Change], at position: Int, snapshot: FeedSnapshot,
+                           keeping keeps: (Int) -> Bool = { _ in true }) -> (any Error)? {
+        let (touched, stale, new, unknown) = state.withLock { state in
+            let (touched, stale, new) = Self.apply(changes, at: position, to: &state)
+            return (touched, stale, new, touched.filter { state.chatIDs(of: $0) == nil })
         }
         guard !touched.isEmpty else { return nil }
-        let read = Self.read(users: stale.union(unknown), from: snapshot, limit: maxChatsPerUser, knowing: { id in
+        let wanted = stale.union(unknown).filter { new.contains($0) || keeps($0) }
+        let read = Self.read(users: wanted, from: snapshot, limit: maxChatsPerUser, knowing: { id in
             self.state.withLock { $0.chats[id] != nil }
         })
         state.withLock { state in
@@ -232,11 +240,13 @@ package final class ChatDirectory: Sendable {
         return read.failure
     }
 
-    /// Applies what changed to the kept chats. Returns the users touched, and
-    /// those whose kept lists now lack a chat.
-    private static func apply(_ changes: [Change], at position: Int, to state: inout State) -> (touched: Set<Int>, stale: Set<Int>) {
+    /// Applies what changed to the kept chats. Returns the users touched,
+    /// those whose kept lists now lack a chat, and those new to the feed.
+    private static func apply(_ changes: [Change], at position: Int, to state: inout State)
+        -> (touched: Set<Int>, stale: Set<Int>, new: Set<Int>) {
         var touched = Set<Int>()
         var stale = Set<Int>()
+        var new = Set<Int>()
         // The kept chats that do not show this entry yet; one read from a
         // snapshot that shows it already is left alone.
         let behind = Set(changes.compactMap(\.chatID).filter { state.chats[$0].map { !$0.asOf.shows(position) } ?? false })
@@ -244,9 +254,11 @@ package final class ChatDirectory: Sendable {
             switch change {
             case .signedUp(let user):
                 touched.insert(user)
+                new.insert(user)
             case .chatOpened(let chat):
                 touched.formUnion([chat.userA, chat.userB])
                 stale.formUnion([chat.userA, chat.userB])
+                new.formUnion([chat.userA, chat.userB])
             case .messageSent(let message, let chat):
                 touched.formUnion([chat.userA, chat.userB])
                 if behind.contains(chat.id) { Self.change(chat.id, in: &state) { $0.sent(message) } }
@@ -266,7 +278,7 @@ package final class ChatDirectory: Sendable {
             }
         }
         for id in behind { state.chats[id]?.asOf.pass(position) }
-        return (touched, stale)
+        return (touched, stale, new)
     }
 
     /// Changes a kept chat in place, and moves it in its kept users' lists:
