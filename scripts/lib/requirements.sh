@@ -2,6 +2,8 @@
 # is missing through apt when run as root on Debian, or says what to install.
 
 say() { printf '%s\n' "$*" >&2; }
+# A TCP port free on 127.0.0.1 now.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 require_swift() {
     if ! command -v swift >/dev/null 2>&1; then
