@@ -15,6 +15,10 @@ def threads(file):
         name, ticks = line.rsplit(" ", 1)
         totals[name] = totals.get(name, 0) + int(ticks)
     return totals
+def grown(before_file, after_file):
+    """Each thread's ticks that grew from one file to the other, by name."""
+    before = threads(before_file)
+    return {name: ticks - before.get(name, 0) for name, ticks in threads(after_file).items() if ticks > before.get(name, 0)}
 try:
     report = json.load(open(path))
 except Exception:
@@ -40,8 +44,7 @@ print(json.dumps({"servers": int(count), "rate": int(rate), "round": int(run_rou
                   "kept": {"users": kept_after[2] / int(count), "chats": kept_after[3] / int(count),
                            "read_again": (kept_after[0] - kept_before[0]) / accepted, "let_go": (kept_after[1] - kept_before[1]) / accepted},
                   "pg_wakes": int(wakes) / accepted,
-                  "threads": {name: round(per(ticks - threads(threads_before).get(name, 0)))
-                              for name, ticks in threads(threads_after).items() if ticks > threads(threads_before).get(name, 0)},
+                  "threads": {name: round(per(ticks)) for name, ticks in grown(threads_before, threads_after).items()},
                   # The bus's messages in and out and their bytes, a message.
                   "bus_counts": [round(c / accepted, 2) for c in bus_counts],
                   # One server with no client, on average, by run time: all it spent a message, what it
@@ -51,6 +54,5 @@ print(json.dumps({"servers": int(count), "rate": int(rate), "round": int(run_rou
                       "idle_added_us": (int(idle_run) - int(quiet_run) / int(quiet_seconds) * int(window) / 1e9) / 1e3 / accepted / idle_count}
                      if idle_count else {}),
                   # One server with no client, on average: tenths of a µs, since these are small.
-                  "idle_threads": {name: round(per(ticks - threads(idle_before).get(name, 0)) / idle_count, 1)
-                                   for name, ticks in threads(idle_after).items() if ticks > threads(idle_before).get(name, 0)}
+                  "idle_threads": {name: round(per(ticks) / idle_count, 1) for name, ticks in grown(idle_before, idle_after).items()}
                                   if idle_count else {}}))

@@ -17,9 +17,9 @@ nats_start() {
     port=$(free_port)
     monitor=$(free_port)
     nats-server -a 127.0.0.1 -p "$port" -m "$monitor" -l "$1/nats.log" &
-    NATS_MONITOR="http://127.0.0.1:$monitor"
     NATS_PID=$!
     NATS_URL="nats://127.0.0.1:$port"
+    NATS_MONITOR="http://127.0.0.1:$monitor"
     for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return; sleep 0.05; done
     say "nats-server did not start: see $1/nats.log"
     exit 1
