@@ -9,11 +9,15 @@ import Testing
 /// keeps being notified; a bus that goes away and comes back loses nothing.
 @Suite struct BusTests {
     /// A server of `location` on `bus` (nil: without one), that counts
-    /// another server gone (or not yet heard) within a second.
+    /// another server gone (or not yet heard) within a few seconds: soon
+    /// enough for a test to wait, late enough that a busy machine's late
+    /// heartbeat does not make it forget the other for a moment. (A server
+    /// heard again is not known to be on the bus until its next heartbeat,
+    /// and is notified through PostgreSQL meanwhile, as it should be.)
     private static func server(_ location: DatabaseLocation, bus: NatsServer?) throws -> TestApp {
         try TestApp(database: location) {
             $0.bus = bus.map { [$0.url] } ?? []
-            $0.presenceLifetime = 1
+            $0.presenceLifetime = 5
         }
     }
 

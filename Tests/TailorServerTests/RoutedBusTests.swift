@@ -8,10 +8,13 @@ import Testing
 /// which they pass over; a server that comes to serve a user gets what
 /// follows whole.
 @Suite struct RoutedBusTests {
+    /// A server on `bus` that counts another gone within a few seconds:
+    /// one forgotten for a moment (a busy machine's late heartbeat) is sent
+    /// every commit whole until it says again that it routes by interest.
     private static func server(_ location: DatabaseLocation, bus: NatsServer) throws -> TestApp {
         try TestApp(database: location) {
             $0.bus = [bus.url]
-            $0.presenceLifetime = 1
+            $0.presenceLifetime = 5
         }
     }
 
