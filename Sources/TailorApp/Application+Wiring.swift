@@ -36,6 +36,7 @@ extension Application {
             usersOnline: presence.usersOnline, otherServers: presence.otherServers, writerRestSeconds: events.rest.inSeconds,
             kept: readModel.directory.figures, bus: bus?.bus.statistics, notifiesPostgres: bus?.announcement.notifiesPostgres() ?? true,
             routesByInterest: bus?.routesByInterest ?? false, interestedServers: bus?.interestedServers ?? 0,
+            typingHearers: bus?.typingHearers ?? 0,
             totals: ServerMetrics.Totals(
                 eventsPublished: streams.eventsPublished, slowStreamsEnded: streams.memory.streamsEndedSlow,
                 cacheHits: cacheCounts.hits, cacheMisses: cacheCounts.misses,

@@ -77,8 +77,10 @@ public final class Application: Sendable {
             let bus = try follower.flatMap { follower in
                 try FeedBus.connect(configuration: configuration, schema: try Store(writer).currentSchema(), follower: follower, served: served,
                                     everyServerIsOnBus: { presence.everyServerIsOnBus },
-                                    everyServerRoutes: { presence.everyServerRoutesByInterest }, timers: loops.next(), logger: logger)
+                                    everyServerRoutes: { presence.everyServerRoutesByInterest },
+                                    typingHeard: { presence.channel?.hear(.payload($0)) }, timers: loops.next(), logger: logger)
             }
+            if let bus { presence.routeTyping { bus.sendTyping($0, to: $1) } }
             let feed: FeedApplier = if let follower { .follower(follower) }
                 else { .ownThread(CommitFollower(database: database, handler: handler, progress: progress, logger: logger)) }
             let events = try EventRouter(writer: writer, now: now, quotas: configuration.quotas, pushDelay: configuration.push.delay,

@@ -5,6 +5,11 @@
 /// of its users; the others learn of it by its stub. A server not heard from
 /// for three refreshes is forgotten: gone, or cut off from the bus.
 ///
+/// Each also says with every refresh that it hears typing on the bus
+/// (`hearsTyping`): a typing signal then goes only to the servers that
+/// serve its contact, rather than to every server through PostgreSQL.
+/// A server of an earlier version never says so, and is sent it there.
+///
 /// A value, owned by whoever holds it under a lock (`FeedBus`).
 package struct ServerInterests: Equatable {
     private struct Server: Equatable {
@@ -13,6 +18,8 @@ package struct ServerInterests: Equatable {
     }
 
     private var servers: [String: Server] = [:]
+    /// The servers that said they hear typing on the bus, and when they last said so.
+    private var hearingTyping: [String: UInt64] = [:]
     private let forgetAfter: UInt64
 
     /// `refresh`: how often each server says all the users it serves, in nanoseconds.
@@ -31,10 +38,27 @@ package struct ServerInterests: Equatable {
         servers[server] = Server(users: Set(users), heardAt: now)
     }
 
+    /// `server` hears typing signals on the bus, on a subject of its own.
+    package mutating func hearsTyping(_ server: String, at now: UInt64) {
+        hearingTyping[server] = now
+    }
+
     /// Forgets the servers not heard from for three refreshes.
     package mutating func forgetSilent(at now: UInt64) {
         servers = servers.filter { now &- $0.value.heardAt < forgetAfter }
+        hearingTyping = hearingTyping.filter { now &- $0.value < forgetAfter }
     }
+
+    /// The servers to send a typing signal to `contact` on the bus, in
+    /// order (none: no other server serves them); nil when one that serves
+    /// them does not hear typing there, and PostgreSQL must tell every server.
+    package func typingTargets(for contact: Int) -> [String]? {
+        let targets = servers(servingAnyOf: [contact])
+        return targets.allSatisfy { hearingTyping[$0] != nil } ? targets : nil
+    }
+
+    /// The servers heard saying they hear typing on the bus.
+    package var typingHearers: Int { hearingTyping.count }
 
     /// The servers that serve any of `users`, in order.
     package func servers(servingAnyOf users: [Int]) -> [String] {

@@ -34,6 +34,11 @@ package final class PresenceDriver: Sendable {
 
     /// Whether this server is on the bus, and says so with its heartbeats.
     private let onBus: Bool
+    /// Sends a typing signal's payload to the servers of its contact on the
+    /// bus, when it can (true); else the channel tells every server. Set
+    /// once the bus is connected, which is made after this driver.
+    package typealias TypingRoute = @Sendable (_ payload: String, _ contact: Int) -> Bool
+    private let typingRoute = Mutex<TypingRoute?>(nil)
     /// When this driver was made: for a server lifetime after it, servers
     /// not heard from yet may be of any kind.
     private let madeAt = MonotonicClock.now
@@ -197,6 +202,11 @@ package final class PresenceDriver: Sendable {
         perform(change { $0.lastSeenRecorded(of: user, now: MonotonicClock.now) }, contacts: contacts)
     }
 
+    /// Typing goes on the bus to its contact's servers from now on, when `route` can send it.
+    package func routeTyping(through route: @escaping TypingRoute) {
+        typingRoute.withLock { $0 = route }
+    }
+
     private func heard(_ payload: String) {
         guard let (signal, sender) = PresenceSignal.read(payload) else {
             failures.log("a presence signal this server cannot read was passed over: \(payload.prefix(80))")
@@ -213,7 +223,9 @@ package final class PresenceDriver: Sendable {
         for action in actions {
             switch action {
             case .announce(let signal):
-                channel?.send(signal.payload(from: server))
+                let payload = signal.payload(from: server)
+                if case .typing(_, _, let contact) = signal, let route = typingRoute.withLock({ $0 }), route(payload, contact) { continue }
+                channel?.send(payload)
             case .recordLastSeen(let user, let time):
                 recordLastSeen(of: user, at: time)
             case .show(let user):

@@ -26,4 +26,19 @@ import Testing
         #expect(interests.servers(servingAnyOf: [1]) == ["b"])
         #expect(interests.count == 1)
     }
+
+    @Test func typingGoesOnTheBusOnlyWhenEveryServerOfTheContactHearsItThere() {
+        var interests = ServerInterests(refresh: 10)
+        interests.replaced([1, 2], by: "a", at: 0)
+        interests.replaced([2], by: "old", at: 0)
+        interests.hearsTyping("a", at: 0)
+        #expect(interests.typingTargets(for: 1) == ["a"])
+        #expect(interests.typingTargets(for: 9) == [], "served by no other server: sent to no one")
+        #expect(interests.typingTargets(for: 2) == nil, "a server of an earlier version serves them: PostgreSQL tells everyone")
+        // A server that stops saying so is forgotten as a hearer, as it is with its users.
+        interests.replaced([1], by: "a", at: 25)
+        interests.forgetSilent(at: 30)
+        #expect(interests.typingTargets(for: 1) == nil)
+        #expect(interests.typingHearers == 0)
+    }
 }

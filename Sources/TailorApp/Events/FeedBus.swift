@@ -16,6 +16,8 @@ import TailorViews
 /// having been sent it (it came to serve them as the commit was made) reads
 /// it from PostgreSQL.
 /// Commits that touch anyone go whole to everyone, on the schema's subject.
+/// Typing goes the same way (`sendTyping`): only to the servers that serve
+/// its contact, each on its own subject, once each says it hears it there.
 ///
 /// PostgreSQL then signals no listening server at each commit, which costs
 /// it at every server added; it still notifies while a server that is not on
@@ -58,20 +60,23 @@ final class FeedBus: Sendable {
         let stubs: String
         let interest: String
         let serverPrefix: String
+        let typingHearers: String
+        let typingPrefix: String
 
         func server(_ origin: some StringProtocol) -> String { serverPrefix + origin }
+        func typing(to origin: some StringProtocol) -> String { typingPrefix + origin }
     }
 
     /// The bus of `configuration`, subscribed for `follower`; nil without one.
     static func connect(configuration: TailorConfiguration, schema: String, follower: FeedFollower, served: ServedUsers,
                         everyServerIsOnBus: @escaping @Sendable () -> Bool, everyServerRoutes: @escaping @Sendable () -> Bool,
-                        timers: EventLoop, logger: Logger) throws -> FeedBus? {
+                        typingHeard: @escaping @Sendable (String) -> Void, timers: EventLoop, logger: Logger) throws -> FeedBus? {
         guard !configuration.bus.isEmpty else { return nil }
         let bus = try NatsBus(urls: configuration.bus, name: "tailor-\(follower.origin)", logger: logger)
         let feedBus = FeedBus(bus: bus, schema: schema, origin: follower.origin, served: served, everyServerIsOnBus: everyServerIsOnBus,
                               everyServerRoutes: everyServerRoutes, othersSeen: { follower.bodiesHeard + follower.stubsHeard + follower.entriesRead },
                               timers: timers)
-        try feedBus.subscribe(follower)
+        try feedBus.subscribe(follower, typingHeard: typingHeard)
         return feedBus
     }
 
@@ -81,20 +86,23 @@ final class FeedBus: Sendable {
         self.othersSeen = othersSeen
         self.everyServerIsOnBus = everyServerIsOnBus
         let everyone = Self.subject(forSchema: schema)
-        subjects = Subjects(everyone: everyone, stubs: everyone + ".stubs", interest: everyone + ".interest", serverPrefix: everyone + ".to.")
+        subjects = Subjects(everyone: everyone, stubs: everyone + ".stubs", interest: everyone + ".interest", serverPrefix: everyone + ".to.",
+                            typingHearers: everyone + ".typing.hearers", typingPrefix: everyone + ".typing.to.")
         self.origin = origin
         self.served = served
         self.everyServerRoutes = everyServerRoutes
         self.timers = timers
     }
 
-    private func subscribe(_ follower: FeedFollower) throws {
+    private func subscribe(_ follower: FeedFollower, typingHeard: @escaping @Sendable (String) -> Void) throws {
         for subject in [subjects.everyone, subjects.server(origin)] {
             try bus.subscribe(to: subject) { follower.heardOnBus($0) }
         }
         let stubs = try bus.queue(subjects.stubs)
         follower.takesFromBus { stubs.take($0) }
         try bus.subscribe(to: subjects.interest) { [self] bytes in heardInterest(String(decoding: bytes, as: UTF8.self)) }
+        try bus.subscribe(to: subjects.typing(to: origin)) { typingHeard(String(decoding: $0, as: UTF8.self)) }
+        try bus.subscribe(to: subjects.typingHearers) { [self] bytes in heardHearingTyping(String(decoding: bytes, as: UTF8.self)) }
         served.whenNewlyServed { [self] user in tellServed(user) }
         tellInterest()
     }
@@ -163,6 +171,7 @@ final class FeedBus: Sendable {
     private func tellInterest() {
         guard !stopping.load(ordering: .relaxed) else { return }
         bus.publish(BusWire.interest(of: origin, served.users, replacing: true), to: subjects.interest)
+        bus.publish(origin, to: subjects.typingHearers)
         interests.withLock { $0.forgetSilent(at: MonotonicClock.now) }
         sendSoon(after: Self.interestRefresh) { $0.tellInterest() }
     }
@@ -178,6 +187,28 @@ final class FeedBus: Sendable {
             }
         }
     }
+
+    private func heardHearingTyping(_ server: String) {
+        guard server != origin else { return }
+        let now = MonotonicClock.now
+        interests.withLock { $0.hearsTyping(server, at: now) }
+    }
+
+    /// Sends a typing signal's `payload` to the servers that serve
+    /// `contact`, on the bus (none when no other does); false when
+    /// PostgreSQL must tell every server instead: the bus is away, a server
+    /// not on it may serve them, or one of theirs does not hear typing here.
+    func sendTyping(_ payload: String, to contact: Int) -> Bool {
+        guard bus.isConnected, everyServerIsOnBus(), let targets = interests.withLock({ $0.typingTargets(for: contact) }) else { return false }
+        sender.async { [self] in
+            guard !stopping.load(ordering: .relaxed) else { return }
+            for target in targets where target != origin { bus.publish(payload, to: subjects.typing(to: target)) }
+        }
+        return true
+    }
+
+    /// Other servers heard saying they hear typing on the bus.
+    var typingHearers: Int { interests.withLock { $0.typingHearers } }
 
     /// Whether commits go by interest now, rather than whole to everyone.
     var routesByInterest: Bool { everyServerRoutes() }

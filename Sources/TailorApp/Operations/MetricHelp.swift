@@ -28,6 +28,7 @@ enum MetricHelp {
         "tailor_feed_stubs_heard_total": "Other servers' commits heard of by their stub alone on the bus: they touch no user served here, or one who came to be served as they were made.",
         "tailor_bus_routes_by_interest": "Whether this server's commits go whole only to the servers that serve their users (1), or to every server (0: a server that does not route by interest is heard, or the first presence lifetime).",
         "tailor_bus_interested_servers": "Other servers heard on the bus saying whom they serve.",
+        "tailor_bus_typing_hearers": "Other servers heard on the bus saying they hear typing there: a typing signal goes only to its contact's servers once each of them does.",
         "tailor_bus_connected": "Whether the connection to the bus is up (--bus): 1 or 0.",
         "tailor_bus_subscriptions": "Subjects this server listens to on the bus.",
         "tailor_bus_postgres_notifications": "Whether this server's commits are also notified through PostgreSQL now (1): the bus is away, or a server not on it may follow the feed.",

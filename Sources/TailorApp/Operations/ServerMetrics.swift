@@ -36,9 +36,11 @@ final class ServerMetrics: Sendable {
         /// server's commits are also notified through PostgreSQL now.
         var bus: BusStatistics?
         var notifiesPostgres = true
-        /// Whether commits go by interest on the bus now, and how many other servers said whom they serve.
+        /// Whether commits go by interest on the bus now, how many other
+        /// servers said whom they serve, and how many that they hear typing there.
         var routesByInterest = false
         var interestedServers = 0
+        var typingHearers = 0
         var totals = Totals()
         /// This process's CPU time, resident memory and open files (`ProcessProbe`).
         var cpuSeconds = 0.0
@@ -165,7 +167,8 @@ final class ServerMetrics: Sendable {
         ].merging(sample.bus.map { ["tailor_bus_connected": $0.connected ? 1 : 0, "tailor_bus_subscriptions": $0.subscriptions,
                               "tailor_bus_postgres_notifications": sample.notifiesPostgres ? 1 : 0,
                               "tailor_bus_routes_by_interest": sample.routesByInterest ? 1 : 0,
-                              "tailor_bus_interested_servers": sample.interestedServers] } ?? [:]) { $1 }
+                              "tailor_bus_interested_servers": sample.interestedServers,
+                              "tailor_bus_typing_hearers": sample.typingHearers] } ?? [:]) { $1 }
         // The registry hands back the figure a name already has: named here
         // only, each is made at the first scrape and found at the next.
         for (name, value) in states { Meter(label: name, dimensions: [], factory: factory).set(value) }
