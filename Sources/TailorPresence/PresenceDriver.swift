@@ -38,7 +38,7 @@ package final class PresenceDriver: Sendable {
     /// bus, when it can (true); else the channel tells every server. Set
     /// once the bus is connected, which is made after this driver.
     package typealias TypingRoute = @Sendable (_ payload: String, _ contact: Int) -> Bool
-    private let typingRoute = Mutex<TypingRoute?>(nil)
+    private let typingRoute = WiredLater<TypingRoute>()
     /// When this driver was made: for a server lifetime after it, servers
     /// not heard from yet may be of any kind.
     private let madeAt = MonotonicClock.now
@@ -204,7 +204,7 @@ package final class PresenceDriver: Sendable {
 
     /// Typing goes on the bus to its contact's servers from now on, when `route` can send it.
     package func routeTyping(through route: @escaping TypingRoute) {
-        typingRoute.withLock { $0 = route }
+        typingRoute.wire(route)
     }
 
     private func heard(_ payload: String) {
@@ -224,7 +224,7 @@ package final class PresenceDriver: Sendable {
             switch action {
             case .announce(let signal):
                 let payload = signal.payload(from: server)
-                if case .typing(_, _, let contact) = signal, let route = typingRoute.withLock({ $0 }), route(payload, contact) { continue }
+                if case .typing(_, _, let contact) = signal, let route = typingRoute.value, route(payload, contact) { continue }
                 channel?.send(payload)
             case .recordLastSeen(let user, let time):
                 recordLastSeen(of: user, at: time)
