@@ -25,12 +25,13 @@ import Testing
         try MetricsTests.scrape(app)[MetricsTests.Sample(name: name, labels: [:])]
     }
 
-    /// A connection of the test's own that listens to the feed's notifications, as an older server does.
-    private static func listener(_ location: DatabaseLocation) throws -> PostgresConnection {
+    /// A connection of the test's own that listens to the schema's channel
+    /// named from `prefix`: the feed's by default, as an older server does.
+    static func listener(_ location: DatabaseLocation, to prefix: String = "tailor_feed_") throws -> PostgresConnection {
         guard case .postgres(let url) = location else { throw TestSkipped() }
         let connection = try PostgresConnection(url: url)
         let schema = try connection.first("SELECT current_schema()", binding: []) { $0.text(0) } ?? "public"
-        try connection.execute("LISTEN \"tailor_feed_\(schema)\"")
+        try connection.execute("LISTEN \"\(prefix)\(schema)\"")
         return connection
     }
 

@@ -11,14 +11,14 @@ import Testing
     /// A server on `bus` that counts another gone within a few seconds:
     /// one forgotten for a moment (a busy machine's late heartbeat) is sent
     /// every commit whole until it says again that it routes by interest.
-    private static func server(_ location: DatabaseLocation, bus: NatsServer) throws -> TestApp {
+    static func server(_ location: DatabaseLocation, bus: NatsServer) throws -> TestApp {
         try TestApp(database: location) {
             $0.bus = [bus.url]
             $0.presenceLifetime = 5
         }
     }
 
-    private static func figure(_ name: String, of app: TestApp) throws -> Double {
+    static func figure(_ name: String, of app: TestApp) throws -> Double {
         try MetricsTests.scrape(app)[MetricsTests.Sample(name: name, labels: [:])] ?? 0
     }
 
