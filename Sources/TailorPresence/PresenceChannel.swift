@@ -16,6 +16,10 @@ import TailorStore
 /// says so (`connected`): signals sent meanwhile may be lost, and the driver
 /// asks the others again. Signals waiting to be sent are at most
 /// `maxWaiting`; past it the oldest are dropped, as a lost one would be.
+///
+/// What waits goes in as few transactions as it can (`transactions`): a
+/// heartbeat's three signals wake each listening connection, and commit,
+/// once rather than three times.
 package final class PresenceChannel: Sendable {
     private let url: String
     /// Signals to send: added wherever presence runs, taken by the channel's thread.
@@ -23,6 +27,7 @@ package final class PresenceChannel: Sendable {
     /// What the listening connection heard: added by the feed's thread, taken by the channel's.
     private let heardNews = Mutex<[ChannelNews]>([])
     private let stopping = Atomic<Bool>(false)
+    private let sentTransactions = Atomic<Int>(0)
     /// Ends the thread's wait: a signal to send, or the stop.
     private let wake: WakeSignal
     private let failures: ThrottledLog
@@ -60,13 +65,18 @@ package final class PresenceChannel: Sendable {
         wake.signal()
     }
 
-    package func send(_ payload: String) {
+    /// Sends `payloads` to every server, together.
+    package func send(_ payloads: [String]) {
+        guard !payloads.isEmpty else { return }
         waiting.withLock { waiting in
-            if waiting.count >= Self.maxWaiting { waiting.removeFirst(waiting.count - Self.maxWaiting + 1) }
-            waiting.append(payload)
+            waiting.append(contentsOf: payloads)
+            if waiting.count > Self.maxWaiting { waiting.removeFirst(waiting.count - Self.maxWaiting) }
         }
         wake.signal()
     }
+
+    /// The notifying transactions sent so far.
+    package var transactions: Int { sentTransactions.load(ordering: .relaxed) }
 
     private func run(heard: (String) -> Void, connected: () -> Void) {
         ListeningConnection.keep(url: url, failing: "presence signals could not be sent or heard", log: { failures.log($0) }, wake: wake,
@@ -93,7 +103,29 @@ package final class PresenceChannel: Sendable {
     }
 
     private func sendWaiting(on connection: PostgresConnection) throws {
-        for payload in waiting.withLock({ $0.take() }) { try Store.notifyPresence(payload, on: connection) }
+        for run in Self.runs(of: waiting.withLock { $0.take() }) {
+            try Store.notifyPresence(run, on: connection)
+            sentTransactions.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// `payloads` in order, in runs that each hold a payload once: of one
+    /// sent twice in a transaction PostgreSQL delivers one, and a user gone
+    /// and back (`o`, `f`, `o`) must be heard so.
+    package static func runs(of payloads: [String]) -> [[String]] {
+        var runs: [[String]] = []
+        var run: [String] = []
+        var inRun: Set<String> = []
+        for payload in payloads {
+            if inRun.contains(payload) {
+                runs.append(run)
+                (run, inRun) = ([], [])
+            }
+            run.append(payload)
+            inRun.insert(payload)
+        }
+        if !run.isEmpty { runs.append(run) }
+        return runs
     }
 }
 

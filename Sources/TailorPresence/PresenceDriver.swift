@@ -100,13 +100,15 @@ package final class PresenceDriver: Sendable {
     /// seen handed to the recorder, which stops after this driver and waits
     /// for those writes.
     private func sayGoodbye() {
+        var others: [PresenceTracker.Action] = []
         for action in presence.change({ $0.stopping(time: now()) }) {
             if case .recordLastSeen(let user, let time) = action {
                 lastSeenIn.yield(LastSeenWrite(user: user, time: time, isGoodbye: true))
             } else {
-                perform([action])
+                others.append(action)
             }
         }
+        perform(others)
         lastSeenIn.finish()
     }
 
@@ -219,13 +221,16 @@ package final class PresenceDriver: Sendable {
 
     /// Does what presence asked; a user to show is shown through `contacts`
     /// when given and the kept chats do not know them, else after a read of its own.
+    /// The signals to announce go to the channel together.
     private func perform(_ actions: [PresenceTracker.Action], contacts: ContactsReader? = nil) {
+        var announced: [String] = []
+        defer { channel?.send(announced) }
         for action in actions {
             switch action {
             case .announce(let signal):
                 let payload = signal.payload(from: server)
                 if case .typing(_, _, let contact) = signal, let route = typingRoute.value, route(payload, contact) { continue }
-                channel?.send(payload)
+                announced.append(payload)
             case .recordLastSeen(let user, let time):
                 recordLastSeen(of: user, at: time)
             case .show(let user):

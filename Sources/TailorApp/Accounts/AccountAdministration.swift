@@ -60,7 +60,7 @@ public enum AccountAdministration {
             let listener = try PostgresConnection(url: url)
             try Store.listenToPresence(on: listener, namedWith: "-users")
             let me = "users-\(getpid())"
-            try Store.notifyPresence(PresenceSignal.rollCall.payload(from: me), on: listener)
+            try Store.notifyPresence([PresenceSignal.rollCall.payload(from: me)], on: listener)
             let (database, writer) = try Database.open(location)
             defer { database.close() }
             let store = Store(writer)

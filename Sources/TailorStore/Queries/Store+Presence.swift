@@ -16,8 +16,17 @@ extension Store {
         channel.hasPrefix(presenceChannel)
     }
 
-    /// Sends `payload` (at most 7,999 bytes) to every server listening for presence.
-    public static func notifyPresence(_ payload: String, on connection: PostgresConnection) throws {
-        _ = try connection.first("SELECT pg_notify(? || current_schema(), ?)", presenceChannel, payload) { _ in () }
+    /// Sends `payloads` (each at most 7,999 bytes, none twice, none with a
+    /// line break) to every server listening for presence, in one statement
+    /// and so one transaction: PostgreSQL delivers them together, in order,
+    /// at one wake-up of each listener. (Of a payload sent twice in one
+    /// transaction it delivers one: the caller splits there.)
+    public static func notifyPresence(_ payloads: [String], on connection: PostgresConnection) throws {
+        if payloads.count == 1 {
+            _ = try connection.first("SELECT pg_notify(? || current_schema(), ?)", presenceChannel, payloads[0]) { _ in () }
+        } else {
+            _ = try connection.query("SELECT pg_notify(? || current_schema(), p) FROM unnest(string_to_array(?, chr(10))) AS p",
+                                     binding: [presenceChannel, payloads.joined(separator: "\n")]) { _ in () }
+        }
     }
 }
