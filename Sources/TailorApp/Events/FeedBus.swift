@@ -202,7 +202,7 @@ final class FeedBus: Sendable {
         guard bus.isConnected, everyServerIsOnBus(), let targets = interests.withLock({ $0.typingTargets(for: contact) }) else { return false }
         sender.async { [self] in
             guard !stopping.load(ordering: .relaxed) else { return }
-            for target in targets where target != origin { bus.publish(payload, to: subjects.typing(to: target)) }
+            for target in targets { bus.publish(payload, to: subjects.typing(to: target)) }
         }
         return true
     }

@@ -22,11 +22,7 @@ extension Store {
     /// at one wake-up of each listener. (Of a payload sent twice in one
     /// transaction it delivers one: the caller splits there.)
     public static func notifyPresence(_ payloads: [String], on connection: PostgresConnection) throws {
-        if payloads.count == 1 {
-            _ = try connection.first("SELECT pg_notify(? || current_schema(), ?)", presenceChannel, payloads[0]) { _ in () }
-        } else {
-            _ = try connection.query("SELECT pg_notify(? || current_schema(), p) FROM unnest(string_to_array(?, chr(10))) AS p",
-                                     binding: [presenceChannel, payloads.joined(separator: "\n")]) { _ in () }
-        }
+        _ = try connection.query("SELECT pg_notify(? || current_schema(), p) FROM unnest(string_to_array(?, chr(10))) AS p",
+                                 binding: [presenceChannel, payloads.joined(separator: "\n")]) { _ in () }
     }
 }
