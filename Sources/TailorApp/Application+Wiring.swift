@@ -52,7 +52,7 @@ extension Application {
 extension PresenceDriver {
     /// On PostgreSQL, with a channel to the other servers writing it.
     convenience init(configuration: TailorConfiguration, readModel: ReadModel, database: Database, streams: EventStreams,
-                     executor: any TaskExecutor, now: @escaping @Sendable () -> Int, logger: Logger) throws {
+                     executor: EventLoop, now: @escaping @Sendable () -> Int, logger: Logger) throws {
         self.init(presence: readModel.presence, channel: try configuration.sharedDatabaseURL.map { try PresenceChannel(url: $0, logger: logger) },
                   onBus: !configuration.bus.isEmpty, database: database, directory: readModel.directory, cache: readModel.cache, streams: streams, executor: executor, now: now,
                   logger: logger)

@@ -1,6 +1,7 @@
 import CSystem
 import Dispatch
 import Glibc
+import Synchronization
 
 extension EventLoop {
     /// Runs `body` on this loop's thread, soon, after the work queued before it.
@@ -11,18 +12,32 @@ extension EventLoop {
     }
 
     /// Runs `body` on this loop's thread once `seconds` have passed: the
-    /// server's timers are the loops' (a task that waits on the loop), not
-    /// threads of their own.
+    /// server's timers are the loops' own (`LoopTimers`), kept by the loop's
+    /// thread and waited for in its `epoll_wait`, so that one fires even when
+    /// the shared pool of tasks is busy, and wakes no other thread.
     public func after(seconds: Double, _ body: @escaping @Sendable () -> Void) {
-        Task(executorPreference: self) {
-            do {
-                try await Task.sleep(for: .nanoseconds(UInt64(max(seconds, 0) * 1e9)))
-            } catch {
-                // Only a cancelled task stops sleeping early, and nothing holds this one to cancel it.
-                return
+        addTimer(due: MonotonicClock.after(seconds: seconds), body)
+    }
+
+    /// Suspends the calling task until `due` (MonotonicClock), on this loop's
+    /// timers; it resumes on its own executor (this loop, for a task that
+    /// prefers it). Throws `CancellationError` at once when the task is
+    /// cancelled, as `Task.sleep` does.
+    public func sleep(until due: UInt64) async throws {
+        let sleep = LoopSleep()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                guard sleep.begin(continuation) else { return }
+                addTimer(due: due) { sleep.end(cancelled: false) }
             }
-            body()
+        } onCancel: {
+            sleep.end(cancelled: true)
         }
+    }
+
+    /// `sleep(until:)` `duration` from now.
+    public func sleep(for duration: Duration) async throws {
+        try await sleep(until: MonotonicClock.after(duration))
     }
 
     /// Runs `body` on this loop's thread and waits for it; for start and stop
@@ -66,5 +81,48 @@ extension EventLoop {
             detached.closeHandler?()
             throw error
         }
+    }
+}
+
+/// One task's sleep on a loop's timers: resumed once, by its timer or by its
+/// cancellation, whichever comes first; a timer that comes after the
+/// cancellation finds it ended and does nothing.
+private final class LoopSleep: Sendable {
+    private enum State {
+        case notBegun
+        case sleeping(CheckedContinuation<Void, any Error>)
+        /// Cancelled before the continuation was handed over.
+        case cancelled
+        case ended
+    }
+
+    private let state = Mutex(State.notBegun)
+
+    /// Takes the continuation to resume; false when the task was cancelled
+    /// first: it is resumed at once, and no timer is needed.
+    func begin(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+        let cancelled = state.withLock { state in
+            guard case .notBegun = state else { return true }
+            state = .sleeping(continuation)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    func end(cancelled: Bool) {
+        let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            switch state {
+            case .sleeping(let continuation):
+                state = .ended
+                return continuation
+            case .notBegun:
+                if cancelled { state = .cancelled }
+                return nil
+            case .cancelled, .ended:
+                return nil
+            }
+        }
+        if cancelled { continuation?.resume(throwing: CancellationError()) } else { continuation?.resume() }
     }
 }

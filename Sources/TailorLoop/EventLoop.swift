@@ -32,6 +32,7 @@ public final class EventLoop: @unchecked Sendable {
     private var timedCount = 0
     private var nextDeadlineScan: UInt64 = 0
     private var runnable: [Work] = []
+    private var timers = LoopTimers()
 
     // Shared with every thread that hands the loop work.
     private let queue = Mutex(WorkQueue())
@@ -158,6 +159,7 @@ public final class EventLoop: @unchecked Sendable {
                 dispatch(events[index])
             }
             runWork()
+            runTimers()
             if timedCount > 0, MonotonicClock.now >= nextDeadlineScan {
                 scanDeadlines()
             }
@@ -165,7 +167,8 @@ public final class EventLoop: @unchecked Sendable {
         runWork()
     }
 
-    /// 0 when work waits; until the next deadline scan when something is timed;
+    /// 0 when work waits; else until the first timer or the next deadline
+    /// scan when something is timed, in whole milliseconds rounded up;
     /// otherwise forever, so that an idle server uses no CPU.
     private func nextTimeout() -> Int32 {
         let hasWork = queue.withLock { queue -> Bool in
@@ -176,10 +179,31 @@ public final class EventLoop: @unchecked Sendable {
             return true
         }
         if hasWork { return 0 }
-        guard timedCount > 0 else { return -1 }
         let now = MonotonicClock.now
-        if nextDeadlineScan <= now { nextDeadlineScan = now + Self.deadlineScanInterval }
-        return Int32((nextDeadlineScan - now) / 1_000_000) + 1
+        var wake = timers.nextDue ?? .max
+        if timedCount > 0 {
+            if nextDeadlineScan <= now { nextDeadlineScan = now + Self.deadlineScanInterval }
+            wake = min(wake, nextDeadlineScan)
+        }
+        guard wake != .max else { return -1 }
+        guard wake > now else { return 0 }
+        return Int32(min((wake - now) / 1_000_000 + 1, UInt64(Int32.max)))
+    }
+
+    /// Runs `body` on the loop's thread once `due` (MonotonicClock) has come;
+    /// from any thread (see `after`).
+    func addTimer(due: UInt64, _ body: @escaping @Sendable () -> Void) {
+        guard inLoopThread else {
+            enqueue(.closure { [self] in timers.add(due: due, body) })
+            return
+        }
+        timers.add(due: due, body)
+    }
+
+    /// Runs the timers that are due; what they start runs in the next turn.
+    private func runTimers() {
+        guard let first = timers.nextDue, first <= MonotonicClock.now else { return }
+        for body in timers.takeDue(by: MonotonicClock.now) { body() }
     }
 
     private func dispatch(_ event: csystem_ready_event) {

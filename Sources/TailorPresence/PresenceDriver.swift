@@ -26,7 +26,7 @@ package final class PresenceDriver: Sendable {
     private let failures: ThrottledLog
     private let logger: Logger
     /// Where the driver's tasks run.
-    private let executor: any TaskExecutor
+    private let executor: EventLoop
     /// Last seens to record, for `LastSeenRecorder`: the router it records
     /// through is made after the feed's handler, which tells this driver of the feed.
     package let lastSeenWrites: AsyncStream<LastSeenWrite>
@@ -59,7 +59,7 @@ package final class PresenceDriver: Sendable {
     }
 
     package init(presence: Presence, channel: PresenceChannel?, onBus: Bool = false, database: Database, directory: ChatDirectory, cache: ViewCache,
-                 streams: EventStreams, executor: any TaskExecutor, now: @escaping @Sendable () -> Int, logger: Logger) {
+                 streams: EventStreams, executor: EventLoop, now: @escaping @Sendable () -> Int, logger: Logger) {
         self.presence = presence
         self.onBus = onBus
         self.executor = executor

@@ -9,7 +9,7 @@ import TailorLoop
 /// a tick every fraction of a second woke its loop and Swift's timer thread
 /// several times a second for nothing.
 ///
-/// A tick scheduled is a task that sleeps until its time. A change that
+/// A tick scheduled is a task that sleeps on the loop's timers until its time. A change that
 /// brings the time nearer (`due(at:)`) starts another; the one that wakes
 /// to find another time scheduled does nothing.
 final class PresenceTicks: Sendable {
@@ -27,11 +27,11 @@ final class PresenceTicks: Sendable {
     /// Owned by the lock: inputs schedule ticks from any thread, the ticks run on `executor`.
     private let schedule = Mutex(Schedule())
     private let spacing: UInt64
-    private let executor: any TaskExecutor
+    private let loop: EventLoop
 
-    init(spacing: Duration, on executor: any TaskExecutor) {
+    init(spacing: Duration, on loop: EventLoop) {
         self.spacing = MonotonicClock.nanoseconds(spacing)
-        self.executor = executor
+        self.loop = loop
     }
 
     /// Ticks with `tick` at once, and then whenever it or `due(at:)` says.
@@ -59,11 +59,10 @@ final class PresenceTicks: Sendable {
             schedule.next = time
             // A task sleeping until then already (scheduled before a nearer time): it ticks.
             guard schedule.sleeping[time] == nil else { return }
-            schedule.sleeping[time] = Task(executorPreference: executor) { [self] in
-                let now = MonotonicClock.now
-                if time > now {
+            schedule.sleeping[time] = Task(executorPreference: loop) { [self] in
+                if time > MonotonicClock.now {
                     do {
-                        try await Task.sleep(for: .nanoseconds(time - now))
+                        try await loop.sleep(until: time)
                     } catch {
                         return  // stopped
                     }

@@ -61,4 +61,33 @@ import Testing
         #expect(seen.allSatisfy { $0.onLoop })
         #expect(seen[0].at - start >= 50_000_000 && seen[1].at - start >= 200_000_000)
     }
+
+    /// A task that sleeps on the loop's timers resumes on the loop, not
+    /// before its time; one cancelled while it sleeps, or before it sleeps,
+    /// throws at once rather than wait out its time.
+    @Test func aSleepOnTheLoopEndsAtItsTimeOrAtItsCancellation() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let start = MonotonicClock.now
+        let (woke, onLoop) = try await Task(executorPreference: loop) {
+            try await loop.sleep(for: .milliseconds(50))
+            return (MonotonicClock.now, loop.inLoopThread)
+        }.value
+        #expect(woke - start >= 50_000_000)
+        #expect(onLoop)
+        let sleeping = Atomic<Bool>(false)
+        let long = Task(executorPreference: loop) {
+            sleeping.store(true, ordering: .relaxed)
+            try await loop.sleep(for: .seconds(600))
+        }
+        while !sleeping.load(ordering: .relaxed) { await Task.yield() }
+        long.cancel()
+        await #expect(throws: CancellationError.self) { try await long.value }
+        let cancelledFirst = Task(executorPreference: loop) {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await loop.sleep(for: .seconds(600))
+        }
+        await #expect(throws: CancellationError.self) { try await cancelledFirst.value }
+    }
 }

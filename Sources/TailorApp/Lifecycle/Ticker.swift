@@ -23,11 +23,11 @@ final class Ticker: Sendable {
 
     /// Ticks until the returned stop is called.
     func start() -> Part.Stop {
-        let (pause, tick) = (pause, tick)
+        let (pause, tick, loop) = (pause, tick, loop)
         let ticking = Task(executorPreference: loop) {
             while true {
                 do {
-                    try await Task.sleep(for: .milliseconds(pause()))
+                    try await loop.sleep(for: .milliseconds(pause()))
                 } catch {
                     return  // stopped
                 }

@@ -57,7 +57,7 @@ final class PushDelivery: Sendable {
                                  loop: loop, wake: { waker.yield() })
             for await _ in wakes {
                 do {
-                    try await Task.sleep(for: .milliseconds(delay))
+                    try await loop.sleep(for: .milliseconds(delay))
                 } catch {
                     return  // cancelled: the server is stopping
                 }
@@ -67,7 +67,7 @@ final class PushDelivery: Sendable {
         ticker = Task(executorPreference: loop) {
             while true {
                 do {
-                    try await Task.sleep(for: .seconds(Self.pollInterval))
+                    try await loop.sleep(for: .seconds(Self.pollInterval))
                 } catch {
                     return  // cancelled: the server is stopping
                 }
