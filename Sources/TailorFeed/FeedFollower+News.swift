@@ -39,12 +39,18 @@ extension FeedFollower {
     /// the rest of the news: they wake no one, and wait for the follower's
     /// next turn — at once while it waits for positions missing, soon after
     /// someone waits for a position (`FeedProgress.whenWaitBegins`), else at
-    /// the latest its poll — which takes them many at a time: a wake-up
+    /// the latest its turn (`BusTurns`) — which takes them many at a time: a wake-up
     /// costs more than passing a stub over. One that touches a user served
     /// here without its commit having been sent here (they came to be
     /// served as it was made) is read then.
     package func takesFromBus(_ take: @escaping @Sendable (_ each: (UnsafeRawBufferPointer) -> Void) -> Void) {
         queuedOnBus.wire(take)
+    }
+
+    /// How the follower asks whether the bus is up: while it is away, the
+    /// feed is read as often as off the bus (`BusTurns`).
+    package func asksWhetherBusIsUp(_ isUp: @escaping @Sendable () -> Bool) {
+        busIsUp.wire(isUp)
     }
 
     /// Waits until the feed may hold what is not applied: a commit here or a

@@ -32,7 +32,8 @@ import TailorViews
 /// user came to be served meanwhile; a position missing before other
 /// servers' entries is waited for rather than read at once, since stubs
 /// come a few milliseconds late (one before this server's own commit, or a
-/// position a request waits for, is read at once as ever).
+/// position a request waits for, is read at once as ever). The feed is then
+/// read at a turn only where the bus may have lost something (`BusTurns`).
 package final class FeedFollower: Sendable {
     private let url: String
     let handler: any FeedHandler
@@ -72,6 +73,8 @@ package final class FeedFollower: Sendable {
     let fromBus = Mutex<[String]>([])
     /// What the bus keeps until the follower takes it (`takesFromBus`).
     let queuedOnBus = WiredLater<@Sendable (_ each: (UnsafeRawBufferPointer) -> Void) -> Void>()
+    /// Whether the bus is up now (`asksWhetherBusIsUp`): while it is away the feed is read as off it.
+    let busIsUp = WiredLater<@Sendable () -> Bool>()
     /// Whether the follower waits for positions missing before entries it
     /// knows (its own, or carried): it then looks for stubs often (`stubLook`).
     let waitsForPositions = Atomic<Bool>(false)
@@ -82,12 +85,9 @@ package final class FeedFollower: Sendable {
     /// Added to the connection's application name.
     package static let applicationNameSuffix = "-feed"
 
-    /// The time between reads of the feed when no notification came.
+    /// The time between reads of the feed when no notification came (on
+    /// the bus, its turns say: `BusTurns`).
     package static let pollInterval: Duration = .milliseconds(250)
-    /// The same on the bus, where every commit is told to every server,
-    /// whole or by its stub, and a position missing shows by the next one
-    /// told: the poll then only finds the last commits of a message lost.
-    package static let pollIntervalOnBus: Duration = .seconds(1)
     /// Entries read and applied at once.
     static let batchSize = 500
     /// Carried entries held at most while a position before them is missing:
@@ -198,16 +198,24 @@ package final class FeedFollower: Sendable {
         // Other servers' entries their notifications carried, by position, not applied yet.
         var carried: [Int: Carried] = [:]
         var nextGraceLook = MonotonicClock.after(Self.graceLookInterval)
+        var turns = BusTurns()
         while !stopping.load(ordering: .acquiring) {
-            if readNeeded || MonotonicClock.now >= min(nextPoll, gapRead ?? .max) {
+            let now = MonotonicClock.now
+            if readNeeded || now >= min(nextPoll, gapRead ?? .max) {
+                var reads = readNeeded || !onBus || now >= gapRead ?? .max
                 // What the bus left without waking this thread (stubs of users
                 // not served here) first: the read then finds only what no one told.
                 if !readNeeded, onBus {
                     _ = try takeNews(on: connection, carrying: &carried)
                     try applyKnown(on: connection, carried: &carried)
                 }
-                while try applyNext(on: connection, gaps: &gaps) {}
-                nextPoll = MonotonicClock.after(onBus ? Self.pollIntervalOnBus : Self.pollInterval)
+                if onBus, now >= nextPoll {
+                    let turn = turns.take(told: bodiesHeard + stubsHeard, connected: busIsUp.value?() ?? true, now: now)
+                    reads = reads || turn.reads
+                    nextPoll = turn.next
+                }
+                if reads { while try applyNext(on: connection, gaps: &gaps) {} }
+                if !onBus { nextPoll = MonotonicClock.after(Self.pollInterval) }
                 gapRead = nil
             }
             let news = try waitForNews(on: connection, until: min(nextPoll, gapRead ?? .max), carrying: &carried)
@@ -236,7 +244,8 @@ package final class FeedFollower: Sendable {
             case .committedHere: readNeeded = ownLeft
             // A request waits for a position not heard of: committed elsewhere, so read for.
             case .awaited: readNeeded = true
-            case .timeUp: readNeeded = true
+            // Whether the time is up for a read, or only for a turn on the bus, the next round says.
+            case .timeUp: readNeeded = false
             }
         }
     }

@@ -18,8 +18,10 @@ package struct StubPace: Sendable {
     package static let soon = Pace(pause: .milliseconds(10), atMost: 256)
     /// While this server writes alone: the feed's other followers are at
     /// most this far behind its commits, and no request waits for that
-    /// (one that carries a position has it read at once).
-    package static let alone = Pace(pause: .milliseconds(100), atMost: 64)
+    /// (one that carries a position has it read at once). Shorter than a
+    /// follower's turn on the bus (`BusTurns.turn`), so that each turn
+    /// while this server writes finds stubs told.
+    package static let alone = Pace(pause: .milliseconds(250), atMost: 256)
     /// How long after another server's commit was last seen this server still counts as writing beside it.
     package static let othersQuiet: Duration = .seconds(2)
 

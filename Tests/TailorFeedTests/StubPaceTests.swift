@@ -11,6 +11,7 @@ import Testing
         #expect(pace.pace(othersSeen: 0, now: 0) == StubPace.alone)
         #expect(pace.pace(othersSeen: 0, now: 10 * second) == StubPace.alone)
         #expect(StubPace.alone.pause > StubPace.soon.pause)
+        #expect(StubPace.alone.pause < BusTurns.turn)
     }
 
     @Test func anotherServersCommitMakesThemGoSoonUntilItHasBeenQuietAWhile() {

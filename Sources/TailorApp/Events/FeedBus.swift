@@ -10,7 +10,7 @@ import TailorViews
 /// each commit by interest: a writer sends it whole only to the servers
 /// that serve one of its users (each says whom it serves: `ServerInterests`),
 /// on each one's own subject, and to every server its stub, a few at a time
-/// (`BusWire`; within 10 ms while other servers write, 100 ms while this
+/// (`BusWire`; within 10 ms while other servers write, 250 ms while this
 /// one writes alone: `StubPace`), so that a server that serves none of its
 /// users pays next to nothing for it and one whose user it touches without
 /// having been sent it (it came to serve them as the commit was made) reads
@@ -100,6 +100,7 @@ final class FeedBus: Sendable {
         }
         let stubs = try bus.queue(subjects.stubs)
         follower.takesFromBus { stubs.take($0) }
+        follower.asksWhetherBusIsUp { [bus] in bus.isConnected }
         try bus.subscribe(to: subjects.interest) { [self] bytes in heardInterest(String(decoding: bytes, as: UTF8.self)) }
         try bus.subscribe(to: subjects.typing(to: origin)) { typingHeard(String(decoding: $0, as: UTF8.self)) }
         try bus.subscribe(to: subjects.typingHearers) { [self] bytes in heardHearingTyping(String(decoding: bytes, as: UTF8.self)) }
