@@ -62,4 +62,32 @@ import Testing
         _ = try bobsStream.next { Self.lastText(of: $0) == "to C too" }
         #expect(try eventually { try Self.figure("tailor_feed_bodies_heard_total", of: c) > bodiesOnC }, "C was not sent its new user's commit whole")
     }
+
+    /// While another server's commits are told, a server on the bus reads
+    /// the feed at none of its turns: it is read only for what the bus may
+    /// have lost, at the first turn of a silence. (It read once a second.)
+    @Test func whileCommitsAreToldAServerOnTheBusReadsTheFeedOnlyOnceTheyStop() throws {
+        let nats = try NatsServer()
+        let location = try TestDatabase.fresh(.postgres)
+        let (a, c) = (try Self.server(location, bus: nats), try Self.server(location, bus: nats))
+        let alice = try a.user("alice")
+        _ = try a.user("bob")
+        let chat = try MultiInstanceTests.chat(between: alice, and: "bob")
+        for app in [a, c] {
+            #expect(try eventually(timeout: 30) { try Self.figure("tailor_bus_routes_by_interest", of: app) == 1 },
+                    "the servers did not come to route by interest")
+        }
+        let readsBefore = try Self.figure("tailor_feed_reads_total", of: c)
+        // Five seconds of messages, ten a second: five of C's turns, each with stubs told.
+        for index in 0..<50 {
+            #expect(try alice.send("POST", "/api/chats/\(chat)/messages", json: #"{"text":"told \#(index)"}"#).status == 201)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let readsWhileTold = try Self.figure("tailor_feed_reads_total", of: c) - readsBefore
+        #expect(readsWhileTold <= 2, "C read the feed \(readsWhileTold) times while A's commits were told")
+        let applied = try Self.figure("tailor_feed_applied_position", of: a)
+        #expect(try eventually { try Self.figure("tailor_feed_applied_position", of: c) >= applied }, "C fell behind the feed")
+        let readsAfter = try Self.figure("tailor_feed_reads_total", of: c)
+        #expect(try eventually { try Self.figure("tailor_feed_reads_total", of: c) > readsAfter }, "C did not read the feed once the commits stopped")
+    }
 }
