@@ -68,6 +68,9 @@ struct ScenarioCommand: AsyncParsableCommand {
     @Option(help: "Chats each user has: the partner's, where the run's messages go, and the rest with contacts made for it, one message each.")
     var chatsPerUser = 1
 
+    @Flag(help: "With several --url, a chat's two users speak to one server (by default they are shared out in turn, each chat's two on different servers).")
+    var chatsTogether = false
+
     @Option(help: "Orders each user has (placed before the run). Given, the streams follow the orders list too, and with every tenth message its sender places an order and pays it.")
     var ordersPerUser: Int?
 
@@ -90,7 +93,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             subscribers: subscribers ?? users, seed: seed ?? MonotonicClock.now % 1_000_000,
             markReadInterval: markReadEvery, requestTimeout: timeout, drainSeconds: drain, intervalSeconds: interval,
             databasePath: database, serverPID: serverPID, patches: !whole, typing: typing, chatsPerUser: chatsPerUser,
-            ordersPerUser: ordersPerUser ?? 1, changesOrders: ordersPerUser != nil)
+            ordersPerUser: ordersPerUser ?? 1, changesOrders: ordersPerUser != nil, chatsTogether: chatsTogether)
         let group = try EventLoopGroup(loopCount: 2)
         let scenario = Scenario(settings: settings, targets: targets, group: group)
         let server = serverPID.map(ProcessProbe.init(pid:))

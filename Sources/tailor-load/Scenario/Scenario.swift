@@ -8,7 +8,8 @@ import TailorLoop
 final class Scenario: Sendable {
     let settings: ScenarioSettings
     /// The servers; users are shared out over them in turn, so that the two
-    /// users of a chat speak to different servers when there are several.
+    /// users of a chat speak to different servers when there are several
+    /// (or to one, with `chatsTogether`).
     let targets: [LoadTarget]
     let group: EventLoopGroup
     let users: [SimulatedUser]
@@ -31,7 +32,8 @@ final class Scenario: Sendable {
         let loops = group.loops
         users = (0..<settings.users).map { index in
             SimulatedUser(index: index, name: "load\(settings.seed % 1_000_000)_\(index)",
-                          loop: loops[index % loops.count], target: targets[index % targets.count],
+                          loop: loops[index % loops.count],
+                          target: targets[settings.server(ofUser: index, servers: targets.count)],
                           followsOrders: settings.changesOrders)
         }
         var random = SeededRandom(seed: settings.seed)

@@ -33,4 +33,12 @@ struct ScenarioSettings: Sendable {
     /// message its sender places an order and pays it.
     var changesOrders = false
     static let orderChangeEvery = 10
+    /// A chat's two users speak to one server; by default they are shared
+    /// out in turn, so that they speak to different ones.
+    var chatsTogether = false
+
+    /// The server (an index of the targets) `user` speaks to, of `servers`.
+    func server(ofUser user: Int, servers: Int) -> Int {
+        (chatsTogether ? user / 2 : user) % servers
+    }
 }
